@@ -1,0 +1,136 @@
+# karpenter-provider-kakaocloud
+
+# Image URL to use all building/pushing image targets
+IMG ?= karpenter-provider-kakaocloud:latest
+VERSION ?= 0.1.0
+
+# The Kubernetes version envtest, e2e and the local cluster run. Its binaries are built from
+# the Go module proxy by hack/build-k8s-binaries.sh (release downloads are not available).
+K8S_VERSION ?= 1.37.2
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+GOBIN ?= $(shell go env GOPATH)/bin
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+## Tool versions
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.1
+GINKGO_VERSION ?= v2.34.0
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate CRDs, RBAC and webhook configuration from the Go markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	go run ./hack/crdpatch config/crd/bases/*.yaml
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt against code.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet against code.
+	go vet ./...
+
+.PHONY: verify
+verify: manifests generate ## Fail if generated files are not up to date.
+	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+.PHONY: k8s-binaries
+k8s-binaries: ## Build kube-apiserver, etcd, kubectl, kube-scheduler, kube-controller-manager and kwok (cached).
+	K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh
+
+.PHONY: test
+test: verify vet k8s-binaries ## Vet, then run unit and envtest suites against a real kube-apiserver and etcd.
+	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
+		go test ./... -count=1 -coverprofile cover.out
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary.
+	go build -o bin/manager cmd/main.go
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the manager from your host against the current kubeconfig.
+	ENABLE_WEBHOOKS=false go run ./cmd/main.go --leader-elect=false --metrics-bind-address=:8080 --metrics-secure=false
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a container engine).
+	docker build -t ${IMG} .
+
+##@ Deployment
+
+.PHONY: build-installer
+build-installer: manifests generate kustomize ## Write dist/install.yaml with the CRDs and the controller.
+	mkdir -p dist
+	cd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}
+	$(KUSTOMIZE) build config/default > dist/install.yaml
+
+.PHONY: install
+install: manifests kustomize ## Install CRDs into the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | kubectl apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Uninstall CRDs from the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | kubectl delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests kustomize ## Deploy the controller to the cluster of the current kubeconfig.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}
+	$(KUSTOMIZE) build config/default | kubectl apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the controller (delete NodeClaims first, or VMs are left behind).
+	$(KUSTOMIZE) build config/default | kubectl delete --ignore-not-found -f -
+
+##@ Dependencies
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen from its Go module.
+$(CONTROLLER_GEN): | $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Build kustomize from its Go module.
+$(KUSTOMIZE): | $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: ginkgo
+ginkgo: $(GINKGO) ## Build the ginkgo CLI from its Go module.
+$(GINKGO): | $(LOCALBIN)
+	$(call go-install-tool,$(GINKGO),github.com/onsi/ginkgo/v2/ginkgo,$(GINKGO_VERSION))
+
+# go-install-tool installs a versioned Go tool into bin/ as <name>-<version>.
+define go-install-tool
+@[ -f "$(1)" ] || { \
+set -e; \
+package=$(2)@$(3) ;\
+echo "Downloading $${package}" ;\
+rm -f $(1) || true ;\
+GOBIN=$(LOCALBIN) go install $${package} ;\
+mv $(LOCALBIN)/$$(basename "$$(echo "$(2)" | sed "s/\/v[0-9]*$$//")") $(1) ;\
+}
+endef

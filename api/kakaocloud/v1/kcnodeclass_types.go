@@ -1,0 +1,290 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KCNodeClassSpec says what a KakaoCloud VM launched for a NodeClaim looks like and where it
+// goes. Changing a field that shapes the VM marks the nodes launched from it as drifted.
+type KCNodeClassSpec struct {
+	// Bootstrap says how the worker joins the cluster.
+	// +required
+	Bootstrap Bootstrap `json:"bootstrap"`
+	// ImageID pins a verified worker image. When empty, the worker images Kubernetes Engine
+	// offers for bootstrap.kubernetesVersion are used.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9-]*$`
+	// +optional
+	ImageID string `json:"imageID,omitempty"`
+	// SubnetSelectorTerms select the subnets VMs are placed in. Each subnet is in one
+	// availability zone, so the subnets fix the zones this node class can offer.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	// +listType=atomic
+	// +required
+	SubnetSelectorTerms []SubnetSelectorTerm `json:"subnetSelectorTerms"`
+	// SecurityGroupSelectorTerms select the security groups attached to the VMs.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +required
+	SecurityGroupSelectorTerms []SecurityGroupSelectorTerm `json:"securityGroupSelectorTerms"`
+	// KeyPairName is the name of the KakaoCloud key pair for SSH access to the VMs.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	KeyPairName string `json:"keyPairName,omitempty"`
+	// RootVolume is the VM's boot volume.
+	// +kubebuilder:default:={sizeGiB: 50}
+	// +optional
+	RootVolume RootVolume `json:"rootVolume,omitempty"`
+	// Kubelet overrides kubelet settings on the nodes.
+	// +optional
+	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
+	// UserData is an extra shell script run on first boot before the node joins the cluster.
+	// The whole user data, bootstrap included, must stay within KakaoCloud's 16 KiB.
+	// +kubebuilder:validation:MaxLength=8192
+	// +optional
+	UserData *string `json:"userData,omitempty"`
+}
+
+// Bootstrap is how a worker joins the cluster.
+type Bootstrap struct {
+	// KubernetesVersion is the worker Kubernetes minor version, e.g. "1.36". It must be the
+	// control plane's minor version or one below, and offered by Kubernetes Engine when set.
+	// +kubebuilder:validation:Pattern=`^[0-9]+\.[0-9]+$`
+	// +kubebuilder:validation:MaxLength=16
+	// +required
+	KubernetesVersion string `json:"kubernetesVersion"`
+}
+
+// SubnetSelectorTerm selects one subnet by id or by name.
+// +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.name)",message="a subnet selector term needs exactly one of 'id' or 'name'"
+type SubnetSelectorTerm struct {
+	// ID of the subnet.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9-]*$`
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Name of the subnet.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// SecurityGroupSelectorTerm selects one security group by id or by name.
+// +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.name)",message="a security group selector term needs exactly one of 'id' or 'name'"
+type SecurityGroupSelectorTerm struct {
+	// ID of the security group.
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9-]*$`
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Name of the security group.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// RootVolume is the VM's boot volume.
+type RootVolume struct {
+	// SizeGiB is the size of the volume in GiB.
+	// +kubebuilder:validation:Minimum=30
+	// +kubebuilder:validation:Maximum=5120
+	// +kubebuilder:default:=50
+	// +optional
+	SizeGiB int32 `json:"sizeGiB,omitempty"`
+	// TypeID is the KakaoCloud volume type; the account's default type when empty.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	TypeID string `json:"typeID,omitempty"`
+}
+
+// KubeletConfiguration overrides kubelet settings on the nodes of a KCNodeClass. The values
+// also feed the allocatable resources the scheduler assumes for each instance type.
+// +kubebuilder:validation:XValidation:rule="!has(self.imageGCHighThresholdPercent) || !has(self.imageGCLowThresholdPercent) || self.imageGCHighThresholdPercent > self.imageGCLowThresholdPercent",message="imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"
+// +kubebuilder:validation:XValidation:rule="!has(self.evictionSoft) || (has(self.evictionSoftGracePeriod) && self.evictionSoft.all(k, k in self.evictionSoftGracePeriod))",message="every evictionSoft signal needs an evictionSoftGracePeriod"
+// +kubebuilder:validation:XValidation:rule="!has(self.evictionSoftGracePeriod) || (has(self.evictionSoft) && self.evictionSoftGracePeriod.all(k, k in self.evictionSoft))",message="every evictionSoftGracePeriod needs an evictionSoft signal"
+type KubeletConfiguration struct {
+	// ClusterDNS is the list of DNS server IPs pods use.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	ClusterDNS []string `json:"clusterDNS,omitempty"`
+	// MaxPods is the most pods a node may run.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxPods *int32 `json:"maxPods,omitempty"`
+	// PodsPerCore caps pods per vCPU; the lower of this and MaxPods wins. 0 means no cap.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	PodsPerCore *int32 `json:"podsPerCore,omitempty"`
+	// SystemReserved reserves resources for system daemons.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="systemReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="systemReserved values cannot be negative quantities"
+	// +kubebuilder:validation:MaxProperties=4
+	// +optional
+	SystemReserved map[string]string `json:"systemReserved,omitempty"`
+	// KubeReserved reserves resources for Kubernetes daemons.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="kubeReserved keys must be cpu, memory, ephemeral-storage or pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="kubeReserved values cannot be negative quantities"
+	// +kubebuilder:validation:MaxProperties=4
+	// +optional
+	KubeReserved map[string]string `json:"kubeReserved,omitempty"`
+	// EvictionHard are the kubelet's hard eviction thresholds.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionHard keys must be one of memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="evictionHard values cannot be negative"
+	// +kubebuilder:validation:MaxProperties=6
+	// +optional
+	EvictionHard map[string]string `json:"evictionHard,omitempty"`
+	// EvictionSoft are the kubelet's soft eviction thresholds.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionSoft keys must be one of memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="evictionSoft values cannot be negative"
+	// +kubebuilder:validation:MaxProperties=6
+	// +optional
+	EvictionSoft map[string]string `json:"evictionSoft,omitempty"`
+	// EvictionSoftGracePeriod is how long each soft threshold must hold before eviction.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionSoftGracePeriod keys must be one of memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"
+	// +kubebuilder:validation:MaxProperties=6
+	// +optional
+	EvictionSoftGracePeriod map[string]metav1.Duration `json:"evictionSoftGracePeriod,omitempty"`
+	// EvictionMaxPodGracePeriod caps the grace period of pods evicted for a soft threshold.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	EvictionMaxPodGracePeriod *int32 `json:"evictionMaxPodGracePeriod,omitempty"`
+	// ImageGCHighThresholdPercent is the disk usage at which image garbage collection starts.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ImageGCHighThresholdPercent *int32 `json:"imageGCHighThresholdPercent,omitempty"`
+	// ImageGCLowThresholdPercent is the disk usage image garbage collection frees down to.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ImageGCLowThresholdPercent *int32 `json:"imageGCLowThresholdPercent,omitempty"`
+	// CPUCFSQuota enables CPU CFS quota enforcement for containers with CPU limits.
+	// +optional
+	CPUCFSQuota *bool `json:"cpuCFSQuota,omitempty"`
+}
+
+// KCNodeClassStatus is what the controller resolved for a KCNodeClass.
+type KCNodeClassStatus struct {
+	// KubernetesVersion is the worker minor version nodes are launched with.
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// ControlPlaneVersion is the cluster's control-plane minor version.
+	// +optional
+	ControlPlaneVersion string `json:"controlPlaneVersion,omitempty"`
+	// Images are the worker images nodes may be launched from, one per architecture and
+	// accelerator kind.
+	// +listType=atomic
+	// +optional
+	Images []Image `json:"images,omitempty"`
+	// Subnets are the resolved subnets and their zones.
+	// +listType=atomic
+	// +optional
+	Subnets []Subnet `json:"subnets,omitempty"`
+	// SecurityGroups are the resolved security groups.
+	// +listType=atomic
+	// +optional
+	SecurityGroups []SecurityGroup `json:"securityGroups,omitempty"`
+	// Conditions: Ready, KubernetesVersionReady, ImagesReady, SubnetsReady,
+	// SecurityGroupsReady and KubernetesVersionDeprecated.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Image is a resolved worker image.
+type Image struct {
+	// ID of the image.
+	// +required
+	ID string `json:"id"`
+	// Name of the image.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Architecture: amd64 or arm64.
+	// +optional
+	Architecture string `json:"architecture,omitempty"`
+	// GPU is true for images with GPU drivers.
+	// +optional
+	GPU bool `json:"gpu,omitempty"`
+	// KubernetesVersion the image ships (minor or patch).
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+}
+
+// Subnet is a resolved subnet.
+type Subnet struct {
+	// ID of the subnet.
+	// +required
+	ID string `json:"id"`
+	// Name of the subnet.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Zone is the subnet's availability zone.
+	// +required
+	Zone string `json:"zone"`
+}
+
+// SecurityGroup is a resolved security group.
+type SecurityGroup struct {
+	// ID of the security group.
+	// +required
+	ID string `json:"id"`
+	// Name of the security group; VM creation refers to security groups by name.
+	// +required
+	Name string `json:"name"`
+}
+
+// KCNodeClass is the KakaoCloud node class: the Kubernetes version, worker images, subnets,
+// security groups and VM settings of the nodes launched for the NodePools that reference it.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=kcnodeclasses,scope=Cluster,categories=karpenter,shortName=kcnc
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.bootstrap.kubernetesVersion",description="Worker Kubernetes minor version"
+// +kubebuilder:printcolumn:name="ControlPlane",type="string",JSONPath=".status.controlPlaneVersion",description="Control-plane Kubernetes version"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="ImageID",type="string",JSONPath=".spec.imageID",priority=1
+// +kubebuilder:printcolumn:name="Deprecated",type="string",JSONPath=".status.conditions[?(@.type==\"KubernetesVersionDeprecated\")].status",priority=1
+type KCNodeClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec KCNodeClassSpec `json:"spec"`
+	// +optional
+	Status KCNodeClassStatus `json:"status,omitempty"`
+}
+
+// KCNodeClassList contains a list of KCNodeClasses.
+// +kubebuilder:object:root=true
+type KCNodeClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KCNodeClass `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KCNodeClass{}, &KCNodeClassList{})
+}

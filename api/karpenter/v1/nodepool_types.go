@@ -1,0 +1,281 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodePoolSpec is the policy for the nodes a NodePool may launch in response to pods that
+// cannot be scheduled, and for how they may be disrupted later.
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) == has(oldSelf.replicas)",message="a NodePool cannot switch between static (replicas set) and dynamic (replicas unset) provisioning"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits)",message="only 'limits.nodes' is supported on static NodePools"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.weight)",message="'weight' is not supported on static NodePools"
+type NodePoolSpec struct {
+	// Template describes the NodeClaims this NodePool launches. Launched NodeClaims are often
+	// constrained further than the template by the pods they are launched for.
+	// +required
+	Template NodeClaimTemplate `json:"template"`
+	// Disruption says when and how fast nodes of this NodePool may be disrupted.
+	// +kubebuilder:default:={consolidateAfter: "0s"}
+	// +optional
+	Disruption Disruption `json:"disruption"`
+	// Limits caps the total resources (cpu, memory, nvidia.com/gpu, nodes, ...) of the nodes
+	// this NodePool has launched. There is no cluster-wide cap: set limits on every NodePool.
+	// limits.cpu: "0" stops all new nodes from this NodePool.
+	// +optional
+	Limits Limits `json:"limits,omitempty"`
+	// Weight orders NodePools: a higher weight is tried first. Unset counts as 0.
+	// +kubebuilder:validation:Minimum:=1
+	// +kubebuilder:validation:Maximum:=100
+	// +optional
+	Weight *int32 `json:"weight,omitempty"`
+	// Replicas makes the NodePool static: it keeps this many nodes regardless of pending pods.
+	// This field is ALPHA.
+	// +kubebuilder:validation:Minimum:=0
+	// +optional
+	Replicas *int64 `json:"replicas,omitempty"`
+}
+
+// Disruption is the NodePool's disruption policy.
+type Disruption struct {
+	// ConsolidateAfter is how long the controller waits after a node becomes consolidatable
+	// (empty, or underutilized with WhenEmptyOrUnderutilized) before it consolidates it.
+	// "Never" disables consolidation, emptiness included. Defaults to 0s, also when a
+	// disruption block is given without it (upstream requires it there).
+	// +kubebuilder:default:="0s"
+	// +kubebuilder:validation:Pattern=`^(([0-9]+(s|m|h))+|Never)$`
+	// +kubebuilder:validation:Type="string"
+	// +kubebuilder:validation:Schemaless
+	// +optional
+	ConsolidateAfter NillableDuration `json:"consolidateAfter"`
+	// ConsolidationPolicy says which nodes consolidation may remove or replace.
+	// +kubebuilder:default:="WhenEmptyOrUnderutilized"
+	// +kubebuilder:validation:Enum:={WhenEmpty,WhenEmptyOrUnderutilized}
+	// +optional
+	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
+	// Budgets cap how many nodes may be disrupted at once. When several budgets are active the
+	// most restrictive wins. Defaults to one budget of 10%.
+	// +kubebuilder:validation:XValidation:message="'schedule' must be set with 'duration'",rule="self.all(x, has(x.schedule) == has(x.duration))"
+	// +kubebuilder:default:={{nodes: "10%"}}
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	// +optional
+	Budgets []Budget `json:"budgets,omitempty" hash:"ignore"`
+}
+
+// Budget limits the number of this NodePool's nodes that may be disrupted at the same time,
+// optionally only during a schedule window and only for some reasons.
+type Budget struct {
+	// Reasons are the disruption reasons this budget applies to; all reasons when unset.
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=set
+	// +optional
+	Reasons []DisruptionReason `json:"reasons,omitempty"`
+	// Nodes is the most nodes that may be disrupted at once, as a count ("1") or a percentage
+	// of the NodePool's nodes ("10%", rounded up).
+	// +kubebuilder:validation:Pattern:="^((100|[0-9]{1,2})%|[0-9]+)$"
+	// +kubebuilder:default:="10%"
+	// +required
+	Nodes string `json:"nodes" hash:"ignore"`
+	// Schedule is a cron expression (UTC) or a macro such as @daily at which the budget becomes
+	// active for Duration. Without a schedule the budget is always active.
+	// +kubebuilder:validation:Pattern:=`^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$`
+	// +optional
+	Schedule *string `json:"schedule,omitempty" hash:"ignore"`
+	// Duration is how long the budget stays active after each schedule hit, in hours and/or
+	// minutes. Required with Schedule.
+	// +kubebuilder:validation:Pattern=`^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`
+	// +kubebuilder:validation:Type="string"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty" hash:"ignore"`
+}
+
+// ConsolidationPolicy names which nodes consolidation may act on.
+type ConsolidationPolicy string
+
+// Consolidation policies.
+const (
+	ConsolidationPolicyWhenEmpty                ConsolidationPolicy = "WhenEmpty"
+	ConsolidationPolicyWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
+)
+
+// DisruptionReason is a reason a budget may be scoped to.
+// +kubebuilder:validation:Enum={Underutilized,Empty,Drifted}
+type DisruptionReason string
+
+// Disruption reasons.
+const (
+	DisruptionReasonUnderutilized DisruptionReason = "Underutilized"
+	DisruptionReasonEmpty         DisruptionReason = "Empty"
+	DisruptionReasonDrifted       DisruptionReason = "Drifted"
+)
+
+// Limits are resource caps for a NodePool.
+type Limits corev1.ResourceList
+
+// NodeClaimTemplate is the template NodeClaims are launched from.
+type NodeClaimTemplate struct {
+	// +optional
+	ObjectMeta `json:"metadata,omitempty"`
+	// +required
+	Spec NodeClaimTemplateSpec `json:"spec"`
+}
+
+// ObjectMeta is the subset of object metadata a NodeClaim template may carry; it lands on
+// every NodeClaim and Node launched from the NodePool.
+type ObjectMeta struct {
+	// Labels are applied to every node. Keys of Kubernetes' and Karpenter's own domains are
+	// restricted, as in requirements.
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 316 && k.matches('^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\\\\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*)/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'))",message="label keys must be qualified names (an optional DNS subdomain prefix and '/', then at most 63 alphanumerics, '-', '_' or '.')"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != 'karpenter.sh/nodepool')",message="label \"karpenter.sh/nodepool\" is restricted"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != 'kubernetes.io/hostname')",message="label \"kubernetes.io/hostname\" is restricted"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.find('^[^/]*/').endsWith('karpenter.sh/') || k == 'karpenter.sh/capacity-type' || k == 'karpenter.sh/nodepool')",message="label domain \"karpenter.sh\" is restricted: only karpenter.sh/capacity-type may be set"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k.find('^[^/]*/').endsWith('kubernetes.io/') || k.find('^[^/]*/').endsWith('k8s.io/')) || k.find('^[^/]*/').endsWith('node.kubernetes.io/') || k.find('^[^/]*/').endsWith('node-restriction.kubernetes.io/') || k.find('^[^/]*/').endsWith('kops.k8s.io/') || k in ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os'])",message="label domains \"kubernetes.io\" and \"k8s.io\" are restricted: only topology.kubernetes.io/zone, topology.kubernetes.io/region, kubernetes.io/arch, kubernetes.io/os and node.kubernetes.io/* may be set"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.find('^[^/]*/').endsWith('karpenter.kakaocloud.com/') || k in ['karpenter.kakaocloud.com/instance-family', 'karpenter.kakaocloud.com/instance-size', 'karpenter.kakaocloud.com/instance-cpu', 'karpenter.kakaocloud.com/instance-memory', 'karpenter.kakaocloud.com/instance-gpu-count', 'karpenter.kakaocloud.com/instance-gpu-name'])",message="label domain \"karpenter.kakaocloud.com\" is restricted: only the instance-family, instance-size, instance-cpu, instance-memory, instance-gpu-count and instance-gpu-name keys may be set"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k.startsWith('karpenter.') && k.contains('/') && !k.startsWith('karpenter.sh/') && !k.startsWith('karpenter.kakaocloud.com/')))",message="label keys of other cloud providers' Karpenter domains are not supported on KakaoCloud; use the karpenter.kakaocloud.com keys"
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are applied to every node.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// NodeClaimTemplateSpec is the spec of the NodeClaims a NodePool launches, less the resource
+// requests that the controller fills in from the pods.
+type NodeClaimTemplateSpec struct {
+	// Taints are applied to every node; only pods that tolerate them are placed there.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	Taints []corev1.Taint `json:"taints,omitempty"`
+	// StartupTaints are applied when a node starts and are expected to be removed by something
+	// else (a DaemonSet, an operator) shortly after. Pods need not tolerate them.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	StartupTaints []corev1.Taint `json:"startupTaints,omitempty"`
+	// Requirements narrow the instance types, zones and other node properties the NodePool
+	// may launch.
+	// +kubebuilder:validation:XValidation:rule="self.all(x, x.key != 'karpenter.sh/nodepool')",message="label \"karpenter.sh/nodepool\" is restricted"
+	// +kubebuilder:validation:XValidation:rule="self.all(x, x.key != 'karpenter.kakaocloud.com/kcnodeclass')",message="label \"karpenter.kakaocloud.com/kcnodeclass\" is restricted: it is set from nodeClassRef"
+	// +kubebuilder:validation:MaxItems:=100
+	// +listType=atomic
+	// +required
+	Requirements []NodeSelectorRequirementWithMinValues `json:"requirements" hash:"ignore"`
+	// NodeClassRef names the KCNodeClass that shapes the VMs.
+	// +kubebuilder:validation:XValidation:rule="self.group == oldSelf.group",message="nodeClassRef.group is immutable"
+	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind",message="nodeClassRef.kind is immutable"
+	// +required
+	NodeClassRef *NodeClassReference `json:"nodeClassRef"`
+	// TerminationGracePeriod is the most time draining a node may take once its deletion has
+	// started. Past it, pods are deleted even if a PodDisruptionBudget or
+	// karpenter.sh/do-not-disrupt would block their eviction. Unset: wait indefinitely.
+	// +kubebuilder:validation:Pattern=`^([0-9]+(s|m|h))+$`
+	// +kubebuilder:validation:Type="string"
+	// +optional
+	TerminationGracePeriod *metav1.Duration `json:"terminationGracePeriod,omitempty"`
+	// ExpireAfter is how long a node may live before it is replaced, or "Never". Expiry is not
+	// blocked by budgets or karpenter.sh/do-not-disrupt.
+	// +kubebuilder:default:="720h"
+	// +kubebuilder:validation:Pattern=`^(([0-9]+(s|m|h))+|Never)$`
+	// +kubebuilder:validation:Type="string"
+	// +kubebuilder:validation:Schemaless
+	// +optional
+	ExpireAfter NillableDuration `json:"expireAfter,omitempty"`
+}
+
+// NodeClassReference points at the node class of a NodePool or NodeClaim.
+// +kubebuilder:validation:XValidation:rule="self.group == 'karpenter.kakaocloud.com' && self.kind == 'KCNodeClass'",messageExpression="'nodeClassRef must reference a KCNodeClass (group karpenter.kakaocloud.com, kind KCNodeClass), not ' + self.kind + '.' + self.group"
+type NodeClassReference struct {
+	// Kind of the node class: KCNodeClass.
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="kind may not be empty"
+	// +required
+	Kind string `json:"kind"`
+	// Name of the node class.
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="name may not be empty"
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+	// Group of the node class: karpenter.kakaocloud.com.
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="group may not be empty"
+	// +kubebuilder:validation:Pattern=`^[^/]*$`
+	// +required
+	Group string `json:"group"`
+}
+
+// NodePoolStatus is the observed state of a NodePool.
+type NodePoolStatus struct {
+	// Resources is the total capacity of the NodePool's nodes.
+	// +optional
+	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// Nodes is the number of nodes the NodePool has.
+	// +kubebuilder:default:=0
+	// +optional
+	Nodes *int64 `json:"nodes,omitempty"`
+	// NodeClassObservedGeneration is the generation of the node class last seen ready.
+	// +optional
+	NodeClassObservedGeneration int64 `json:"nodeClassObservedGeneration,omitempty"`
+	// Conditions: ValidationSucceeded, NodeClassReady, NodeRegistrationHealthy and Ready.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// NodePool condition types.
+const (
+	ConditionTypeValidationSucceeded     = "ValidationSucceeded"
+	ConditionTypeNodeClassReady          = "NodeClassReady"
+	ConditionTypeNodeRegistrationHealthy = "NodeRegistrationHealthy"
+)
+
+// NodePool is a policy for the nodes Karpenter launches and disrupts.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=nodepools,scope=Cluster,categories=karpenter
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.nodes
+// +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.template.spec.nodeClassRef.name",description="The KCNodeClass"
+// +kubebuilder:printcolumn:name="Nodes",type="integer",JSONPath=".status.nodes",description="Nodes launched by this NodePool"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="Weight",type="integer",JSONPath=".spec.weight",priority=1
+// +kubebuilder:printcolumn:name="CPU",type="string",JSONPath=".status.resources.cpu",priority=1
+// +kubebuilder:printcolumn:name="Memory",type="string",JSONPath=".status.resources.memory",priority=1
+type NodePool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NodePoolSpec `json:"spec"`
+	// +optional
+	Status NodePoolStatus `json:"status,omitempty"`
+}
+
+// NodePoolList contains a list of NodePools.
+// +kubebuilder:object:root=true
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodePool `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&NodePool{}, &NodePoolList{})
+}
