@@ -19,6 +19,8 @@ package crd
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -27,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
 // The NodePool of seed 001 (the EKS walkthrough) with its AWS-only requirement keys swapped
@@ -288,6 +292,18 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 			Expect(nested(got, "spec", "bootstrap", "kubernetesVersion")).To(Equal("1.36"))
 			Expect(nested(got, "spec", "rootVolume", "sizeGiB")).To(BeEquivalentTo(50))
 		})
+	})
+
+	It("accepts every manifest in config/samples", func() {
+		dir := filepath.Join(filepath.Dir(filepath.Dir(testenv.CRDDirectory())), "samples")
+		files, err := filepath.Glob(filepath.Join(dir, "karpenter*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(HaveLen(3))
+		for _, f := range files {
+			manifest, err := os.ReadFile(f)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(k8sClient.Create(ctx, object(string(manifest)))).To(Succeed(), f)
+		}
 	})
 
 	DescribeTable("accepts valid objects",

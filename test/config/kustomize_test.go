@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package config checks that the kustomize packaging under config/ builds and wires its parts
+// together: namespace, names, the webhook certificate and its CA injection.
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+func build(t *testing.T, dir string) resmap.ResMap {
+	t.Helper()
+	root := filepath.Dir(filepath.Dir(testenv.CRDDirectory()))
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, dir))
+	if err != nil {
+		t.Fatalf("kustomize build config/%s: %v", dir, err)
+	}
+	return m
+}
+
+func field(t *testing.T, m resmap.ResMap, kind, name, path string) string {
+	t.Helper()
+	for _, r := range m.Resources() {
+		if r.GetKind() == kind && r.GetName() == name {
+			v, err := r.GetFieldValue(path)
+			if err != nil {
+				t.Fatalf("%s/%s %s: %v", kind, name, path, err)
+			}
+			return fmt.Sprint(v)
+		}
+	}
+	t.Fatalf("%s/%s not in the build", kind, name)
+	return ""
+}
+
+func TestDefaultOverlay(t *testing.T) {
+	m := build(t, "default")
+
+	var crds []string
+	for _, r := range m.Resources() {
+		switch {
+		case r.GetKind() == "CustomResourceDefinition":
+			crds = append(crds, r.GetName())
+		case r.GetKind() == "Namespace":
+			if r.GetName() != "karpenter-kakaocloud" {
+				t.Errorf("namespace %q, want karpenter-kakaocloud", r.GetName())
+			}
+		case r.GetNamespace() != "" && r.GetNamespace() != "karpenter-kakaocloud":
+			t.Errorf("%s/%s is in namespace %q, want karpenter-kakaocloud", r.GetKind(), r.GetName(), r.GetNamespace())
+		}
+	}
+	slices.Sort(crds)
+	if want := []string{"kcnodeclasses.karpenter.kakaocloud.com", "nodeclaims.karpenter.sh", "nodepools.karpenter.sh"}; !slices.Equal(crds, want) {
+		t.Errorf("CRDs %v, want %v", crds, want)
+	}
+
+	const deploy = "karpenter-kakaocloud-controller-manager"
+	checks := []struct{ kind, name, path, want string }{
+		// Users find the pods with this label (seed 000).
+		{"Deployment", deploy, "spec.template.metadata.labels.app\\.kubernetes\\.io/name", "karpenter-provider-kakaocloud"},
+		{"Deployment", deploy, "spec.template.spec.serviceAccountName", "karpenter-kakaocloud-controller-manager"},
+		{"Deployment", deploy, "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem", "true"},
+		{"Deployment", deploy, "spec.template.spec.securityContext.runAsNonRoot", "true"},
+		{"Deployment", deploy, "spec.template.spec.volumes[0].secret.secretName", "webhook-server-cert"},
+		{"Deployment", deploy, "spec.template.spec.containers[0].args[3]", "--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs"},
+		{"Certificate", "karpenter-kakaocloud-serving-cert", "spec.dnsNames[0]", "karpenter-kakaocloud-webhook-service.karpenter-kakaocloud.svc"},
+		{"Certificate", "karpenter-kakaocloud-serving-cert", "spec.issuerRef.name", "karpenter-kakaocloud-selfsigned-issuer"},
+		{"ValidatingWebhookConfiguration", "karpenter-kakaocloud-validating-webhook-configuration",
+			"metadata.annotations.cert-manager\\.io/inject-ca-from", "karpenter-kakaocloud/karpenter-kakaocloud-serving-cert"},
+		{"ValidatingWebhookConfiguration", "karpenter-kakaocloud-validating-webhook-configuration",
+			"webhooks[0].clientConfig.service.name", "karpenter-kakaocloud-webhook-service"},
+		{"ValidatingWebhookConfiguration", "karpenter-kakaocloud-validating-webhook-configuration",
+			"webhooks[0].clientConfig.service.namespace", "karpenter-kakaocloud"},
+		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
+	}
+	for _, c := range checks {
+		if got := field(t, m, c.kind, c.name, c.path); got != c.want {
+			t.Errorf("%s/%s %s = %q, want %q", c.kind, c.name, c.path, got, c.want)
+		}
+	}
+}
+
+func TestOptionalComponentsBuild(t *testing.T) {
+	for _, dir := range []string{"prometheus", "network-policy", "samples"} {
+		if m := build(t, dir); m.Size() == 0 {
+			t.Errorf("config/%s builds to nothing", dir)
+		}
+	}
+}
