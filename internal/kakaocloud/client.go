@@ -1,0 +1,278 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kakaocloud is the typed client of the KakaoCloud APIs the controller uses: IAM
+// tokens, BCS virtual machines and flavors, images, VPC subnets, network security groups and
+// Kubernetes Engine. Every call goes through one request path that authenticates, retries
+// what is safe to retry, maps errors to kinds and records metrics.
+package kakaocloud
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultRegion is KakaoCloud's region with public API hosts.
+const DefaultRegion = "kr-central-2"
+
+// Config configures a Client.
+type Config struct {
+	// Region picks the hosts <service>.<region>.kakaocloud.com; IAM is global.
+	Region string
+	// Endpoints overrides the base URL of a service (keys are the Service* names), for other
+	// realms, proxies and the emulator.
+	Endpoints map[string]string
+	// Credentials is the IAM access key to issue tokens with.
+	Credentials CredentialsProvider
+	// HTTPClient sends the requests; http.DefaultClient's transport with a 30 s timeout when nil.
+	HTTPClient *http.Client
+	// Retry bounds the retries of failed calls.
+	Retry RetryPolicy
+	// PageSize is the limit asked for per page of list calls.
+	PageSize int
+	// Now is the clock for token expiry; time.Now when nil.
+	Now func() time.Time
+}
+
+// RetryPolicy bounds retries: exponential backoff from BaseDelay, doubled per attempt up to
+// MaxDelay, with full jitter; a server's Retry-After wins when it is longer.
+type RetryPolicy struct {
+	MaxAttempts int
+	BaseDelay   time.Duration
+	MaxDelay    time.Duration
+}
+
+// DefaultRetryPolicy tries a call up to 5 times over about 3 s, longer when the server asks.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Millisecond, MaxDelay: 10 * time.Second}
+
+// Client calls the KakaoCloud APIs. It is safe for concurrent use.
+type Client struct {
+	endpoints map[string]string
+	http      *http.Client
+	retry     RetryPolicy
+	pageSize  int
+	tokens    *tokenSource
+}
+
+// New returns a client for the configuration.
+func New(cfg Config) (*Client, error) {
+	if cfg.Credentials == nil {
+		return nil, errors.New("kakaocloud: no credentials provider")
+	}
+	if cfg.Region == "" {
+		cfg.Region = DefaultRegion
+	}
+	endpoints := map[string]string{}
+	for _, svc := range Services {
+		base := fmt.Sprintf("https://%s.%s.kakaocloud.com", svc, cfg.Region)
+		if svc == ServiceIAM {
+			base = "https://iam.kakaocloud.com"
+		}
+		if override := cfg.Endpoints[svc]; override != "" {
+			base = override
+		}
+		if _, err := url.Parse(base); err != nil {
+			return nil, fmt.Errorf("kakaocloud: endpoint of %s: %w", svc, err)
+		}
+		endpoints[svc] = strings.TrimSuffix(base, "/")
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.Retry.MaxAttempts == 0 {
+		cfg.Retry = DefaultRetryPolicy
+	}
+	if cfg.PageSize == 0 {
+		cfg.PageSize = 100
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize}
+	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Now)
+	return c, nil
+}
+
+// call is one API operation.
+type call struct {
+	service   string
+	operation string
+	method    string
+	path      string
+	query     url.Values
+	body      any
+	// idempotent calls are retried on server errors and transport failures; others only on
+	// 429, which the server sends before doing anything.
+	idempotent bool
+	// anonymous calls carry no token (issuing one).
+	anonymous bool
+}
+
+// answer is a 2xx response.
+type answer struct {
+	header http.Header
+	body   []byte
+}
+
+// do runs a call: authenticate, send, retry what is safe to retry, and decode the answer
+// into out (when not nil).
+func (c *Client) do(ctx context.Context, cl call, out any) (http.Header, error) {
+	reissued := false
+	for attempt := 1; ; attempt++ {
+		token := ""
+		if !cl.anonymous {
+			var err error
+			if token, err = c.tokens.token(ctx); err != nil {
+				return nil, err
+			}
+		}
+		ans, err := c.send(ctx, cl, token)
+		if err == nil {
+			if out != nil && len(ans.body) > 0 {
+				if err := json.Unmarshal(ans.body, out); err != nil {
+					return nil, fmt.Errorf("kakaocloud %s.%s: decoding the answer: %w", cl.service, cl.operation, err)
+				}
+			}
+			return ans.header, nil
+		}
+		// An expired or revoked token: issue a new one once, without counting an attempt.
+		if errors.Is(err, ErrUnauthorized) && !cl.anonymous && !reissued {
+			reissued = true
+			c.tokens.invalidate(token)
+			attempt--
+			continue
+		}
+		if !c.retryable(cl, err) || attempt >= c.retry.MaxAttempts {
+			return nil, err
+		}
+		if err := sleep(ctx, c.backoff(attempt, err)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Client) retryable(cl call, err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	switch KindOf(err) {
+	case ErrRateLimited:
+		return true
+	case ErrServer:
+		return cl.idempotent
+	case "":
+		// No answer: the request may or may not have reached the server.
+		return cl.idempotent
+	}
+	return false
+}
+
+func (c *Client) backoff(attempt int, err error) time.Duration {
+	ceiling := c.retry.BaseDelay << (attempt - 1)
+	if ceiling > c.retry.MaxDelay || ceiling <= 0 {
+		ceiling = c.retry.MaxDelay
+	}
+	delay := time.Duration(rand.Int64N(int64(ceiling) + 1))
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > delay {
+		delay = apiErr.RetryAfter
+	}
+	return delay
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// send makes one HTTP attempt.
+func (c *Client) send(ctx context.Context, cl call, token string) (answer, error) {
+	u := c.endpoints[cl.service] + cl.path
+	if len(cl.query) > 0 {
+		u += "?" + cl.query.Encode()
+	}
+	var body io.Reader
+	if cl.body != nil {
+		raw, err := json.Marshal(cl.body)
+		if err != nil {
+			return answer{}, fmt.Errorf("kakaocloud %s.%s: encoding the request: %w", cl.service, cl.operation, err)
+		}
+		body = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, cl.method, u, body)
+	if err != nil {
+		return answer{}, fmt.Errorf("kakaocloud %s.%s: %w", cl.service, cl.operation, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set(HeaderAuthToken, token)
+	}
+
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	apiRequestDuration.WithLabelValues(cl.service, cl.operation).Observe(time.Since(start).Seconds())
+	if err != nil {
+		apiRequestsTotal.WithLabelValues(cl.service, cl.operation, "error").Inc()
+		return answer{}, fmt.Errorf("kakaocloud %s.%s: %w", cl.service, cl.operation, err)
+	}
+	defer resp.Body.Close()
+	apiRequestsTotal.WithLabelValues(cl.service, cl.operation, strconv.Itoa(resp.StatusCode)).Inc()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return answer{}, fmt.Errorf("kakaocloud %s.%s: reading the answer: %w", cl.service, cl.operation, err)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return answer{header: resp.Header, body: raw}, nil
+	}
+	return answer{}, apiError(cl, resp, raw)
+}
+
+func apiError(cl call, resp *http.Response, raw []byte) *APIError {
+	e := &APIError{Service: cl.service, Operation: cl.operation, StatusCode: resp.StatusCode}
+	var body ErrorResponse
+	if json.Unmarshal(raw, &body) == nil {
+		e.Code, e.Message = string(body.Error.Code), body.Error.Message
+	}
+	if e.Message == "" {
+		e.Message = strings.TrimSpace(string(raw[:min(len(raw), 256)]))
+	}
+	e.Kind = classify(resp.StatusCode, e.Code, e.Message)
+	if s := resp.Header.Get(HeaderRetryAfter); s != "" {
+		if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
+			e.RetryAfter = time.Duration(secs) * time.Second
+		} else if at, err := http.ParseTime(s); err == nil {
+			e.RetryAfter = time.Until(at)
+		}
+	}
+	return e
+}

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kakaocloud
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// GetCluster returns a Kubernetes Engine cluster by name: its control-plane version,
+// endpoint and phase.
+func (c *Client) GetCluster(ctx context.Context, name string) (Cluster, error) {
+	var resp GetClusterResponse
+	_, err := c.do(ctx, call{
+		service: ServiceKubernetesEngine, operation: "GetCluster", method: http.MethodGet,
+		path: PathClusters + "/" + url.PathEscape(name), idempotent: true,
+	}, &resp)
+	return resp.Cluster, err
+}
+
+// ListClusters returns the project's clusters.
+func (c *Client) ListClusters(ctx context.Context) ([]Cluster, error) {
+	var resp ListClustersResponse
+	_, err := c.do(ctx, call{
+		service: ServiceKubernetesEngine, operation: "ListClusters", method: http.MethodGet,
+		path: PathClusters, idempotent: true,
+	}, &resp)
+	return resp.Clusters, err
+}
+
+// ListVersions returns the Kubernetes versions Kubernetes Engine knows, with their
+// deprecation and end of support.
+func (c *Client) ListVersions(ctx context.Context) ([]KubernetesVersion, error) {
+	var resp ListVersionsResponse
+	_, err := c.do(ctx, call{
+		service: ServiceKubernetesEngine, operation: "ListVersions", method: http.MethodGet,
+		path: PathVersions, idempotent: true,
+	}, &resp)
+	return resp.Versions, err
+}
+
+// NodeImageFilter narrows ListNodeImages.
+type NodeImageFilter struct {
+	// KubernetesVersion is a minor version such as "1.36".
+	KubernetesVersion string
+	// InstanceType is vm or bm.
+	InstanceType string
+	// GPU selects GPU images (true), others (false), or both (nil).
+	GPU      *bool
+	OSDistro string
+}
+
+// ListNodeImages returns the worker images Kubernetes Engine offers.
+func (c *Client) ListNodeImages(ctx context.Context, f NodeImageFilter) ([]NodeImage, error) {
+	gpu := ""
+	if f.GPU != nil {
+		gpu = strconv.FormatBool(*f.GPU)
+	}
+	var resp ListNodeImagesResponse
+	_, err := c.do(ctx, call{
+		service: ServiceKubernetesEngine, operation: "ListNodeImages", method: http.MethodGet, path: PathNodeImages,
+		query:      filter("k8s_version", f.KubernetesVersion, "instance_type", f.InstanceType, "is_gpu_type", gpu, "os_distro", f.OSDistro),
+		idempotent: true,
+	}, &resp)
+	return resp.Images, err
+}

@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kakaocloud
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// listAll reads every page of a paginated list. page decodes one answer into its items and
+// its pagination block.
+func listAll[T any, P any](ctx context.Context, c *Client, cl call, page func(*P) ([]T, Pagination)) ([]T, error) {
+	var all []T
+	for offset := 0; ; {
+		q := url.Values{}
+		for k, v := range cl.query {
+			q[k] = v
+		}
+		q.Set("limit", strconv.Itoa(c.pageSize))
+		q.Set("offset", strconv.Itoa(offset))
+		pc := cl
+		pc.method, pc.query, pc.idempotent = http.MethodGet, q, true
+		var resp P
+		if _, err := c.do(ctx, pc, &resp); err != nil {
+			return nil, err
+		}
+		items, p := page(&resp)
+		all = append(all, items...)
+		offset += len(items)
+		// Stop at the reported total, or at a short page when the server reports none.
+		if len(items) == 0 || (p.Total > 0 && offset >= p.Total) || (p.Total == 0 && len(items) < c.pageSize) {
+			return all, nil
+		}
+	}
+}
+
+// filter builds query parameters from name/value pairs, leaving out empty values.
+func filter(pairs ...string) url.Values {
+	q := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			q.Set(pairs[i], pairs[i+1])
+		}
+	}
+	return q
+}
