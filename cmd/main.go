@@ -19,17 +19,25 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -38,6 +46,9 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
 )
 
@@ -57,6 +68,8 @@ func init() {
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// The KakaoCloud access key is read from a Secret in the controller's own namespace.
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 
 // options are the manager's command-line settings.
 type options struct {
@@ -72,6 +85,25 @@ type options struct {
 	leaderElectionNS     string
 	secureMetrics        bool
 	enableHTTP2          bool
+
+	clusterName       string
+	region            string
+	endpoints         endpointFlag
+	credentialsSecret string
+}
+
+// endpointFlag collects --kakaocloud-endpoint service=url overrides.
+type endpointFlag map[string]string
+
+func (e endpointFlag) String() string { return fmt.Sprint(map[string]string(e)) }
+
+func (e endpointFlag) Set(v string) error {
+	service, url, ok := strings.Cut(v, "=")
+	if !ok || !slices.Contains(kakaocloud.Services, service) {
+		return fmt.Errorf("want service=url with service one of %s", strings.Join(kakaocloud.Services, ", "))
+	}
+	e[service] = url
+	return nil
 }
 
 func parseFlags() (options, zap.Options) {
@@ -94,6 +126,16 @@ func parseFlags() (options, zap.Options) {
 	flag.StringVar(&o.metricsCertKey, "metrics-cert-key", "tls.key", "The name of the metrics server key file.")
 	flag.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Serve the metrics and webhook servers over HTTP/2 (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+	flag.StringVar(&o.clusterName, "cluster-name", os.Getenv("CLUSTER_NAME"),
+		"Name of the Kubernetes Engine cluster this controller serves (env CLUSTER_NAME).")
+	flag.StringVar(&o.region, "kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion),
+		"KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
+	o.endpoints = endpointFlag{}
+	flag.Var(o.endpoints, "kakaocloud-endpoint",
+		"Override a KakaoCloud service's base URL, as service=url (repeatable); services: "+strings.Join(kakaocloud.Services, ", "))
+	flag.StringVar(&o.credentialsSecret, "credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"),
+		"Secret in the controller's namespace holding the IAM access key (keys access-key-id and secret-access-key); "+
+			"updating it rotates the key without a restart.")
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -103,9 +145,21 @@ func parseFlags() (options, zap.Options) {
 	return o, zapOpts
 }
 
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
 func main() {
 	o, zapOpts := parseFlags()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if o.clusterName == "" {
+		setupLog.Error(errors.New("--cluster-name (or CLUSTER_NAME) is required"), "invalid configuration")
+		os.Exit(1)
+	}
+	namespace := envOr("POD_NAMESPACE", "karpenter-kakaocloud")
 
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
@@ -155,6 +209,10 @@ func main() {
 		// The manager exits right after it loses the lease, so releasing it on a clean
 		// shutdown lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
+		// Only the controller's own namespace holds Secrets it reads.
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}: {Namespaces: map[string]cache.Config{namespace: {}}},
+		}},
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")
@@ -167,10 +225,38 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	kc, err := kakaocloud.New(kakaocloud.Config{
+		Region:    o.region,
+		Endpoints: o.endpoints,
+		Credentials: kakaocloud.SecretCredentials{
+			Reader: mgr.GetClient(),
+			Secret: types.NamespacedName{Namespace: namespace, Name: o.credentialsSecret},
+		},
+	})
+	if err != nil {
+		setupLog.Error(err, "unable to create the KakaoCloud client")
+		os.Exit(1)
+	}
+	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName})
+
+	if err := (&nodeclass.Reconciler{
+		Client:   mgr.GetClient(),
+		Catalog:  cat,
+		Images:   kc,
+		Recorder: mgr.GetEventRecorder("karpenter"),
+	}).SetupWithManager(mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclass")
+		os.Exit(1)
+	}
+
 	// Webhooks are served unless turned off, e.g. for `make run` outside a cluster.
 	if os.Getenv("ENABLE_WEBHOOKS") != "false" {
 		if err := webhook.SetupNodePoolWebhookWithManager(mgr); err != nil {
 			setupLog.Error(err, "unable to create webhook", "webhook", "NodePool")
+			os.Exit(1)
+		}
+		if err := webhook.SetupKCNodeClassWebhookWithManager(mgr, cat); err != nil {
+			setupLog.Error(err, "unable to create webhook", "webhook", "KCNodeClass")
 			os.Exit(1)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -38,6 +39,9 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -46,6 +50,9 @@ var (
 	cancel    context.CancelFunc
 	testEnv   *envtest.Environment
 	k8sClient client.Client
+	emu       *emulator.Emulator
+	kc        *kakaocloud.Client
+	versions  *catalog.Catalog
 )
 
 func TestWebhooks(t *testing.T) {
@@ -89,6 +96,19 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(SetupNodePoolWebhookWithManager(mgr)).To(Succeed())
+
+	// Kubernetes Engine is the emulator over real HTTP on loopback.
+	emu = emulator.New(emulator.Options{})
+	server := httptest.NewServer(emu)
+	DeferCleanup(server.Close)
+	kc, err = kakaocloud.New(kakaocloud.Config{
+		Endpoints:   emu.Endpoints(server.URL),
+		Credentials: kakaocloud.StaticCredentials{AccessKeyID: "emulator-access-key", SecretAccessKey: "emulator-secret"},
+		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	versions = catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
+	Expect(SetupKCNodeClassWebhookWithManager(mgr, versions)).To(Succeed())
 
 	go func() {
 		defer GinkgoRecover()

@@ -95,6 +95,8 @@ func TestDefaultOverlay(t *testing.T) {
 		{"ValidatingWebhookConfiguration", "karpenter-kakaocloud-validating-webhook-configuration",
 			"webhooks[0].clientConfig.service.namespace", "karpenter-kakaocloud"},
 		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
+		{"RoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources[0]", "secrets"},
 	}
 	for _, c := range checks {
 		if got := field(t, m, c.kind, c.name, c.path); got != c.want {

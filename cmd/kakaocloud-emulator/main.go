@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command kakaocloud-emulator serves the KakaoCloud emulator over HTTP for local runs: the
+// IAM, BCS, Image, VPC, Network and Kubernetes Engine APIs under one address, one path
+// prefix per service, plus the admin API under /_emulator/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+)
+
+// shutdownTimeout bounds how long in-flight requests may take once a signal arrives.
+const shutdownTimeout = 5 * time.Second
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(logger); err != nil {
+		logger.Error("emulator failed", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(logger *slog.Logger) error {
+	listen := flag.String("listen", "127.0.0.1:8090", "address to serve on; the default binds loopback only, as the admin API has no authentication")
+	cataloguePath := flag.String("catalogue", "", "YAML catalogue of flavors, images, subnets, security groups, versions and the cluster (default: the built-in one)")
+	accessKeyID := flag.String("access-key-id", emulator.DefaultAccessKeyID, "access key id accepted by IAM")
+	secretAccessKey := flag.String("secret-access-key", emulator.DefaultSecretAccessKey, "secret of that access key")
+	buildDelay := flag.Duration("build-delay", emulator.DefaultBuildDelay, "how long a new instance stays building")
+	deleteDelay := flag.Duration("delete-delay", emulator.DefaultDeleteDelay, "how long a deleted instance stays deleting")
+	tokenTTL := flag.Duration("token-ttl", emulator.DefaultTokenTTL, "lifetime of issued tokens")
+	flag.Parse()
+
+	opts := emulator.Options{
+		Credentials: map[string]string{*accessKeyID: *secretAccessKey},
+		BuildDelay:  *buildDelay,
+		DeleteDelay: *deleteDelay,
+		TokenTTL:    *tokenTTL,
+	}
+	if *cataloguePath != "" {
+		catalogue, err := emulator.LoadCatalogue(*cataloguePath)
+		if err != nil {
+			return err
+		}
+		opts.Catalogue = catalogue
+	}
+	e := emulator.New(opts)
+
+	listener, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	address := listener.Addr().(*net.TCPAddr)
+	if !address.IP.IsLoopback() {
+		logger.Warn("serving beyond loopback: anyone who can reach this address can use the admin API", "listen", address.String())
+	}
+	baseURL := "http://" + address.String()
+	logger.Info("KakaoCloud emulator serving", "listen", address.String(), "endpoints", e.Endpoints(baseURL), "admin", baseURL+emulator.AdminPrefix)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e.Start(ctx)
+
+	server := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(listener) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := server.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package catalog is the controllers' cached view of what KakaoCloud offers: flavors, worker
+// images per Kubernetes version, subnets, security groups, Kubernetes Engine versions and the
+// cluster. Every read may be served from a cache with an expiry; one refresh per item runs at
+// a time, however many controllers ask.
+package catalog
+
+import (
+	"context"
+	"time"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// Default lifetimes of cached items. The cluster changes during upgrades, so it is read more
+// often than the catalogue of flavors, which changes rarely.
+const (
+	DefaultCatalogueTTL = 5 * time.Minute
+	DefaultClusterTTL   = 30 * time.Second
+)
+
+// Options configures a Catalog.
+type Options struct {
+	// ClusterName is the Kubernetes Engine cluster the controller serves.
+	ClusterName  string
+	CatalogueTTL time.Duration
+	ClusterTTL   time.Duration
+	Now          func() time.Time
+}
+
+// Catalog caches KakaoCloud reads.
+type Catalog struct {
+	client *kakaocloud.Client
+	opts   Options
+
+	flavors        entry[[]kakaocloud.Flavor]
+	versions       entry[[]kakaocloud.KubernetesVersion]
+	cluster        entry[kakaocloud.Cluster]
+	nodeImages     keyed[[]kakaocloud.NodeImage]
+	subnets        keyed[[]kakaocloud.Subnet]
+	securityGroups keyed[[]kakaocloud.SecurityGroup]
+}
+
+// New returns a Catalog reading through client.
+func New(client *kakaocloud.Client, opts Options) *Catalog {
+	if opts.CatalogueTTL == 0 {
+		opts.CatalogueTTL = DefaultCatalogueTTL
+	}
+	if opts.ClusterTTL == 0 {
+		opts.ClusterTTL = DefaultClusterTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Catalog{client: client, opts: opts}
+}
+
+// ClusterName is the name of the cluster the catalog describes.
+func (c *Catalog) ClusterName() string { return c.opts.ClusterName }
+
+// Flavors returns every instance type.
+func (c *Catalog) Flavors(ctx context.Context) ([]kakaocloud.Flavor, error) {
+	return c.flavors.get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Flavor, error) {
+		return c.client.ListFlavors(ctx, kakaocloud.FlavorFilter{})
+	})
+}
+
+// Versions returns the Kubernetes versions Kubernetes Engine knows.
+func (c *Catalog) Versions(ctx context.Context) ([]kakaocloud.KubernetesVersion, error) {
+	return c.versions.get(ctx, c.opts.CatalogueTTL, c.opts.Now, c.client.ListVersions)
+}
+
+// Cluster returns the Kubernetes Engine cluster: control-plane version, phase, endpoint.
+func (c *Catalog) Cluster(ctx context.Context) (kakaocloud.Cluster, error) {
+	return c.cluster.get(ctx, c.opts.ClusterTTL, c.opts.Now, func(ctx context.Context) (kakaocloud.Cluster, error) {
+		return c.client.GetCluster(ctx, c.opts.ClusterName)
+	})
+}
+
+// NodeImages returns the VM worker images Kubernetes Engine offers for a minor version.
+func (c *Catalog) NodeImages(ctx context.Context, minorVersion string) ([]kakaocloud.NodeImage, error) {
+	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
+		return c.client.ListNodeImages(ctx, kakaocloud.NodeImageFilter{KubernetesVersion: minorVersion, InstanceType: "vm"})
+	})
+}
+
+// SubnetsByID returns the subnet with this id (none when it does not exist).
+func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{ID: id})
+	})
+}
+
+// SubnetsByName returns the subnets with this name (names need not be unique).
+func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{Name: name})
+	})
+}
+
+// SecurityGroupsByID returns the security group with this id (none when it does not exist).
+func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{ID: id})
+	})
+}
+
+// SecurityGroupsByName returns the security groups with this name.
+func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{Name: name})
+	})
+}
+
+// CachedVersions returns the last versions read, however old: the KCNodeClass webhook uses
+// them when Kubernetes Engine cannot be reached.
+func (c *Catalog) CachedVersions() ([]kakaocloud.KubernetesVersion, bool) { return c.versions.stale() }
+
+// CachedCluster returns the last cluster read, however old.
+func (c *Catalog) CachedCluster() (kakaocloud.Cluster, bool) { return c.cluster.stale() }
+
+// InvalidateCluster makes the next Cluster and Versions reads go to Kubernetes Engine, e.g.
+// when a KCNodeClass is reconciled on request.
+func (c *Catalog) InvalidateCluster() {
+	c.cluster.invalidate()
+	c.versions.invalidate()
+	c.nodeImages.invalidate()
+}

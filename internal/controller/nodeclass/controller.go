@@ -1,0 +1,298 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nodeclass reconciles KCNodeClass status: the control-plane version and the allowed
+// worker skew, worker images, subnets and security groups, the conditions that gate node
+// creation, and a finalizer that keeps a node class in use from being deleted.
+package nodeclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// Finalizer keeps a KCNodeClass until no NodePool or NodeClaim refers to it.
+const Finalizer = kcv1.Group + "/termination"
+
+// DefaultResyncPeriod is how often a node class is re-read from KakaoCloud when nothing
+// changes, so that control-plane upgrades, deprecations and image changes show up.
+const DefaultResyncPeriod = time.Minute
+
+// Reconciler reconciles KCNodeClasses.
+type Reconciler struct {
+	Client   client.Client
+	Catalog  *catalog.Catalog
+	Images   ImageGetter
+	Recorder events.EventRecorder
+	// ResyncPeriod overrides DefaultResyncPeriod.
+	ResyncPeriod time.Duration
+}
+
+// ImageGetter reads a pinned image.
+type ImageGetter interface {
+	GetImage(ctx context.Context, id string) (kakaocloud.Image, error)
+}
+
+// +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses/status;kcnodeclasses/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
+
+// Reconcile brings one KCNodeClass's status and finalizer up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := &kcv1.KCNodeClass{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !nc.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, nc)
+	}
+	if err := r.ensureFinalizerAndHash(ctx, nc); err != nil {
+		return reconcile.Result{}, err
+	}
+
+	obs := r.observe(ctx, nc)
+	stored := nc.DeepCopy()
+	nc.Status = computeStatus(nc, obs)
+	r.announce(stored, nc)
+	recordMetrics(nc)
+	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
+		if err := r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if r.ResyncPeriod > 0 {
+		return reconcile.Result{RequeueAfter: r.ResyncPeriod}, nil
+	}
+	return reconcile.Result{RequeueAfter: DefaultResyncPeriod}, nil
+}
+
+// ensureFinalizerAndHash adds the finalizer and keeps the static hash annotation current.
+func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nc *kcv1.KCNodeClass) error {
+	stored := nc.DeepCopy()
+	controllerutil.AddFinalizer(nc, Finalizer)
+	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, kcv1.AnnotationNodeClassHash, nc.StaticHash())
+	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion)
+	if equality.Semantic.DeepEqual(stored.ObjectMeta, nc.ObjectMeta) {
+		return nil
+	}
+	return r.Client.Patch(ctx, nc, client.MergeFrom(stored))
+}
+
+// observe reads everything the status depends on. A failed cluster read falls back to the
+// last cluster read, so that a short Kubernetes Engine outage does not stop node creation.
+func (r *Reconciler) observe(ctx context.Context, nc *kcv1.KCNodeClass) observation {
+	var obs observation
+	if cluster, err := r.Catalog.Cluster(ctx); err == nil {
+		obs.cluster = &cluster
+	} else if cached, ok := r.Catalog.CachedCluster(); ok {
+		obs.cluster = &cached
+	} else {
+		obs.clusterErr = err
+	}
+	obs.versions, obs.versionsErr = r.Catalog.Versions(ctx)
+	if nc.Spec.ImageID != "" {
+		image, err := r.Images.GetImage(ctx, nc.Spec.ImageID)
+		if err == nil {
+			obs.pinnedImage = &image
+		}
+		obs.pinnedImageErr = err
+	} else {
+		obs.images, obs.imagesErr = r.Catalog.NodeImages(ctx, nc.Spec.Bootstrap.KubernetesVersion)
+	}
+	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nc.Spec.SubnetSelectorTerms)
+	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nc.Spec.SecurityGroupSelectorTerms)
+	return obs
+}
+
+func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {
+	var found []kcv1.Subnet
+	var missing []string
+	seen := map[string]bool{}
+	for _, term := range terms {
+		var subnets []kakaocloud.Subnet
+		var err error
+		if term.ID != "" {
+			subnets, err = r.Catalog.SubnetsByID(ctx, term.ID)
+		} else {
+			subnets, err = r.Catalog.SubnetsByName(ctx, term.Name)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(subnets) == 0 {
+			missing = append(missing, termString(term.ID, term.Name))
+		}
+		for _, s := range subnets {
+			if !seen[s.ID] {
+				seen[s.ID] = true
+				found = append(found, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone})
+			}
+		}
+	}
+	return found, missing, nil
+}
+
+func (r *Reconciler) resolveSecurityGroups(ctx context.Context, terms []kcv1.SecurityGroupSelectorTerm) ([]kcv1.SecurityGroup, []string, error) {
+	var found []kcv1.SecurityGroup
+	var missing []string
+	seen := map[string]bool{}
+	for _, term := range terms {
+		var groups []kakaocloud.SecurityGroup
+		var err error
+		if term.ID != "" {
+			groups, err = r.Catalog.SecurityGroupsByID(ctx, term.ID)
+		} else {
+			groups, err = r.Catalog.SecurityGroupsByName(ctx, term.Name)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(groups) == 0 {
+			missing = append(missing, termString(term.ID, term.Name))
+		}
+		for _, g := range groups {
+			if !seen[g.ID] {
+				seen[g.ID] = true
+				found = append(found, kcv1.SecurityGroup{ID: g.ID, Name: g.Name})
+			}
+		}
+	}
+	return found, missing, nil
+}
+
+func termString(id, name string) string {
+	if id != "" {
+		return "id " + id
+	}
+	return "name " + name
+}
+
+// announce emits an event when a condition users must act on turns on.
+func (r *Reconciler) announce(before, after *kcv1.KCNodeClass) {
+	turnedOn := func(t, reason string) (string, bool) {
+		now := meta.FindStatusCondition(after.Status.Conditions, t)
+		if now == nil || now.Reason != reason {
+			return "", false
+		}
+		was := meta.FindStatusCondition(before.Status.Conditions, t)
+		return now.Message, was == nil || was.Reason != reason || was.Status != now.Status
+	}
+	for _, e := range []struct{ condition, reason string }{
+		{kcv1.ConditionTypeKubernetesVersionDeprecated, kcv1.ReasonWorkerVersionNotOffered},
+		{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesRetained},
+		{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ReasonVersionSkewUnsupported},
+		{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesNotFound},
+		{kcv1.ConditionTypeSubnetsReady, kcv1.ReasonSubnetsNotFound},
+		{kcv1.ConditionTypeSecurityGroupsReady, kcv1.ReasonSecurityGroupsNotFound},
+	} {
+		if msg, ok := turnedOn(e.condition, e.reason); ok {
+			r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, e.reason, "Reconcile", "%s", msg)
+		}
+	}
+}
+
+// finalize removes the finalizer once nothing refers to the node class, and says what it
+// waits for until then.
+func (r *Reconciler) finalize(ctx context.Context, nc *kcv1.KCNodeClass) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(nc, Finalizer) {
+		return reconcile.Result{}, nil
+	}
+	users, err := r.users(ctx, nc.Name)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if len(users) > 0 {
+		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", strings.Join(users, ", "))
+		log.FromContext(ctx).Info("deletion of KCNodeClass is waiting", "users", users)
+		r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, "WaitingOnReferences", "Delete", "%s", msg)
+		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil // the watches usually come first
+	}
+	stored := nc.DeepCopy()
+	controllerutil.RemoveFinalizer(nc, Finalizer)
+	deleteMetrics(nc.Name)
+	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, nc, client.MergeFrom(stored)))
+}
+
+// users lists the NodePools and NodeClaims that refer to a node class.
+func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
+	var users []string
+	pools := &karpv1.NodePoolList{}
+	if err := r.Client.List(ctx, pools); err != nil {
+		return nil, err
+	}
+	for _, np := range pools.Items {
+		if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Name == name && ref.Kind == "KCNodeClass" {
+			users = append(users, "NodePool/"+np.Name)
+		}
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	for _, c := range claims.Items {
+		if ref := c.Spec.NodeClassRef; ref != nil && ref.Name == name && ref.Kind == "KCNodeClass" {
+			users = append(users, "NodeClaim/"+c.Name)
+		}
+	}
+	return users, nil
+}
+
+// SetupWithManager registers the reconciler. A deleting node class is re-checked whenever a
+// NodePool or NodeClaim that referred to it changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Images == nil {
+		return errors.New("nodeclass reconciler needs an ImageGetter")
+	}
+	byRef := func(name string) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodeclass").
+		For(&kcv1.KCNodeClass{}).
+		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			if ref := o.(*karpv1.NodePool).Spec.Template.Spec.NodeClassRef; ref != nil {
+				return byRef(ref.Name)
+			}
+			return nil
+		})).
+		Watches(&karpv1.NodeClaim{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			if ref := o.(*karpv1.NodeClaim).Spec.NodeClassRef; ref != nil {
+				return byRef(ref.Name)
+			}
+			return nil
+		})).
+		Complete(r)
+}

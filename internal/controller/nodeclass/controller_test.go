@@ -1,0 +1,324 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeclass_test
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+var counter atomic.Int64
+
+func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
+	if len(subnets) == 0 {
+		subnets = []string{"karpenter-subnet-a"}
+	}
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+		},
+	}
+	for _, s := range subnets {
+		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	DeferCleanup(func() {
+		current := &kcv1.KCNodeClass{}
+		if k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current) == nil {
+			_ = k8sClient.Delete(ctx, current)
+		}
+	})
+	return nc
+}
+
+// condition reads a condition of the node class as the API server has it.
+func condition(nc *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
+	return func(g Gomega) metav1.Condition {
+		current := &kcv1.KCNodeClass{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		c := meta.FindStatusCondition(current.Status.Conditions, t)
+		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", t)
+		return *c
+	}
+}
+
+func status(nc *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
+	current := &kcv1.KCNodeClass{}
+	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+	return current.Status
+}
+
+func have(status metav1.ConditionStatus, reason string) OmegaMatcher {
+	return SatisfyAll(
+		HaveField("Status", status),
+		HaveField("Reason", reason),
+	)
+}
+
+// eventNotes returns the notes of the events about the node class with this reason.
+func eventNotes(nc *kcv1.KCNodeClass, reason string) func(Gomega) []string {
+	return func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "KCNodeClass" && e.Regarding.Name == nc.Name && e.Reason == reason {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}
+}
+
+func gauge(name, nodeClass string) func(Gomega) float64 {
+	return func(g Gomega) float64 {
+		families, err := crmetrics.Registry.Gather()
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, f := range families {
+			if f.GetName() != name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "nodeclass" && l.GetValue() == nodeClass {
+						return m.GetGauge().GetValue()
+					}
+				}
+			}
+		}
+		g.Expect(false).To(BeTrue(), "no %s for %s", name, nodeClass)
+		return 0
+	}
+}
+
+// restoreControlPlane puts the emulator's cluster back after a test that changed it.
+func restoreControlPlane() {
+	DeferCleanup(func() { emu.SetControlPlane("1.36", "1.36.4", kakaocloud.ClusterPhaseProvisioned) })
+}
+
+var _ = Describe("KCNodeClass status", func() {
+	It("resolves version, images, subnets with their zones and security groups, and is Ready", func() {
+		nc := newNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-c")
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		s := status(nc)
+		Expect(s.ControlPlaneVersion).To(Equal("1.36"))
+		Expect(s.KubernetesVersion).To(Equal("1.36"))
+		Expect(s.Images).To(HaveLen(3))
+		Expect(s.Subnets).To(ConsistOf(
+			And(HaveField("Name", "karpenter-subnet-a"), HaveField("Zone", "kr-central-2-a")),
+			And(HaveField("Name", "karpenter-subnet-c"), HaveField("Zone", "kr-central-2-c")),
+		))
+		Expect(s.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
+		for _, t := range []string{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ConditionTypeImagesReady, kcv1.ConditionTypeSubnetsReady, kcv1.ConditionTypeSecurityGroupsReady} {
+			Expect(condition(nc, t)(Default).Status).To(Equal(metav1.ConditionTrue), t)
+		}
+		Expect(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)(Default)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(0))
+
+		current := &kcv1.KCNodeClass{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(current.Finalizers).To(ContainElement(nodeclass.Finalizer))
+	})
+
+	It("reports subnets and security groups that do not exist", func() {
+		nc := newNodeClass("1.36", "karpenter-subnet-a", "no-such-subnet")
+		Eventually(condition(nc, kcv1.ConditionTypeSubnetsReady)).Should(SatisfyAll(
+			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
+			HaveField("Message", ContainSubstring("name no-such-subnet")),
+		))
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(SatisfyAll(
+			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
+			HaveField("Message", ContainSubstring("SubnetsReady: subnet(s) not found: name no-such-subnet")),
+		))
+		Eventually(eventNotes(nc, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
+	})
+
+	It("marks a version Kubernetes Engine no longer offers as deprecated without blocking nodes", func() {
+		nc := newNodeClass("1.35")
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+
+		emu.SetVersionDeprecated("1.35", true)
+		DeferCleanup(func() { emu.SetVersionDeprecated("1.35", false) })
+		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)).Should(SatisfyAll(
+			have(metav1.ConditionTrue, kcv1.ReasonWorkerVersionNotOffered),
+			HaveField("Message", ContainSubstring("no longer offers 1.35")),
+		))
+		Consistently(condition(nc, kcv1.ConditionTypeReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		Eventually(eventNotes(nc, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", nc.Name)).Should(BeEquivalentTo(1))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(1))
+	})
+
+	It("retains earlier images when the lookup fails, until an image is pinned", func() {
+		nc := newNodeClass("1.36")
+		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+		before := status(nc).Images
+
+		emu.FailNodeImageLookups(true)
+		DeferCleanup(func() { emu.FailNodeImageLookups(false) })
+		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+			have(metav1.ConditionTrue, kcv1.ReasonImagesRetained),
+			HaveField("Message", ContainSubstring("set spec.imageID")),
+		))
+		Expect(status(nc).Images).To(Equal(before))
+		Expect(condition(nc, kcv1.ConditionTypeReady)(Default).Status).To(Equal(metav1.ConditionTrue))
+		Eventually(eventNotes(nc, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_images_retained", nc.Name)).Should(BeEquivalentTo(1))
+
+		// It does not clear by itself when lookups work again.
+		emu.FailNodeImageLookups(false)
+		Consistently(condition(nc, kcv1.ConditionTypeImagesReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
+
+		// Pinning a verified image clears it.
+		current := &kcv1.KCNodeClass{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		current.Spec.ImageID = before[0].ID
+		Expect(k8sClient.Update(ctx, current)).To(Succeed())
+		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
+		Expect(status(nc).Images).To(ConsistOf(HaveField("ID", before[0].ID)))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_images_retained", nc.Name)).Should(BeEquivalentTo(0))
+	})
+
+	It("says which images are missing for a version without any", func() {
+		nc := newNodeClass("1.35")
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		current := &kcv1.KCNodeClass{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		current.Spec.ImageID = "00000000-0000-4000-8000-000000000000"
+		Expect(k8sClient.Update(ctx, current)).To(Succeed())
+		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+			have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound),
+			HaveField("Message", ContainSubstring("pinned image 00000000-0000-4000-8000-000000000000 cannot be used")),
+		))
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound))
+	})
+
+	It("turns Ready False when a control-plane change puts the worker version out of skew", func() {
+		restoreControlPlane()
+		nc := newNodeClass("1.35")
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+
+		emu.SetControlPlane("1.37", "1.37.0", "")
+		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(SatisfyAll(
+			have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported),
+			HaveField("Message", ContainSubstring("allowed versions are 1.37, 1.36")),
+		))
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
+		Expect(status(nc).ControlPlaneVersion).To(Equal("1.37"))
+		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(2))
+		Eventually(eventNotes(nc, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
+	})
+
+	It("pauses while the control plane upgrades and recovers afterwards", func() {
+		restoreControlPlane()
+		nc := newNodeClass("1.36")
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+
+		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
+		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Expect(status(nc).Images).NotTo(BeEmpty(), "images stay known during the upgrade")
+
+		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned)
+		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		Expect(condition(nc, kcv1.ConditionTypeImagesReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+	})
+})
+
+var _ = Describe("KCNodeClass static hash", func() {
+	It("changes with the settings fixed at launch and not with those compared to the VM", func() {
+		nc := newNodeClass("1.36")
+		hash := func(g Gomega) string {
+			current := &kcv1.KCNodeClass{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			g.Expect(current.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion))
+			return current.Annotations[kcv1.AnnotationNodeClassHash]
+		}
+		Eventually(hash).ShouldNot(BeEmpty())
+		first := hash(Default)
+
+		update := func(mutate func(*kcv1.KCNodeClass)) {
+			Eventually(func() error {
+				current := &kcv1.KCNodeClass{}
+				if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current); err != nil {
+					return err
+				}
+				mutate(current)
+				return k8sClient.Update(ctx, current)
+			}).Should(Succeed())
+		}
+		update(func(c *kcv1.KCNodeClass) {
+			c.Spec.SubnetSelectorTerms = append(c.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
+		})
+		Consistently(hash, "1s").Should(Equal(first))
+
+		userData := "#!/bin/bash\necho tuned\n"
+		update(func(c *kcv1.KCNodeClass) { c.Spec.UserData = &userData })
+		Eventually(hash).ShouldNot(Equal(first))
+	})
+})
+
+var _ = Describe("KCNodeClass deletion", func() {
+	It("waits while a NodePool refers to it and says so", func() {
+		nc := newNodeClass("1.36")
+		Eventually(func(g Gomega) []string {
+			current := &kcv1.KCNodeClass{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			return current.Finalizers
+		}).Should(ContainElement(nodeclass.Finalizer))
+
+		np := &karpv1.NodePool{
+			ObjectMeta: metav1.ObjectMeta{Name: "pool-of-" + nc.Name},
+			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nc.Name},
+				ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
+			}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
+		}
+		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, nc)).To(Succeed())
+
+		Eventually(eventNotes(nc, "WaitingOnReferences")).Should(ContainElement(
+			ContainSubstring("waiting for NodePool/" + np.Name + " to be deleted")))
+		Consistently(func() error {
+			return k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+		}, "1s").Should(Succeed())
+
+		Expect(k8sClient.Delete(ctx, np)).To(Succeed())
+		Eventually(func() bool {
+			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+			return err != nil && strings.Contains(err.Error(), "not found")
+		}).Should(BeTrue())
+	})
+})

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeclass
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+)
+
+// The metrics behind the alerts KarpenterNodeClassKubernetesVersionSkewed,
+// KarpenterNodeClassKubernetesVersionDeprecated and KarpenterNodeClassImagesRetained.
+var (
+	versionSkew = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "karpenter_kakaocloud_nodeclass_kubernetes_version_skew",
+		Help: "Control-plane minor version minus the KCNodeClass's worker minor version.",
+	}, []string{"nodeclass"})
+	versionDeprecated = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated",
+		Help: "1 when Kubernetes Engine no longer offers the KCNodeClass's worker version.",
+	}, []string{"nodeclass"})
+	imagesRetained = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "karpenter_kakaocloud_nodeclass_images_retained",
+		Help: "1 when the KCNodeClass keeps earlier worker images because the current ones cannot be looked up.",
+	}, []string{"nodeclass"})
+)
+
+func init() {
+	crmetrics.Registry.MustRegister(versionSkew, versionDeprecated, imagesRetained)
+}
+
+func recordMetrics(nc *kcv1.KCNodeClass) {
+	if skew, err := VersionSkew(nc.Status.ControlPlaneVersion, nc.Spec.Bootstrap.KubernetesVersion); err == nil {
+		versionSkew.WithLabelValues(nc.Name).Set(float64(skew))
+	}
+	versionDeprecated.WithLabelValues(nc.Name).Set(boolGauge(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeKubernetesVersionDeprecated)))
+	images := meta.FindStatusCondition(nc.Status.Conditions, kcv1.ConditionTypeImagesReady)
+	imagesRetained.WithLabelValues(nc.Name).Set(boolGauge(images != nil && images.Status == metav1.ConditionTrue && images.Reason == kcv1.ReasonImagesRetained))
+}
+
+func deleteMetrics(name string) {
+	versionSkew.DeleteLabelValues(name)
+	versionDeprecated.DeleteLabelValues(name)
+	imagesRetained.DeleteLabelValues(name)
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package emulator
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// capacityKey is a flavor in a zone, the unit SetCapacity limits.
+type capacityKey struct {
+	flavor string
+	zone   string
+}
+
+// SetCapacity sets how many more instances of a flavor (by name) may be created in a zone.
+// Once it is used up, creates are still accepted (202, as OpenStack-based clouds answer) but
+// the instances go to error after BuildDelay with NoValidHostMessage in their action log.
+// A negative remaining means unlimited, the default.
+func (e *Emulator) SetCapacity(flavorName, zone string, remaining int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := capacityKey{flavor: flavorName, zone: zone}
+	if remaining < 0 {
+		delete(e.capacity, key)
+		return
+	}
+	e.capacity[key] = remaining
+}
+
+// FailNextInstances makes the next n created instances go to error after BuildDelay, with
+// message in their action log (a generic build failure when empty). It replaces an earlier
+// call's count; n <= 0 cancels.
+func (e *Emulator) FailNextInstances(n int, message string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failNextCount = max(n, 0)
+	e.failNextMessage = cmp.Or(message, defaultBuildFailureMessage)
+}
+
+// Instances returns a snapshot of every instance, deleting ones included, oldest first.
+func (e *Emulator) Instances() []kakaocloud.Instance {
+	e.advance()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	instances := make([]kakaocloud.Instance, 0, len(e.instances))
+	for _, in := range e.instances {
+		instances = append(instances, in.snapshot())
+	}
+	return instances
+}
+
+// SetControlPlane changes the cluster's control-plane version and phase, e.g. phase Updating
+// during an upgrade; an empty argument leaves that part as it is. A new minor version without
+// a patch version takes the patch version /versions lists for it.
+func (e *Emulator) SetControlPlane(minor, patch, phase string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cluster := &e.catalogue.Cluster
+	if minor != "" && minor != cluster.MinorVersion {
+		cluster.MinorVersion = minor
+		if offered, ok := e.catalogue.version(minor); ok && patch == "" {
+			cluster.PatchVersion = offered.PatchVersion
+		}
+	}
+	cluster.PatchVersion = cmp.Or(patch, cluster.PatchVersion)
+	cluster.Phase = cmp.Or(phase, cluster.Phase)
+}
+
+// SetVersionDeprecated marks a minor version deprecated or not; an unknown one is ignored.
+func (e *Emulator) SetVersionDeprecated(minor string, deprecated bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.catalogue.Versions {
+		if e.catalogue.Versions[i].MinorVersion == minor {
+			e.catalogue.Versions[i].IsDeprecated = deprecated
+		}
+	}
+}
+
+// RemoveVersion stops offering a minor version, as at its end of support.
+func (e *Emulator) RemoveVersion(minor string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.catalogue.Versions = slices.DeleteFunc(e.catalogue.Versions, func(v kakaocloud.KubernetesVersion) bool {
+		return v.MinorVersion == minor
+	})
+}
+
+// AddVersion offers a version, replacing the entry of the same minor version; /versions stays
+// sorted by minor version.
+func (e *Emulator) AddVersion(version kakaocloud.KubernetesVersion) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	versions := slices.DeleteFunc(e.catalogue.Versions, func(v kakaocloud.KubernetesVersion) bool {
+		return v.MinorVersion == version.MinorVersion
+	})
+	versions = append(versions, version)
+	slices.SortFunc(versions, func(a, b kakaocloud.KubernetesVersion) int {
+		return compareVersions(a.MinorVersion, b.MinorVersion)
+	})
+	e.catalogue.Versions = versions
+}
+
+// hasVersion reports whether a minor version is offered.
+func (e *Emulator) hasVersion(minor string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.catalogue.version(minor)
+	return ok
+}
+
+// compareVersions orders dotted versions numerically, so that 1.9 comes before 1.10.
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		an, aErr := strconv.Atoi(as[i])
+		bn, bErr := strconv.Atoi(bs[i])
+		if aErr != nil || bErr != nil {
+			if c := strings.Compare(as[i], bs[i]); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(an, bn); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(as), len(bs))
+}
+
+// FailNodeImageLookups makes Kubernetes Engine's /images answer 500 while fail is true.
+func (e *Emulator) FailNodeImageLookups(fail bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nodeImagesFailing = fail
+}

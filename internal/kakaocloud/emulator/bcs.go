@@ -1,0 +1,337 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package emulator
+
+import (
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+
+	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// Action names of an instance's action log, as Nova names its instance actions.
+const (
+	actionCreate = "create"
+	actionUpdate = "update"
+	actionDelete = "delete"
+)
+
+// firstHostOffset skips the network address and the addresses a cloud keeps for its gateway
+// and DNS when handing out private IPs.
+const firstHostOffset = 4
+
+// instancePlan is a validated create: what the new instance is made of and where it goes.
+type instancePlan struct {
+	flavor         kakaocloud.Flavor
+	image          kakaocloud.InstanceImage
+	subnets        []kakaocloud.Subnet
+	zone           string
+	securityGroups []kakaocloud.SecurityGroupRef
+}
+
+// createInstance serves POST /api/v1/instances: 202 at once, the build goes on as the clock
+// advances.
+func (e *Emulator) createInstance(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var request kakaocloud.CreateInstanceRequest
+	if err := decodeBody(w, r, &request); err != nil {
+		return 0, nil, err
+	}
+	spec := request.Instance
+	plan, err := e.planInstance(spec)
+	if err != nil {
+		return 0, nil, err
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	addresses, err := e.allocateAddressesLocked(plan.subnets)
+	if err != nil {
+		return 0, nil, err
+	}
+	now := e.now()
+	in := &instance{
+		Instance: kakaocloud.Instance{
+			ID:               newUUID(),
+			Name:             spec.Name,
+			Description:      spec.Description,
+			AvailabilityZone: plan.zone,
+			InstanceType:     plan.flavor.InstanceType,
+			KeyName:          spec.KeyName,
+			Hostname:         "host-" + strings.ReplaceAll(addresses[0].PrivateIP, ".", "-"),
+			Flavor: kakaocloud.InstanceFlavor{
+				ID:             plan.flavor.ID,
+				Name:           plan.flavor.Name,
+				VCPUs:          plan.flavor.VCPUs,
+				MemoryMB:       plan.flavor.MemoryMB,
+				InstanceFamily: plan.flavor.InstanceFamily,
+				HWType:         plan.flavor.HWType,
+				HWCount:        plan.flavor.HWCount,
+			},
+			Image:           plan.image,
+			Addresses:       addresses,
+			AttachedVolumes: attachedVolumes(spec.Volumes),
+			SecurityGroups:  plan.securityGroups,
+			CreatedAt:       now,
+		},
+		failureMessage: e.buildFailureLocked(plan.flavor.Name, plan.zone),
+	}
+	in.setState(kakaocloud.InstanceStatusBuilding, "building", "spawning", powerStateNoState, now)
+	in.log(actionCreate, now)
+	e.instances = append(e.instances, in)
+
+	created := kakaocloud.CreatedInstance{ID: in.ID}
+	for _, sg := range plan.securityGroups {
+		created.SecurityGroups = append(created.SecurityGroups, kakaocloud.SecurityGroupRef{Name: sg.Name})
+	}
+	return http.StatusAccepted, kakaocloud.CreateInstanceResponse{Instance: created}, nil
+}
+
+// planInstance validates a create against the catalogue, in the order a reader of the
+// request would meet the problems, and answers the first with a specific 400.
+func (e *Emulator) planInstance(spec kakaocloud.CreateInstance) (instancePlan, error) {
+	var plan instancePlan
+	if err := validateInstanceName(spec.Name); err != nil {
+		return plan, err
+	}
+	if err := validateDescription(spec.Description); err != nil {
+		return plan, err
+	}
+	flavor, ok := e.flavorsByID[spec.FlavorID]
+	if !ok {
+		return plan, badRequest("instance.flavor_id %q: no such flavor", spec.FlavorID)
+	}
+	plan.flavor = flavor
+	if plan.image, ok = e.imagesByID[spec.ImageID]; !ok {
+		return plan, badRequest("instance.image_id %q: no such image", spec.ImageID)
+	}
+	if len(spec.Subnets) == 0 {
+		return plan, badRequest("instance.subnets must name at least one subnet")
+	}
+	for i, attachment := range spec.Subnets {
+		subnet, ok := e.subnetsByID[attachment.ID]
+		if !ok {
+			return plan, badRequest("instance.subnets[%d].id %q: no such subnet", i, attachment.ID)
+		}
+		plan.subnets = append(plan.subnets, subnet)
+	}
+	zone, err := placementZone(spec.AvailabilityZone, flavor, plan.subnets)
+	if err != nil {
+		return plan, err
+	}
+	plan.zone = zone
+	for i, ref := range spec.SecurityGroups {
+		sg, ok := e.securityGroupsByName[ref.Name]
+		if !ok {
+			return plan, badRequest("instance.security_groups[%d].name %q: no such security group", i, ref.Name)
+		}
+		plan.securityGroups = append(plan.securityGroups, kakaocloud.SecurityGroupRef{ID: sg.ID, Name: sg.Name})
+	}
+	if err := validateUserData(spec.UserData); err != nil {
+		return plan, err
+	}
+	return plan, nil
+}
+
+// placementZone returns the zone a create lands in: the one requested, else the first
+// subnet's. The flavor must be offered there and every subnet must be in it.
+func placementZone(requested string, flavor kakaocloud.Flavor, subnets []kakaocloud.Subnet) (string, error) {
+	offered := strings.Join(flavor.Zones, ", ")
+	zone := requested
+	if zone == "" {
+		zone = subnets[0].AvailabilityZone
+		if !slices.Contains(flavor.Zones, zone) {
+			return "", badRequest("flavor %s is not offered in %s, the zone of subnet %s; it is offered in %s", flavor.Name, zone, subnets[0].Name, offered)
+		}
+	} else if !slices.Contains(flavor.Zones, zone) {
+		return "", badRequest("instance.availability_zone %q: flavor %s is not offered there; it is offered in %s", zone, flavor.Name, offered)
+	}
+	for _, subnet := range subnets {
+		if subnet.AvailabilityZone != zone {
+			return "", badRequest("subnet %s is in %s, not in the instance's availability zone %s", subnet.Name, subnet.AvailabilityZone, zone)
+		}
+	}
+	return zone, nil
+}
+
+func attachedVolumes(volumes []kakaocloud.VolumeSpec) []kakaocloud.AttachedVolume {
+	var attached []kakaocloud.AttachedVolume
+	for i, volume := range volumes {
+		attached = append(attached, kakaocloud.AttachedVolume{
+			ID:                    newUUID(),
+			Status:                "in-use",
+			Size:                  volume.Size,
+			IsRoot:                i == 0, // the first volume is the boot volume
+			IsDeleteOnTermination: volume.IsDeleteOnTermination,
+		})
+	}
+	return attached
+}
+
+// allocateAddressesLocked gives the new instance one private IP per subnet, the lowest free
+// one; addresses of instances that are gone are free again, as on a real subnet.
+func (e *Emulator) allocateAddressesLocked(subnets []kakaocloud.Subnet) ([]kakaocloud.InstanceAddress, error) {
+	used := map[netip.Addr]bool{}
+	for _, in := range e.instances {
+		for _, address := range in.Addresses {
+			if ip, err := netip.ParseAddr(address.PrivateIP); err == nil {
+				used[ip] = true
+			}
+		}
+	}
+	addresses := make([]kakaocloud.InstanceAddress, 0, len(subnets))
+	for _, subnet := range subnets {
+		ip, err := freeAddress(subnet, used)
+		if err != nil {
+			return nil, err
+		}
+		used[ip] = true
+		addresses = append(addresses, kakaocloud.InstanceAddress{PrivateIP: ip.String(), NetworkInterfaceID: newUUID()})
+	}
+	return addresses, nil
+}
+
+func freeAddress(subnet kakaocloud.Subnet, used map[netip.Addr]bool) (netip.Addr, error) {
+	prefix := netip.MustParsePrefix(subnet.CIDRBlock).Masked() // Validate checked it
+	addr := prefix.Addr()
+	for range firstHostOffset {
+		addr = addr.Next()
+	}
+	// The last address of the prefix is the broadcast address.
+	for ; prefix.Contains(addr.Next()); addr = addr.Next() {
+		if !used[addr] {
+			return addr, nil
+		}
+	}
+	return netip.Addr{}, newError(http.StatusConflict, "subnet %s (%s) has no free private IP address", subnet.Name, subnet.CIDRBlock)
+}
+
+// getInstance serves GET /api/v1/instances/{id}.
+func (e *Emulator) getInstance(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instanceLocked(r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+}
+
+func (e *Emulator) instanceLocked(id string) (*instance, error) {
+	for _, in := range e.instances {
+		if in.ID == id {
+			return in, nil
+		}
+	}
+	return nil, notFound("instance %q not found", id)
+}
+
+// listInstances serves GET /api/v1/instances. Like the real API, name matches substrings.
+func (e *Emulator) listInstances(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	query := r.URL.Query()
+	page, err := parsePageRequest(query)
+	if err != nil {
+		return 0, nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var matching []kakaocloud.Instance
+	for _, in := range e.instances {
+		if queryMatches(query, "id", in.ID) &&
+			strings.Contains(in.Name, query.Get("name")) &&
+			(query.Get("status") == "" || strings.EqualFold(query.Get("status"), in.Status)) &&
+			queryMatches(query, "availability_zone", in.AvailabilityZone) &&
+			queryMatches(query, "flavor_name", in.Flavor.Name) {
+			matching = append(matching, in.snapshot())
+		}
+	}
+	instances, pagination := paginate(matching, page, func(in kakaocloud.Instance) string { return in.Name })
+	return http.StatusOK, kakaocloud.ListInstancesResponse{Instances: instances, Pagination: pagination}, nil
+}
+
+// updateInstance serves PUT /api/v1/instances/{id}: a new name and/or description.
+func (e *Emulator) updateInstance(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var request kakaocloud.UpdateInstanceRequest
+	if err := decodeBody(w, r, &request); err != nil {
+		return 0, nil, err
+	}
+	update := request.Instance
+	if update.Name == nil && update.Description == nil {
+		return 0, nil, badRequest("instance must give a name, a description or both")
+	}
+	if update.Name != nil {
+		if err := validateInstanceName(*update.Name); err != nil {
+			return 0, nil, err
+		}
+	}
+	if update.Description != nil {
+		if err := validateDescription(*update.Description); err != nil {
+			return 0, nil, err
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instanceLocked(r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	now := e.now()
+	if update.Name != nil {
+		in.Name = *update.Name
+	}
+	if update.Description != nil {
+		in.Description = *update.Description
+	}
+	in.UpdatedAt = now
+	in.log(actionUpdate, now)
+	return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+}
+
+// deleteInstance serves DELETE /api/v1/instances/{id}: 202 with no body; the instance is
+// deleting, then gone. Deleting it again is accepted again.
+func (e *Emulator) deleteInstance(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instanceLocked(r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	if in.Status != kakaocloud.InstanceStatusDeleting {
+		now := e.now()
+		in.deletedAt = now
+		in.setState(kakaocloud.InstanceStatusDeleting, in.VMState, "deleting", in.PowerState, now)
+		in.log(actionDelete, now)
+	}
+	return http.StatusAccepted, nil, nil
+}
+
+// listActionLogs serves GET /api/v1/instances/{id}/action-logs, oldest first.
+func (e *Emulator) listActionLogs(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instanceLocked(r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, kakaocloud.ListActionLogsResponse{Actions: slices.Clone(in.actionLogs)}, nil
+}
+
+// newRequestID returns a request ID in the form OpenStack services log them.
+func newRequestID() string {
+	return "req-" + newUUID()
+}

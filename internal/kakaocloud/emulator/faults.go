@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package emulator
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// Fault makes calls of an operation fail with an error answer instead of being served. A
+// faulted call has no effect: a faulted create creates nothing.
+type Fault struct {
+	// Status is the HTTP status, 400 to 599; 0 means 500.
+	Status int
+	// Code is the wire error code; empty means the status text without spaces
+	// ("TooManyRequests"). IAM answers in Keystone's shape, whose code is the status.
+	Code string
+	// Message is the error message; empty means one naming the operation.
+	Message string
+	// Count is how many calls fail before the fault clears itself; 0 means every call until
+	// ClearFaults.
+	Count int
+	// Fraction, when above 0, is the probability that a call fails (drawn from the seeded
+	// generator, see Options.Seed); Count then limits the failures, not the calls.
+	Fraction float64
+	// RetryAfter, when positive, is sent as a Retry-After header in whole seconds, rounded up.
+	RetryAfter time.Duration
+}
+
+func (f Fault) validate() error {
+	switch {
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Errorf("status %d is not an error status (400 to 599)", f.Status)
+	case f.Count < 0:
+		return fmt.Errorf("count %d is negative", f.Count)
+	case f.Fraction < 0 || f.Fraction > 1:
+		return fmt.Errorf("fraction %v is not between 0 and 1", f.Fraction)
+	case f.RetryAfter < 0:
+		return fmt.Errorf("retry-after %v is negative", f.RetryAfter)
+	}
+	return nil
+}
+
+// activeFault is an injected fault and how many failures it has left.
+type activeFault struct {
+	Fault
+	// remaining is the number of failures left; 0 means no limit.
+	remaining int
+}
+
+// InjectFault makes calls of op fail as f says, replacing an earlier fault of op. It panics
+// if op is not one of the Op* names or f is out of range: both are mistakes in a test.
+func (e *Emulator) InjectFault(op string, f Fault) {
+	if !isOperation(op) {
+		panic(fmt.Sprintf("emulator: InjectFault: unknown operation %q", op))
+	}
+	if err := f.validate(); err != nil {
+		panic(fmt.Sprintf("emulator: InjectFault(%s): %v", op, err))
+	}
+	if f.Status == 0 {
+		f.Status = 500
+	}
+	if f.Code == "" {
+		f.Code = statusCode(f.Status)
+	}
+	if f.Message == "" {
+		f.Message = fmt.Sprintf("injected fault on %s", op)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults[op] = &activeFault{Fault: f, remaining: f.Count}
+}
+
+// ClearFaults removes every injected fault.
+func (e *Emulator) ClearFaults() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	clear(e.faults)
+}
+
+// takeFault decides whether this call of op fails, and if so uses up one failure of its fault
+// and returns the error to answer.
+func (e *Emulator) takeFault(op string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fault, ok := e.faults[op]
+	if !ok || (fault.Fraction > 0 && e.rng.Float64() >= fault.Fraction) {
+		return nil
+	}
+	if fault.remaining > 0 {
+		fault.remaining--
+		if fault.remaining == 0 {
+			delete(e.faults, op)
+		}
+	}
+	return &apiError{status: fault.Status, code: fault.Code, message: fault.Message, retryAfter: fault.RetryAfter}
+}
+
+// SetLatency delays every call of op by d of real time before it is served; a call whose
+// client goes away meanwhile is dropped unserved. d <= 0 removes the delay. It panics if op
+// is not one of the Op* names.
+func (e *Emulator) SetLatency(op string, d time.Duration) {
+	if !isOperation(op) {
+		panic(fmt.Sprintf("emulator: SetLatency: unknown operation %q", op))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d <= 0 {
+		delete(e.latencies, op)
+		return
+	}
+	e.latencies[op] = d
+}
+
+// CallCount returns how many calls of op the emulator received since the last
+// ResetCallCounts, faulted and unauthenticated ones included.
+func (e *Emulator) CallCount(op string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calls[op]
+}
+
+// ResetCallCounts sets every call count to zero.
+func (e *Emulator) ResetCallCounts() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	clear(e.calls)
+}
+
+func (e *Emulator) callCounts() map[string]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return maps.Clone(e.calls)
+}
