@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package cloudprovider is what the controllers know of a cloud: instance types with their
+// offerings, and the create, get, list, delete and drift calls on the VMs behind NodeClaims.
+// The KakaoCloud implementation lives in the kakaocloud subpackage.
+package cloudprovider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// CloudProvider launches and removes the VMs behind NodeClaims.
+type CloudProvider interface {
+	// Create launches a VM for the NodeClaim and returns the NodeClaim as launched: its
+	// providerID, instance type, zone and capacity labels, capacity and allocatable. Calling it
+	// again for the same NodeClaim (after a crash or a retry) returns the same VM.
+	Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*karpv1.NodeClaim, error)
+	// Delete removes the NodeClaim's VM. NodeClaimNotFoundError means it is gone.
+	Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error
+	// Get returns the NodeClaim of a VM by provider id.
+	Get(ctx context.Context, providerID string) (*karpv1.NodeClaim, error)
+	// List returns the NodeClaims of every VM this cluster owns.
+	List(ctx context.Context) ([]*karpv1.NodeClaim, error)
+	// GetInstanceTypes returns every instance type a NodePool may launch, with offerings
+	// marked unavailable where they cannot be launched now.
+	GetInstanceTypes(ctx context.Context, nodePool *karpv1.NodePool) ([]*InstanceType, error)
+	// IsDrifted says why a NodeClaim's VM no longer matches its KCNodeClass ("" when it does).
+	IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (DriftReason, error)
+	// Name identifies the provider in logs and metrics.
+	Name() string
+}
+
+// DriftReason says why a VM drifted.
+type DriftReason string
+
+// InstanceType is a VM shape and where it can be launched.
+type InstanceType struct {
+	// Name is the flavor name, e.g. m2a.large.
+	Name string
+	// Labels are the single-valued well-known labels of a node of this type: instance type,
+	// architecture, OS and the provider's family, size, cpu, memory and GPU labels.
+	Labels map[string]string
+	// Offerings are the zones (and capacity types) the type is sold in.
+	Offerings Offerings
+	// Capacity is what the node reports: cpu, memory, pods, ephemeral-storage, nvidia.com/gpu.
+	Capacity corev1.ResourceList
+	// Overhead is what the kubelet and the system hold back from Capacity.
+	Overhead Overhead
+}
+
+// Overhead is the part of a node's capacity pods cannot use.
+type Overhead struct {
+	KubeReserved      corev1.ResourceList
+	SystemReserved    corev1.ResourceList
+	EvictionThreshold corev1.ResourceList
+}
+
+// Total is the sum of all overheads.
+func (o Overhead) Total() corev1.ResourceList {
+	total := corev1.ResourceList{}
+	for _, l := range []corev1.ResourceList{o.KubeReserved, o.SystemReserved, o.EvictionThreshold} {
+		for name, q := range l {
+			sum := total[name]
+			sum.Add(q)
+			total[name] = sum
+		}
+	}
+	return total
+}
+
+// Allocatable is what pods can request on a node of this type.
+func (it *InstanceType) Allocatable() corev1.ResourceList {
+	allocatable := it.Capacity.DeepCopy()
+	for name, q := range it.Overhead.Total() {
+		if v, ok := allocatable[name]; ok {
+			v.Sub(q)
+			if v.Sign() < 0 {
+				v = resource.Quantity{}
+			}
+			allocatable[name] = v
+		}
+	}
+	return allocatable
+}
+
+// Offering is an instance type in one zone with one capacity type.
+type Offering struct {
+	Zone         string
+	CapacityType string
+	// Price is a relative cost value used to choose between types, not a bill.
+	Price float64
+	// Available is false while the offering cannot be launched (recent capacity errors).
+	Available bool
+}
+
+// Offerings is a list of offerings.
+type Offerings []Offering
+
+// Available returns the offerings that can be launched now.
+func (o Offerings) Available() Offerings {
+	var out Offerings
+	for _, of := range o {
+		if of.Available {
+			out = append(out, of)
+		}
+	}
+	return out
+}
+
+// Cheapest returns the lowest-priced offering; false when there is none.
+func (o Offerings) Cheapest() (Offering, bool) {
+	if len(o) == 0 {
+		return Offering{}, false
+	}
+	best := o[0]
+	for _, of := range o[1:] {
+		if of.Price < best.Price {
+			best = of
+		}
+	}
+	return best, true
+}
+
+// NodeClaimNotFoundError says a NodeClaim's VM does not exist (any more).
+type NodeClaimNotFoundError struct{ Err error }
+
+func (e *NodeClaimNotFoundError) Error() string { return fmt.Sprintf("nodeclaim not found: %v", e.Err) }
+func (e *NodeClaimNotFoundError) Unwrap() error { return e.Err }
+
+// IsNodeClaimNotFound reports whether err is a NodeClaimNotFoundError.
+func IsNodeClaimNotFound(err error) bool {
+	var target *NodeClaimNotFoundError
+	return errors.As(err, &target)
+}
+
+// InsufficientCapacityError says no offering the NodeClaim allows could be launched; the
+// NodeClaim is deleted so that the next scheduling round tries elsewhere.
+type InsufficientCapacityError struct{ Err error }
+
+func (e *InsufficientCapacityError) Error() string {
+	return fmt.Sprintf("insufficient capacity: %v", e.Err)
+}
+func (e *InsufficientCapacityError) Unwrap() error { return e.Err }
+
+// IsInsufficientCapacity reports whether err is an InsufficientCapacityError.
+func IsInsufficientCapacity(err error) bool {
+	var target *InsufficientCapacityError
+	return errors.As(err, &target)
+}
+
+// NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
+type NodeClassNotReadyError struct{ Err error }
+
+func (e *NodeClassNotReadyError) Error() string { return fmt.Sprintf("node class not ready: %v", e.Err) }
+func (e *NodeClassNotReadyError) Unwrap() error { return e.Err }
+
+// IsNodeClassNotReady reports whether err is a NodeClassNotReadyError.
+func IsNodeClassNotReady(err error) bool {
+	var target *NodeClassNotReadyError
+	return errors.As(err, &target)
+}
+
+// ProviderID returns the provider id of a KakaoCloud VM.
+func ProviderID(instanceID string) string { return kcv1.ProviderIDPrefix + instanceID }
