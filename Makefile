@@ -75,7 +75,7 @@ build: manifests generate fmt vet ## Build the manager binary.
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager from your host against the current kubeconfig.
-	ENABLE_WEBHOOKS=false go run ./cmd/main.go --leader-elect=false --metrics-bind-address=:8080 --metrics-secure=false
+	ENABLE_WEBHOOKS=false go run ./cmd/main.go --leader-elect=false --metrics-bind-address=:8080 --metrics-secure=false $(ARGS)
 
 .PHONY: docker-build
 docker-build: ## Build the manager image (needs a container engine).

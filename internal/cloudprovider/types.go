@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package cloudprovider is what the controllers know of a cloud: instance types with their
 // offerings, and the create, get, list, delete and drift calls on the VMs behind NodeClaims.
 // The KakaoCloud implementation lives in the kakaocloud subpackage.
@@ -174,7 +173,9 @@ func IsInsufficientCapacity(err error) bool {
 // NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
 type NodeClassNotReadyError struct{ Err error }
 
-func (e *NodeClassNotReadyError) Error() string { return fmt.Sprintf("node class not ready: %v", e.Err) }
+func (e *NodeClassNotReadyError) Error() string {
+	return fmt.Sprintf("node class not ready: %v", e.Err)
+}
 func (e *NodeClassNotReadyError) Unwrap() error { return e.Err }
 
 // IsNodeClassNotReady reports whether err is a NodeClassNotReadyError.

@@ -30,6 +30,11 @@ const (
 	// NodeClassHashVersion changes when the hash's inputs change, so that NodeClaims hashed
 	// the old way are re-hashed instead of all drifting at once.
 	NodeClassHashVersion = "v1"
+
+	// AnnotationKubernetesVersion and AnnotationSubnetID record on a NodeClaim the worker
+	// version and the subnet its VM was launched with, for drift detection.
+	AnnotationKubernetesVersion = Group + "/kubernetes-version"
+	AnnotationSubnetID          = Group + "/subnet-id"
 )
 
 // StaticHash hashes the settings that shape a VM and are fixed at launch: key pair, root

@@ -1,0 +1,428 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kakao is the KakaoCloud CloudProvider: it turns NodeClaims into signed KakaoCloud
+// VMs of the cheapest instance type and zone that fit, and reads them back.
+package kakao
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// MaxLaunchCandidates caps the instance type and zone pairs one launch tries, cheapest first,
+// so that a launch stays quick when capacity is short everywhere.
+const MaxLaunchCandidates = 60
+
+// Drift reasons.
+const (
+	DriftImage             cloudprovider.DriftReason = "ImageDrift"
+	DriftKubernetesVersion cloudprovider.DriftReason = "KubernetesVersionDrift"
+	DriftSubnet            cloudprovider.DriftReason = "SubnetDrift"
+	DriftSecurityGroup     cloudprovider.DriftReason = "SecurityGroupDrift"
+	DriftNodeClass         cloudprovider.DriftReason = "NodeClassDrift"
+)
+
+// FlavorSource lists flavors (the catalog).
+type FlavorSource interface {
+	Flavors(ctx context.Context) ([]kakaocloud.Flavor, error)
+}
+
+// CloudProvider is the KakaoCloud implementation of cloudprovider.CloudProvider.
+type CloudProvider struct {
+	kube          client.Reader
+	flavors       FlavorSource
+	instanceTypes *instancetype.Provider
+	unavailable   *instancetype.UnavailableOfferings
+	instances     *instance.Provider
+}
+
+var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
+
+// New returns the KakaoCloud cloud provider.
+func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider) *CloudProvider {
+	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, unavailable: unavailable, instances: instances}
+}
+
+// Name identifies the provider.
+func (p *CloudProvider) Name() string { return "kakaocloud" }
+
+// Create launches (or adopts) the NodeClaim's VM.
+func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
+	nodeClass, err := p.readyNodeClass(ctx, nc.Spec.NodeClassRef)
+	if err != nil {
+		return nil, err
+	}
+	types, err := p.instanceTypes.List(ctx, nodeClass)
+	if err != nil && types == nil {
+		return nil, fmt.Errorf("listing instance types: %w", err)
+	}
+	flavors, err := p.flavors.Flavors(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing flavors: %w", err)
+	}
+	candidates, byName, why := launchCandidates(nc, nodeClass, types, flavors)
+	if len(candidates) == 0 {
+		return nil, &cloudprovider.InsufficientCapacityError{Err: fmt.Errorf("no instance type can be launched for the NodeClaim: %s", why)}
+	}
+	req := instance.LaunchRequest{
+		NodeClaim:      nc.Name,
+		Candidates:     candidates,
+		KeyName:        nodeClass.Spec.KeyPairName,
+		RootVolumeGiB:  int(nodeClass.Spec.RootVolume.SizeGiB),
+		RootVolumeType: nodeClass.Spec.RootVolume.TypeID,
+		OnInsufficientCapacity: func(c instance.Candidate, err error) {
+			p.unavailable.MarkUnavailable(c.FlavorName, c.Zone, karpv1.CapacityTypeOnDemand, err.Error())
+		},
+	}
+	for _, sg := range nodeClass.Status.SecurityGroups {
+		req.SecurityGroups = append(req.SecurityGroups, sg.Name)
+	}
+	if nodeClass.Spec.UserData != nil {
+		req.UserData = *nodeClass.Spec.UserData
+	}
+	launched, err := p.instances.Launch(ctx, req)
+	if err != nil {
+		var ice *instance.InsufficientCapacityError
+		if errors.As(err, &ice) {
+			return nil, &cloudprovider.InsufficientCapacityError{Err: err}
+		}
+		return nil, fmt.Errorf("launching a VM: %w", err)
+	}
+	if launched.Adopted {
+		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
+	}
+	out := toNodeClaim(launched.Instance, byName[launched.Candidate.FlavorName])
+	metav1.SetMetaDataAnnotation(&out.ObjectMeta, kcv1.AnnotationKubernetesVersion, nodeClass.Spec.Bootstrap.KubernetesVersion)
+	metav1.SetMetaDataAnnotation(&out.ObjectMeta, kcv1.AnnotationSubnetID, launched.Candidate.SubnetID)
+	for _, key := range []string{kcv1.AnnotationNodeClassHash, kcv1.AnnotationNodeClassHashVersion} {
+		if v, ok := nodeClass.Annotations[key]; ok {
+			metav1.SetMetaDataAnnotation(&out.ObjectMeta, key, v)
+		}
+	}
+	out.Labels[kcv1.LabelNodeClass] = nodeClass.Name
+	return out, nil
+}
+
+// readyNodeClass returns the NodeClaim's KCNodeClass if it can launch nodes.
+func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClassReference) (*kcv1.KCNodeClass, error) {
+	if ref == nil || ref.Kind != "KCNodeClass" || ref.Group != kcv1.Group {
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("nodeClassRef %v is not a KCNodeClass", ref)}
+	}
+	nodeClass := &kcv1.KCNodeClass{}
+	if err := p.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err)}
+	}
+	if !nodeClass.DeletionTimestamp.IsZero() {
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is being deleted", ref.Name)}
+	}
+	ready := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue {
+		why := "its status is not known yet"
+		if ready != nil {
+			why = ready.Reason + ": " + ready.Message
+		}
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is not ready: %s", ref.Name, why)}
+	}
+	return nodeClass, nil
+}
+
+// launchCandidates lists the (instance type, zone) pairs that satisfy the NodeClaim, cheapest
+// first, each with the subnet and image it would launch with. When there are none, why says
+// what ruled them out.
+func launchCandidates(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
+	byName := map[string]*cloudprovider.InstanceType{}
+	flavorIDs := map[string]string{}
+	for _, f := range flavors {
+		flavorIDs[f.Name] = f.ID
+	}
+	selector, err := requirementsSelector(nc.Spec.Requirements)
+	if err != nil {
+		return nil, byName, err.Error()
+	}
+	type priced struct {
+		instance.Candidate
+		price float64
+	}
+	var found []priced
+	var tooSmall, noOffering, noImage int
+	for _, it := range types {
+		byName[it.Name] = it
+		if !fits(nc.Spec.Resources.Requests, it.Allocatable()) {
+			tooSmall++
+			continue
+		}
+		image, ok := imageFor(nodeClass, it)
+		if !ok {
+			noImage++
+			continue
+		}
+		matched := false
+		for _, of := range it.Offerings.Available() {
+			labels := map[string]string{}
+			for k, v := range nc.Labels {
+				labels[k] = v
+			}
+			for k, v := range it.Labels {
+				labels[k] = v
+			}
+			labels[karpv1.LabelTopologyZone] = of.Zone
+			labels[karpv1.LabelCapacityType] = of.CapacityType
+			labels[kcv1.LabelNodeClass] = nodeClass.Name
+			if !matches(selector, labels) {
+				continue
+			}
+			subnet, ok := subnetIn(nodeClass, of.Zone)
+			if !ok || flavorIDs[it.Name] == "" {
+				continue
+			}
+			matched = true
+			found = append(found, priced{Candidate: instance.Candidate{
+				FlavorID: flavorIDs[it.Name], FlavorName: it.Name, Zone: of.Zone, SubnetID: subnet, ImageID: image,
+			}, price: of.Price})
+		}
+		if !matched {
+			noOffering++
+		}
+	}
+	slices.SortStableFunc(found, func(a, b priced) int {
+		if a.price != b.price {
+			if a.price < b.price {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.FlavorName+"/"+a.Zone, b.FlavorName+"/"+b.Zone)
+	})
+	if len(found) > MaxLaunchCandidates {
+		found = found[:MaxLaunchCandidates]
+	}
+	out := make([]instance.Candidate, len(found))
+	for i, f := range found {
+		out[i] = f.Candidate
+	}
+	why := fmt.Sprintf("of %d instance types, %d are too small for the requested resources, %d have no worker image, %d have no available offering that meets the requirements in the zones of the KCNodeClass's subnets",
+		len(types), tooSmall, noImage, noOffering)
+	return out, byName, why
+}
+
+func fits(requests, allocatable corev1.ResourceList) bool {
+	for name, q := range requests {
+		if a, ok := allocatable[name]; !ok || a.Cmp(q) < 0 {
+			if q.IsZero() {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// imageFor picks the node class image for an instance type: the pinned image, or the image of
+// the type's architecture, with GPU drivers for GPU types.
+func imageFor(nodeClass *kcv1.KCNodeClass, it *cloudprovider.InstanceType) (string, bool) {
+	if nodeClass.Spec.ImageID != "" {
+		return nodeClass.Spec.ImageID, true
+	}
+	gpu := it.Labels[kcv1.LabelInstanceGPUCount] != "" && it.Labels[kcv1.LabelInstanceGPUCount] != "0"
+	arch := it.Labels[karpv1.LabelArch]
+	for _, img := range nodeClass.Status.Images {
+		if normalizeArch(img.Architecture) == arch && img.GPU == gpu {
+			return img.ID, true
+		}
+	}
+	return "", false
+}
+
+func normalizeArch(a string) string {
+	switch strings.ToLower(a) {
+	case "x86_64", "amd64":
+		return "amd64"
+	case "aarch64", "arm64":
+		return "arm64"
+	}
+	return strings.ToLower(a)
+}
+
+func subnetIn(nodeClass *kcv1.KCNodeClass, zone string) (string, bool) {
+	for _, s := range nodeClass.Status.Subnets {
+		if s.Zone == zone {
+			return s.ID, true
+		}
+	}
+	return "", false
+}
+
+// toNodeClaim describes a VM as a NodeClaim: labels of its type and zone, provider id,
+// image, capacity and allocatable.
+func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karpv1.NodeClaim {
+	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: inst.Name, Labels: map[string]string{}}}
+	if it != nil {
+		for k, v := range it.Labels {
+			nc.Labels[k] = v
+		}
+		nc.Status.Capacity = it.Capacity.DeepCopy()
+		nc.Status.Allocatable = it.Allocatable()
+	} else {
+		nc.Labels[karpv1.LabelInstanceType] = inst.Flavor.Name
+		nc.Labels[kcv1.LabelInstanceCPU] = strconv.Itoa(inst.Flavor.VCPUs)
+	}
+	nc.Labels[karpv1.LabelTopologyZone] = inst.AvailabilityZone
+	nc.Labels[karpv1.LabelCapacityType] = karpv1.CapacityTypeOnDemand
+	nc.Status.ProviderID = cloudprovider.ProviderID(inst.ID)
+	nc.Status.ImageID = inst.Image.ID
+	nc.CreationTimestamp = metav1.NewTime(inst.CreatedAt)
+	return nc
+}
+
+// instanceID reads a KakaoCloud provider id.
+func instanceID(providerID string) (string, error) {
+	id, ok := strings.CutPrefix(providerID, kcv1.ProviderIDPrefix)
+	if !ok || id == "" {
+		return "", fmt.Errorf("provider id %q is not a KakaoCloud one (%s<instance id>)", providerID, kcv1.ProviderIDPrefix)
+	}
+	return id, nil
+}
+
+// Delete deletes the NodeClaim's VM once its ownership is proven.
+func (p *CloudProvider) Delete(ctx context.Context, nc *karpv1.NodeClaim) error {
+	id, err := instanceID(nc.Status.ProviderID)
+	if err != nil {
+		return err
+	}
+	if err := p.instances.Delete(ctx, id, nc.Name); err != nil {
+		if errors.Is(err, kakaocloud.ErrNotFound) {
+			return &cloudprovider.NodeClaimNotFoundError{Err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// Get returns the NodeClaim of a VM.
+func (p *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.NodeClaim, error) {
+	id, err := instanceID(providerID)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := p.instances.Get(ctx, id)
+	if err != nil {
+		if errors.Is(err, kakaocloud.ErrNotFound) {
+			return nil, &cloudprovider.NodeClaimNotFoundError{Err: err}
+		}
+		return nil, err
+	}
+	if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) {
+		return nil, &cloudprovider.NodeClaimNotFoundError{Err: fmt.Errorf("VM %s is being deleted", id)}
+	}
+	return toNodeClaim(inst, nil), nil
+}
+
+// List returns the NodeClaims of every VM this cluster owns.
+func (p *CloudProvider) List(ctx context.Context) ([]*karpv1.NodeClaim, error) {
+	owned, err := p.instances.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*karpv1.NodeClaim, 0, len(owned))
+	for _, o := range owned {
+		if !strings.EqualFold(o.Instance.Status, kakaocloud.InstanceStatusDeleting) {
+			out = append(out, toNodeClaim(o.Instance, nil))
+		}
+	}
+	return out, nil
+}
+
+// GetInstanceTypes returns the instance types of the NodePool's KCNodeClass.
+func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
+	ref := np.Spec.Template.Spec.NodeClassRef
+	if ref == nil {
+		return nil, errors.New("the NodePool has no nodeClassRef")
+	}
+	nodeClass := &kcv1.KCNodeClass{}
+	if err := p.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
+		return nil, err
+	}
+	return p.instanceTypes.List(ctx, nodeClass)
+}
+
+// IsDrifted compares a NodeClaim's VM with its KCNodeClass as it is now.
+func (p *CloudProvider) IsDrifted(ctx context.Context, nc *karpv1.NodeClaim) (cloudprovider.DriftReason, error) {
+	nodeClass := &kcv1.KCNodeClass{}
+	if err := p.kube.Get(ctx, client.ObjectKey{Name: nc.Spec.NodeClassRef.Name}, nodeClass); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	id, err := instanceID(nc.Status.ProviderID)
+	if err != nil {
+		return "", err
+	}
+	inst, err := p.instances.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return driftOf(nc, nodeClass, inst), nil
+}
+
+// driftOf is the drift decision: the first difference found, in the order a user would fix
+// them.
+func driftOf(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.Instance) cloudprovider.DriftReason {
+	if v, ok := nc.Annotations[kcv1.AnnotationKubernetesVersion]; ok && v != nodeClass.Spec.Bootstrap.KubernetesVersion {
+		return DriftKubernetesVersion
+	}
+	if len(nodeClass.Status.Images) > 0 && !slices.ContainsFunc(nodeClass.Status.Images, func(i kcv1.Image) bool { return i.ID == inst.Image.ID }) {
+		return DriftImage
+	}
+	if s, ok := nc.Annotations[kcv1.AnnotationSubnetID]; ok && len(nodeClass.Status.Subnets) > 0 &&
+		!slices.ContainsFunc(nodeClass.Status.Subnets, func(sub kcv1.Subnet) bool { return sub.ID == s }) {
+		return DriftSubnet
+	}
+	if len(nodeClass.Status.SecurityGroups) > 0 {
+		want, have := []string{}, []string{}
+		for _, sg := range nodeClass.Status.SecurityGroups {
+			want = append(want, sg.Name)
+		}
+		for _, sg := range inst.SecurityGroups {
+			have = append(have, sg.Name)
+		}
+		slices.Sort(want)
+		slices.Sort(have)
+		if !slices.Equal(slices.Compact(want), slices.Compact(have)) {
+			return DriftSecurityGroup
+		}
+	}
+	if nc.Annotations[kcv1.AnnotationNodeClassHashVersion] == nodeClass.Annotations[kcv1.AnnotationNodeClassHashVersion] &&
+		nc.Annotations[kcv1.AnnotationNodeClassHash] != "" && nc.Annotations[kcv1.AnnotationNodeClassHash] != nodeClass.Annotations[kcv1.AnnotationNodeClassHash] {
+		return DriftNodeClass
+	}
+	return ""
+}

@@ -1,0 +1,311 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kakao_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+)
+
+var counter atomic.Int64
+
+// readyNodeClass creates a KCNodeClass and waits until its controller has resolved it.
+func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
+		},
+	}
+	for _, s := range subnets {
+		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
+		g.Expect(nc.Annotations).To(HaveKey(kcv1.AnnotationNodeClassHash))
+	}).Should(Succeed())
+	return nc
+}
+
+func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
+	return &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   fmt.Sprintf("default-%05d", counter.Add(1)),
+			Labels: map[string]string{karpv1.LabelNodePool: "default"},
+		},
+		Spec: karpv1.NodeClaimSpec{
+			Requirements: append([]karpv1.NodeSelectorRequirementWithMinValues{
+				{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{"default"}},
+			}, reqs...),
+			Resources:    karpv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
+		},
+	}
+}
+
+func req(key string, op corev1.NodeSelectorOperator, values ...string) karpv1.NodeSelectorRequirementWithMinValues {
+	return karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values}
+}
+
+var _ = Describe("Create", func() {
+	It("launches the cheapest type and zone that satisfy the NodeClaim, as a signed VM", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-b")
+		claim := nodeClaim(nodeClass, "3",
+			req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a"),
+			req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-b"),
+		)
+		launched, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+
+		// 3 CPUs need 4 vCPUs: m2a.xlarge is the cheapest m2a with that much allocatable.
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "m2a.xlarge"))
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-b"))
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelCapacityType, karpv1.CapacityTypeOnDemand))
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelArch, "amd64"))
+		Expect(launched.Labels).To(HaveKeyWithValue(kcv1.LabelInstanceCPU, "4"))
+		Expect(launched.Labels).To(HaveKeyWithValue(kcv1.LabelNodeClass, nodeClass.Name))
+		Expect(launched.Status.ProviderID).To(HavePrefix(kcv1.ProviderIDPrefix))
+		Expect(launched.Status.Capacity.Cpu().String()).To(Equal("4"))
+		Expect(launched.Status.Allocatable.Cpu().Cmp(resource.MustParse("3"))).To(BeNumerically(">=", 0))
+		Expect(launched.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
+		Expect(launched.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHash, nodeClass.Annotations[kcv1.AnnotationNodeClassHash]))
+
+		vm, err := kc.GetInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(vm.Name).To(Equal(claim.Name))
+		Expect(vm.AvailabilityZone).To(Equal("kr-central-2-b"))
+		Expect(vm.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
+		Expect(vm.Image.ID).To(Equal(launched.Status.ImageID))
+		_, err = keyring.Verify(vm.Description, signing.Subject{VMName: vm.Name, ClusterID: "karpenter-demo", NodeClaim: claim.Name})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("returns the same VM when asked again for the same NodeClaim", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := nodeClaim(nodeClass, "1")
+		first, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		second, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(second.Status.ProviderID).To(Equal(first.Status.ProviderID))
+		named := 0
+		for _, i := range emu.Instances() {
+			if i.Name == claim.Name {
+				named++
+			}
+		}
+		Expect(named).To(Equal(1))
+	})
+
+	It("launches GPU types with the GPU image", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "1", req(kcv1.LabelInstanceGPUCount, corev1.NodeSelectorOpExists)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(launched.Labels).To(HaveKeyWithValue(kcv1.LabelInstanceGPUName, "t4"))
+		Expect(launched.Status.Capacity).To(HaveKey(corev1.ResourceName("nvidia.com/gpu")))
+		gpuImage := ""
+		for _, img := range nodeClass.Status.Images {
+			if img.GPU {
+				gpuImage = img.ID
+			}
+		}
+		Expect(launched.Status.ImageID).To(Equal(gpuImage))
+	})
+
+	It("refuses a zone no subnet of the KCNodeClass is in, and says why", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		_, err := provider.Create(ctx, nodeClaim(nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-c")))
+		Expect(cloudprovider.IsInsufficientCapacity(err)).To(BeTrue(), "err = %v", err)
+		Expect(err.Error()).To(ContainSubstring("have no available offering that meets the requirements in the zones of the KCNodeClass's subnets"))
+	})
+
+	It("honours Gte and Lte on the provider's numeric labels", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "1",
+			req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "r2a"),
+			req(kcv1.LabelInstanceCPU, karpv1.NodeSelectorOpGte, "8"),
+			req(kcv1.LabelInstanceCPU, karpv1.NodeSelectorOpLte, "8"),
+		))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "r2a.2xlarge"))
+	})
+
+	It("refuses a NodeClaim whose KCNodeClass is not ready", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
+		DeferCleanup(func() { emu.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned) })
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+			g.Expect(meta.IsStatusConditionFalse(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
+		}).Should(Succeed())
+		_, err := provider.Create(ctx, nodeClaim(nodeClass, "1"))
+		Expect(cloudprovider.IsNodeClassNotReady(err)).To(BeTrue(), "err = %v", err)
+		Expect(err.Error()).To(ContainSubstring("ControlPlaneUpgrading"))
+	})
+
+	It("skips an offering without capacity and avoids it for a while", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		emu.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Code: "BadRequest", Message: "Insufficient capacity: no valid host", Count: 1})
+		claim := nodeClaim(nodeClass, "1", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "c2a"))
+		launched, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(launched.Labels[karpv1.LabelInstanceType]).NotTo(Equal("c2a.large"))
+		Expect(unavailable.IsUnavailable("c2a.large", "kr-central-2-a", karpv1.CapacityTypeOnDemand)).To(BeTrue())
+
+		types, err := provider.GetInstanceTypes(ctx, &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
+		}}}})
+		Expect(err).NotTo(HaveOccurred())
+		for _, it := range types {
+			if it.Name == "c2a.large" {
+				Expect(it.Offerings).To(ConsistOf(HaveField("Available", false)))
+			}
+		}
+	})
+})
+
+var _ = Describe("Delete, Get and List", func() {
+	It("deletes a VM it owns and reports a VM gone", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := nodeClaim(nodeClass, "1")
+		launched, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		claim.Status.ProviderID = launched.Status.ProviderID
+
+		got, err := provider.Get(ctx, claim.Status.ProviderID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, launched.Labels[karpv1.LabelInstanceType]))
+		listed, err := provider.List(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(listed).To(ContainElement(HaveField("Status.ProviderID", claim.Status.ProviderID)))
+
+		Expect(provider.Delete(ctx, claim)).To(Succeed())
+		Eventually(func() bool {
+			err := provider.Delete(ctx, claim)
+			return cloudprovider.IsNodeClaimNotFound(err)
+		}).Should(BeTrue())
+		_, err = provider.Get(ctx, claim.Status.ProviderID)
+		Expect(cloudprovider.IsNodeClaimNotFound(err)).To(BeTrue())
+	})
+
+	It("never deletes a VM whose description was changed", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := nodeClaim(nodeClass, "1")
+		launched, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		claim.Status.ProviderID = launched.Status.ProviderID
+		edited := "renamed by an operator"
+		_, err = kc.UpdateInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
+		Expect(err).NotTo(HaveOccurred())
+
+		err = provider.Delete(ctx, claim)
+		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
+		vm, err := kc.GetInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
+	})
+})
+
+var _ = Describe("IsDrifted", func() {
+	launch := func(nodeClass *kcv1.KCNodeClass) *karpv1.NodeClaim {
+		claim := nodeClaim(nodeClass, "1")
+		launched, err := provider.Create(ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		launched.Spec = claim.Spec
+		return launched
+	}
+	update := func(nodeClass *kcv1.KCNodeClass, mutate func(*kcv1.KCNodeClass)) {
+		Eventually(func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
+				return err
+			}
+			mutate(nodeClass)
+			return k8sClient.Update(ctx, nodeClass)
+		}).Should(Succeed())
+	}
+
+	It("is not drifted right after launch", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		Expect(provider.IsDrifted(ctx, launch(nodeClass))).To(BeEmpty())
+	})
+
+	It("drifts when the Kubernetes version changes", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := launch(nodeClass)
+		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.Bootstrap.KubernetesVersion = "1.35" })
+		Expect(provider.IsDrifted(ctx, claim)).To(Equal(kakao.DriftKubernetesVersion))
+	})
+
+	It("drifts when the worker image changes", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := launch(nodeClass)
+		other := ""
+		for _, img := range nodeClass.Status.Images {
+			if img.ID != claim.Status.ImageID {
+				other = img.ID
+			}
+		}
+		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.ImageID = other })
+		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftImage))
+	})
+
+	It("drifts when the subnets no longer include the VM's", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := launch(nodeClass)
+		update(nodeClass, func(nc *kcv1.KCNodeClass) {
+			nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-b"}}
+		})
+		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftSubnet))
+	})
+
+	It("drifts when the security groups change", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := launch(nodeClass)
+		update(nodeClass, func(nc *kcv1.KCNodeClass) {
+			nc.Spec.SecurityGroupSelectorTerms = append(nc.Spec.SecurityGroupSelectorTerms, kcv1.SecurityGroupSelectorTerm{Name: "default"})
+		})
+		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
+	})
+
+	It("drifts when a setting fixed at launch changes", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := launch(nodeClass)
+		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.RootVolume.SizeGiB = 100 })
+		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftNodeClass))
+	})
+})

@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kakao_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+var (
+	ctx         context.Context
+	cancel      context.CancelFunc
+	testEnv     *envtest.Environment
+	k8sClient   client.Client
+	emu         *emulator.Emulator
+	kc          *kakaocloud.Client
+	keyring     *signing.Keyring
+	unavailable *instancetype.UnavailableOfferings
+	provider    *kakao.CloudProvider
+)
+
+func TestCloudProvider(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(20 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "KakaoCloud cloud provider suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.TODO())
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(karpv1.AddToScheme(scheme)).To(Succeed())
+	Expect(kcv1.AddToScheme(scheme)).To(Succeed())
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{testenv.CRDDirectory()},
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: testenv.BinaryAssetsDirectory(),
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	emu = emulator.New(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
+	server := httptest.NewServer(emu)
+	DeferCleanup(server.Close)
+	kc, err = kakaocloud.New(kakaocloud.Config{
+		Endpoints:   emu.Endpoints(server.URL),
+		Credentials: kakaocloud.StaticCredentials{AccessKeyID: "emulator-access-key", SecretAccessKey: "emulator-secret"},
+		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
+	keyring, err = signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	Expect(err).NotTo(HaveOccurred())
+	unavailable = instancetype.NewUnavailableOfferings(time.Minute, nil)
+	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, nil, unavailable), unavailable,
+		instance.NewProvider(kc, keyring, "karpenter-demo"))
+
+	// The real KCNodeClass controller resolves the node classes the cases launch from.
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	Expect(err).NotTo(HaveOccurred())
+	Expect((&nodeclass.Reconciler{
+		Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: mgr.GetEventRecorder("karpenter"),
+		ResyncPeriod: 200 * time.Millisecond,
+	}).SetupWithManager(mgr)).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	Expect(testEnv.Stop()).To(Succeed())
+})
