@@ -278,6 +278,8 @@ func (p *Provider) Delete(ctx context.Context, id, nodeClaim string) error {
 		return err
 	}
 	if _, err := keyring.Verify(inst.Description, signing.Subject{VMName: inst.Name, ClusterID: p.clusterID, NodeClaim: nodeClaim}); err != nil {
+		log.FromContext(ctx).Error(err, "refusing to delete a VM this cluster cannot prove it owns; it is left running",
+			"instance", inst.ID, "name", inst.Name, "nodeclaim", nodeClaim)
 		return fmt.Errorf("refusing to delete VM %s (%s): %w: %w", inst.ID, inst.Name, ErrNotOwned, err)
 	}
 	if deleting(inst) {

@@ -63,15 +63,44 @@ type CloudProvider struct {
 	kube          client.Reader
 	flavors       FlavorSource
 	instanceTypes *instancetype.Provider
+	prices        Prices
 	unavailable   *instancetype.UnavailableOfferings
 	instances     *instance.Provider
 }
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
 
-// New returns the KakaoCloud cloud provider.
-func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider) *CloudProvider {
-	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, unavailable: unavailable, instances: instances}
+// Prices are the relative costs instance types are chosen by, with the operators' overrides
+// read from a ConfigMap before each use (a cached read).
+type Prices struct {
+	Table     *instancetype.PriceTable
+	Overrides instancetype.PriceOverrideSource
+}
+
+// New returns the KakaoCloud cloud provider. The instance type provider must price with
+// prices.Table and mark offerings in unavailable.
+func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider) *CloudProvider {
+	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances}
+}
+
+// listInstanceTypes lists a node class's instance types priced with the current overrides.
+// Bad override entries or kubelet settings are logged and skipped, never fatal.
+func (p *CloudProvider) listInstanceTypes(ctx context.Context, nodeClass *kcv1.KCNodeClass) ([]*cloudprovider.InstanceType, error) {
+	if p.prices.Overrides.Reader != nil {
+		overrides, err := p.prices.Overrides.Load(ctx)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "ignoring invalid relative cost overrides", "configMap", p.prices.Overrides.ConfigMap)
+		}
+		if overrides != nil || err == nil {
+			p.prices.Table.SetOverrides(overrides)
+		}
+	}
+	types, err := p.instanceTypes.List(ctx, nodeClass)
+	if err != nil && types != nil {
+		log.FromContext(ctx).Error(err, "ignoring invalid KCNodeClass kubelet settings", "kcnodeclass", nodeClass.Name)
+		err = nil
+	}
+	return types, err
 }
 
 // Name identifies the provider.
@@ -83,8 +112,8 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 	if err != nil {
 		return nil, err
 	}
-	types, err := p.instanceTypes.List(ctx, nodeClass)
-	if err != nil && types == nil {
+	types, err := p.listInstanceTypes(ctx, nodeClass)
+	if err != nil {
 		return nil, fmt.Errorf("listing instance types: %w", err)
 	}
 	flavors, err := p.flavors.Flavors(ctx)
@@ -373,7 +402,7 @@ func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePoo
 	if err := p.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
 		return nil, err
 	}
-	return p.instanceTypes.List(ctx, nodeClass)
+	return p.listInstanceTypes(ctx, nodeClass)
 }
 
 // IsDrifted compares a NodeClaim's VM with its KCNodeClass as it is now.

@@ -115,6 +115,19 @@ var _ = Describe("Create", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 
+	It("chooses by the operators' relative cost overrides", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		prices := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "karpenter-kakaocloud-prices"},
+			Data:       map[string]string{"m2a.2xlarge": "1", "m2a.4xlarge": "not a number"},
+		}
+		Expect(k8sClient.Create(ctx, prices)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, prices)).To(Succeed()) })
+		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "3", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "m2a.2xlarge"))
+	})
+
 	It("returns the same VM when asked again for the same NodeClaim", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")

@@ -97,7 +97,11 @@ var _ = BeforeSuite(func() {
 	keyring, err = signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
 	Expect(err).NotTo(HaveOccurred())
 	unavailable = instancetype.NewUnavailableOfferings(time.Minute, nil)
-	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, nil, unavailable), unavailable,
+	prices := kakao.Prices{
+		Table:     instancetype.NewPriceTable(),
+		Overrides: instancetype.PriceOverrideSource{Reader: k8sClient, ConfigMap: client.ObjectKey{Namespace: "default", Name: instancetype.PriceOverridesConfigMapName}},
+	}
+	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
 		instance.NewProvider(kc, keyring, "karpenter-demo"))
 
 	// The real KCNodeClass controller resolves the node classes the cases launch from.
