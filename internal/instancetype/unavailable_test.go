@@ -17,6 +17,7 @@ limitations under the License.
 package instancetype
 
 import (
+	clocktesting "k8s.io/utils/clock/testing"
 	"sync"
 	"testing"
 	"time"
@@ -114,24 +115,7 @@ func TestUnavailableOfferingsConcurrentUse(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock a test steps by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newFakeClock returns a clock a test steps by hand.
+func newFakeClock() *clocktesting.FakeClock {
+	return clocktesting.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 }

@@ -19,6 +19,7 @@ package kakaocloud_test
 import (
 	"context"
 	"errors"
+	clocktesting "k8s.io/utils/clock/testing"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,32 +39,15 @@ const (
 	secretKey   = "emulator-secret"
 )
 
-// fakeClock is a clock tests move by hand; the emulator and the client may share one.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newFakeClock returns a clock a test steps by hand.
+func newFakeClock() *clocktesting.FakeClock {
+	return clocktesting.NewFakeClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 }
 
 type env struct {
 	emu    *emulator.Emulator
 	server *httptest.Server
-	clock  *fakeClock
+	clock  *clocktesting.FakeClock
 }
 
 // newEnv serves a fresh emulator over HTTP on loopback.

@@ -21,14 +21,11 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -37,8 +34,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
-	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
@@ -64,19 +59,10 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(karpv1.AddToScheme(scheme)).To(Succeed())
-	Expect(kcv1.AddToScheme(scheme)).To(Succeed())
-
+	scheme := testenv.Scheme()
 	// The API server calls the webhook configuration of config/webhook, pointed by envtest
 	// at the manager's webhook server below.
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{testenv.CRDDirectory()},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: testenv.BinaryAssetsDirectory(),
-		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{testenv.WebhookDirectory()}},
-	}
+	testEnv = testenv.Environment(true)
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
 
@@ -98,15 +84,10 @@ var _ = BeforeSuite(func() {
 	Expect(SetupNodePoolWebhookWithManager(mgr)).To(Succeed())
 
 	// Kubernetes Engine is the emulator over real HTTP on loopback.
-	emu = emulator.New(emulator.Options{})
-	server := httptest.NewServer(emu)
-	DeferCleanup(server.Close)
-	kc, err = kakaocloud.New(kakaocloud.Config{
-		Endpoints:   emu.Endpoints(server.URL),
-		Credentials: kakaocloud.StaticCredentials{AccessKeyID: "emulator-access-key", SecretAccessKey: "emulator-secret"},
-		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
-	})
+	var stop func()
+	emu, kc, stop, err = testenv.Emulator(emulator.Options{})
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
 	versions = catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
 	Expect(SetupKCNodeClassWebhookWithManager(mgr, versions)).To(Succeed())
 

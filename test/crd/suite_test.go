@@ -50,11 +50,7 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
 
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{testenv.CRDDirectory()},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: testenv.BinaryAssetsDirectory(),
-	}
+	testEnv = testenv.Environment(false)
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())

@@ -22,10 +22,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	clocktesting "k8s.io/utils/clock/testing"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,26 +33,9 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
 
-// fakeClock is a Clock a test steps by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+// newFakeClock returns a clock a test steps by hand.
+func newFakeClock() *clocktesting.FakeClock {
+	return clocktesting.NewFakeClock(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 }
 
 // harness is an emulator on a real loopback HTTP server, with a fake clock and a token.
@@ -60,7 +43,7 @@ type harness struct {
 	t         *testing.T
 	emulator  *emulator.Emulator
 	server    *httptest.Server
-	clock     *fakeClock
+	clock     *clocktesting.FakeClock
 	catalogue *emulator.Catalogue
 	token     string
 }
