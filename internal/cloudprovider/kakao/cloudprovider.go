@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -66,6 +67,7 @@ type CloudProvider struct {
 	prices        Prices
 	unavailable   *instancetype.UnavailableOfferings
 	instances     *instance.Provider
+	recorder      events.EventRecorder
 }
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
@@ -79,8 +81,8 @@ type Prices struct {
 
 // New returns the KakaoCloud cloud provider. The instance type provider must price with
 // prices.Table and mark offerings in unavailable.
-func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider) *CloudProvider {
-	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances}
+func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider, recorder events.EventRecorder) *CloudProvider {
+	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder}
 }
 
 // listInstanceTypes lists a node class's instance types priced with the current overrides.
@@ -352,6 +354,10 @@ func (p *CloudProvider) Delete(ctx context.Context, nc *karpv1.NodeClaim) error 
 	if err := p.instances.Delete(ctx, id, nc.Name); err != nil {
 		if errors.Is(err, kakaocloud.ErrNotFound) {
 			return &cloudprovider.NodeClaimNotFoundError{Err: err}
+		}
+		if errors.Is(err, instance.ErrNotOwned) {
+			p.recorder.Eventf(nc, nil, corev1.EventTypeWarning, "InstanceOwnershipUnverified", "Delete",
+				"VM %s was not deleted: its name or description was changed, so this cluster cannot prove it owns it; delete it by hand if it is this NodeClaim's (%v)", id, err)
 		}
 		return err
 	}

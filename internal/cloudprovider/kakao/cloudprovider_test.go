@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -246,8 +247,22 @@ var _ = Describe("Delete, Get and List", func() {
 		_, err = kc.UpdateInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
 		Expect(err).NotTo(HaveOccurred())
 
+		// Events need the NodeClaim to exist; the API server keeps no status on create.
+		Expect(k8sClient.Create(ctx, claim)).To(Succeed())
+		claim.Status.ProviderID = launched.Status.ProviderID
 		err = provider.Delete(ctx, claim)
 		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
+		Eventually(func(g Gomega) []string {
+			list := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == claim.Name && e.Reason == "InstanceOwnershipUnverified" {
+					notes = append(notes, e.Note)
+				}
+			}
+			return notes
+		}).Should(ContainElement(ContainSubstring("cannot prove it owns it")))
 		vm, err := kc.GetInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))

@@ -84,8 +84,6 @@ var _ = BeforeSuite(func() {
 		Table:     instancetype.NewPriceTable(),
 		Overrides: instancetype.PriceOverrideSource{Reader: k8sClient, ConfigMap: client.ObjectKey{Namespace: "default", Name: instancetype.PriceOverridesConfigMapName}},
 	}
-	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
-		instance.NewProvider(kc, keyring, "karpenter-demo"))
 
 	// The real KCNodeClass controller resolves the node classes the cases launch from.
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
@@ -94,6 +92,9 @@ var _ = BeforeSuite(func() {
 		Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: mgr.GetEventRecorder("karpenter"),
 		ResyncPeriod: 200 * time.Millisecond,
 	}).SetupWithManager(mgr)).To(Succeed())
+	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
+		instance.NewProvider(kc, keyring, "karpenter-demo"), mgr.GetEventRecorder("karpenter"))
+
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())
