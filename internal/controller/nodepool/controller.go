@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nodepool keeps a NodePool's status and annotations current: the template hash its
+// NodeClaims are compared with for drift, the resources and node count it has launched, and
+// the conditions that say whether it can launch (its node class is ready, its spec passes the
+// checks CEL cannot make).
+package nodepool
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// Condition reasons of NodePools.
+const (
+	ReasonNodeClassReady    = "NodeClassReady"
+	ReasonNodeClassNotFound = "NodeClassNotFound"
+	ReasonValid             = "Valid"
+	ReasonInvalid           = "Invalid"
+)
+
+// Reconciler reconciles NodePools.
+type Reconciler struct {
+	Client client.Client
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
+
+// Reconcile brings one NodePool's hash annotation and status up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	np := &karpv1.NodePool{}
+	if err := r.Client.Get(ctx, req.NamespacedName, np); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !np.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	if err := r.stampHash(ctx, np); err != nil {
+		return reconcile.Result{}, err
+	}
+
+	stored := np.DeepCopy()
+	nodeClass, err := r.nodeClass(ctx, np)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}); err != nil {
+		return reconcile.Result{}, err
+	}
+	np.Status = computeStatus(np, nodeClass, claims.Items)
+	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, r.Client.Status().Patch(ctx, np, client.MergeFrom(stored))
+}
+
+// stampHash writes the template hash annotations NodeClaims are stamped with at launch.
+func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool) error {
+	hash := Hash(np)
+	if np.Annotations[karpv1.NodePoolHashAnnotationKey] == hash && np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] == HashVersion {
+		return nil
+	}
+	stored := np.DeepCopy()
+	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
+	return r.Client.Patch(ctx, np, client.MergeFrom(stored))
+}
+
+// nodeClass returns the NodePool's KCNodeClass, nil when it does not exist.
+func (r *Reconciler) nodeClass(ctx context.Context, np *karpv1.NodePool) (*kcv1.KCNodeClass, error) {
+	ref := np.Spec.Template.Spec.NodeClassRef
+	if ref == nil {
+		return nil, nil
+	}
+	nc := &kcv1.KCNodeClass{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, nc); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	return nc, nil
+}
+
+// computeStatus derives a NodePool's status from its node class and NodeClaims.
+func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []karpv1.NodeClaim) karpv1.NodePoolStatus {
+	status := *np.Status.DeepCopy()
+	set := func(t string, s metav1.ConditionStatus, reason, message string) {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: np.Generation})
+	}
+
+	// Resources and node count: what its live NodeClaims hold.
+	resources := corev1.ResourceList{}
+	var nodes int64
+	for _, c := range claims {
+		if !c.DeletionTimestamp.IsZero() {
+			continue
+		}
+		nodes++
+		for name, q := range c.Status.Capacity {
+			sum := resources[name]
+			sum.Add(q)
+			resources[name] = sum
+		}
+	}
+	status.Resources, status.Nodes = resources, &nodes
+
+	if errs := np.RuntimeValidate(); len(errs) > 0 {
+		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionFalse, ReasonInvalid, errs.ToAggregate().Error())
+	} else {
+		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionTrue, ReasonValid, "the NodePool's spec is valid")
+	}
+
+	switch {
+	case nodeClass == nil:
+		set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionFalse, ReasonNodeClassNotFound,
+			fmt.Sprintf("KCNodeClass %q does not exist", refName(np)))
+	default:
+		status.NodeClassObservedGeneration = nodeClass.Generation
+		ready := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)
+		switch {
+		case ready == nil:
+			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionUnknown, "AwaitingReconciliation",
+				fmt.Sprintf("KCNodeClass %q has not been resolved yet", nodeClass.Name))
+		case ready.Status == metav1.ConditionTrue:
+			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionTrue, ReasonNodeClassReady, fmt.Sprintf("KCNodeClass %q is ready", nodeClass.Name))
+		default:
+			set(karpv1.ConditionTypeNodeClassReady, ready.Status, ready.Reason, fmt.Sprintf("KCNodeClass %q: %s", nodeClass.Name, ready.Message))
+		}
+	}
+
+	var notReady []string
+	for _, t := range []string{karpv1.ConditionTypeValidationSucceeded, karpv1.ConditionTypeNodeClassReady} {
+		if c := meta.FindStatusCondition(status.Conditions, t); c != nil && c.Status != metav1.ConditionTrue {
+			notReady = append(notReady, fmt.Sprintf("%s: %s", t, c.Message))
+		}
+	}
+	if len(notReady) == 0 {
+		set(karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the NodePool can launch nodes")
+	} else {
+		set(karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", strings.Join(notReady, "; "))
+	}
+	return status
+}
+
+func refName(np *karpv1.NodePool) string {
+	if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil {
+		return ref.Name
+	}
+	return ""
+}
+
+// SetupWithManager registers the reconciler; a NodePool is reconciled again when its node
+// class or one of its NodeClaims changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodepool").
+		For(&karpv1.NodePool{}).
+		Watches(&kcv1.KCNodeClass{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			pools := &karpv1.NodePoolList{}
+			if err := r.Client.List(ctx, pools); err != nil {
+				return nil
+			}
+			var reqs []reconcile.Request
+			for _, np := range pools.Items {
+				if refName(&np) == o.GetName() {
+					reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: np.Name}})
+				}
+			}
+			return reqs
+		})).
+		Watches(&karpv1.NodeClaim{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			if name := o.GetLabels()[karpv1.LabelNodePool]; name != "" {
+				return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+			}
+			return nil
+		})).
+		Complete(r)
+}

@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodepool_test
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+)
+
+var counter atomic.Int64
+
+func newNodePool(nodeClass string) *karpv1.NodePool {
+	np := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pool-%d", counter.Add(1))},
+		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass},
+			ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
+		}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	return np
+}
+
+// nodeClassWithReady creates a KCNodeClass whose status says Ready is status (as its own
+// controller would write it).
+func nodeClassWithReady(status metav1.ConditionStatus, reason, message string) *kcv1.KCNodeClass {
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	setReady(nc, status, reason, message)
+	return nc
+}
+
+func setReady(nc *kcv1.KCNodeClass, status metav1.ConditionStatus, reason, message string) {
+	EventuallyWithOffset(2, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc); err != nil {
+			return err
+		}
+		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: kcv1.ConditionTypeReady, Status: status, Reason: reason, Message: message})
+		return k8sClient.Status().Update(ctx, nc)
+	}).Should(Succeed())
+}
+
+func poolCondition(np *karpv1.NodePool, t string) func(Gomega) metav1.Condition {
+	return func(g Gomega) metav1.Condition {
+		current := &karpv1.NodePool{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+		c := meta.FindStatusCondition(current.Status.Conditions, t)
+		g.Expect(c).NotTo(BeNil())
+		return *c
+	}
+}
+
+func update(np *karpv1.NodePool, mutate func(*karpv1.NodePool)) {
+	EventuallyWithOffset(1, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np); err != nil {
+			return err
+		}
+		mutate(np)
+		return k8sClient.Update(ctx, np)
+	}).Should(Succeed())
+}
+
+var _ = Describe("NodePool readiness", func() {
+	It("is not ready while its KCNodeClass is missing or not ready, and ready once it is", func() {
+		np := newNodePool("not-yet")
+		Eventually(poolCondition(np, karpv1.ConditionTypeNodeClassReady)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", nodepool.ReasonNodeClassNotFound)))
+		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Message", ContainSubstring(`KCNodeClass "not-yet" does not exist`))))
+
+		nc := nodeClassWithReady(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported, "worker version 1.34 is outside the allowed skew")
+		update(np, func(p *karpv1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = nc.Name })
+		Eventually(poolCondition(np, karpv1.ConditionTypeNodeClassReady)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", kcv1.ReasonVersionSkewUnsupported),
+			HaveField("Message", ContainSubstring("outside the allowed skew"))))
+
+		setReady(nc, metav1.ConditionTrue, kcv1.ReasonReady, "ready")
+		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(HaveField("Status", metav1.ConditionTrue))
+		Expect(poolCondition(np, karpv1.ConditionTypeValidationSucceeded)(Default).Status).To(Equal(metav1.ConditionTrue))
+	})
+
+	It("is not ready when a budget schedule does not parse", func() {
+		nc := nodeClassWithReady(metav1.ConditionTrue, kcv1.ReasonReady, "ready")
+		np := newNodePool(nc.Name)
+		update(np, func(p *karpv1.NodePool) {
+			p.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0", Schedule: ptr.To("61 * * * *"), Duration: &metav1.Duration{Duration: 3600e9}}}
+		})
+		Eventually(poolCondition(np, karpv1.ConditionTypeValidationSucceeded)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Message", ContainSubstring("not a cron schedule"))))
+		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(HaveField("Status", metav1.ConditionFalse))
+	})
+})
+
+var _ = Describe("NodePool hash", func() {
+	It("changes with the template's labels and taints, not with its requirements", func() {
+		np := newNodePool("any")
+		hash := func(g Gomega) string {
+			current := &karpv1.NodePool{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+			g.Expect(current.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion))
+			return current.Annotations[karpv1.NodePoolHashAnnotationKey]
+		}
+		Eventually(hash).ShouldNot(BeEmpty())
+		first := hash(Default)
+
+		update(np, func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements,
+				karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-a"}})
+		})
+		Consistently(hash, "1s").Should(Equal(first))
+
+		update(np, func(p *karpv1.NodePool) { p.Spec.Template.Labels = map[string]string{"team": "checkout"} })
+		Eventually(hash).ShouldNot(Equal(first))
+		second := hash(Default)
+		update(np, func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule}}
+		})
+		Eventually(hash).ShouldNot(Equal(second))
+	})
+})
+
+var _ = Describe("NodePool counters", func() {
+	It("counts its NodeClaims and sums their capacity", func() {
+		np := newNodePool("any")
+		for _, cpu := range []string{"4", "8"} {
+			claim := &karpv1.NodeClaim{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", np.Name, counter.Add(1)), Labels: map[string]string{karpv1.LabelNodePool: np.Name}},
+				Spec: karpv1.NodeClaimSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{np.Name}}},
+					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "any"},
+				},
+			}
+			Expect(k8sClient.Create(ctx, claim)).To(Succeed())
+			claim.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("16Gi")}
+			Expect(k8sClient.Status().Update(ctx, claim)).To(Succeed())
+		}
+		Eventually(func(g Gomega) {
+			current := &karpv1.NodePool{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+			g.Expect(current.Status.Nodes).To(HaveValue(BeEquivalentTo(2)))
+			g.Expect(current.Status.Resources.Cpu().String()).To(Equal("12"))
+			g.Expect(current.Status.Resources.Memory().String()).To(Equal("32Gi"))
+		}).Should(Succeed())
+	})
+})
