@@ -255,8 +255,12 @@ func main() {
 		os.Exit(1)
 	}
 
-	// Webhooks are served unless turned off, e.g. for `make run` outside a cluster.
+	// Webhooks are served unless turned off, e.g. for `make run` outside a cluster. Ready
+	// means the webhook server listens, so that the API server never calls a replica that
+	// cannot answer.
+	readyCheck := healthz.Ping
 	if os.Getenv("ENABLE_WEBHOOKS") != "false" {
+		readyCheck = mgr.GetWebhookServer().StartedChecker()
 		if err := webhook.SetupNodePoolWebhookWithManager(mgr); err != nil {
 			setupLog.Error(err, "unable to create webhook", "webhook", "NodePool")
 			os.Exit(1)
@@ -271,9 +275,7 @@ func main() {
 		setupLog.Error(err, "unable to set up health check")
 		os.Exit(1)
 	}
-	// Ready only once the webhook server listens, so that the API server never calls a
-	// replica that cannot answer.
-	if err := mgr.AddReadyzCheck("readyz", mgr.GetWebhookServer().StartedChecker()); err != nil {
+	if err := mgr.AddReadyzCheck("readyz", readyCheck); err != nil {
 		setupLog.Error(err, "unable to set up ready check")
 		os.Exit(1)
 	}
