@@ -47,9 +47,12 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
 )
 
@@ -91,6 +94,7 @@ type options struct {
 	region            string
 	endpoints         endpointFlag
 	credentialsSecret string
+	keyringSecret     string
 }
 
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
@@ -137,6 +141,8 @@ func parseFlags() (options, zap.Options) {
 	flag.StringVar(&o.credentialsSecret, "credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"),
 		"Secret in the controller's namespace holding the IAM access key (keys access-key-id and secret-access-key); "+
 			"updating it rotates the key without a restart.")
+	flag.StringVar(&o.keyringSecret, "signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"),
+		"Secret in the controller's namespace holding the keys that sign VM ownership markers (activeKeyID and keys.<id>).")
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -247,6 +253,15 @@ func main() {
 		Recorder: mgr.GetEventRecorder("karpenter"),
 	}).SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "nodeclass")
+		os.Exit(1)
+	}
+
+	instances := instance.NewProvider(kc, signing.SecretKeyring{
+		Reader: mgr.GetClient(),
+		Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret},
+	}, o.clusterName)
+	if err := mgr.Add(&garbagecollection.Collector{Client: mgr.GetClient(), Instances: instances}); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "garbagecollection")
 		os.Exit(1)
 	}
 

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package garbagecollection deletes VMs this cluster owns that no NodeClaim accounts for:
+// the leftovers of a NodeClaim deleted while the controller was down, or of a launch whose
+// NodeClaim is gone. Only VMs whose signed marker verifies are ever considered.
+package garbagecollection
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// Defaults: how often to look, and how old a VM must be before it can be a leftover, which
+// leaves a launch in flight time to record its VM on the NodeClaim.
+const (
+	DefaultInterval = 2 * time.Minute
+	DefaultGrace    = 30 * time.Second
+)
+
+var leakedInstancesDeleted = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "karpenter_kakaocloud_leaked_instances_deleted_total",
+	Help: "VMs this cluster owned that no NodeClaim accounted for, deleted by garbage collection.",
+})
+
+func init() { crmetrics.Registry.MustRegister(leakedInstancesDeleted) }
+
+// Collector finds and deletes leftover VMs.
+type Collector struct {
+	Client    client.Reader
+	Instances *instance.Provider
+	Interval  time.Duration
+	Grace     time.Duration
+	Now       func() time.Time
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch
+
+// NeedLeaderElection makes only the leader collect.
+func (c *Collector) NeedLeaderElection() bool { return true }
+
+// Start collects every Interval until ctx ends.
+func (c *Collector) Start(ctx context.Context) error {
+	interval := c.Interval
+	if interval == 0 {
+		interval = DefaultInterval
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.FromContext(ctx).Error(err, "garbage collection of leaked instances failed")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// Collect deletes the owned VMs that no NodeClaim accounts for and returns their ids. A VM is
+// accounted for when a NodeClaim records its provider id, or has its name (a launch that has
+// not recorded the VM yet will adopt it).
+func (c *Collector) Collect(ctx context.Context) ([]string, error) {
+	owned, err := c.Instances.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := c.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	providerIDs, vmNames := map[string]bool{}, map[string]bool{}
+	for _, nc := range claims.Items {
+		providerIDs[nc.Status.ProviderID] = true
+		vmNames[instance.VMName(nc.Name)] = true
+	}
+	now, grace := time.Now, c.Grace
+	if c.Now != nil {
+		now = c.Now
+	}
+	if grace == 0 {
+		grace = DefaultGrace
+	}
+
+	var deleted []string
+	var errs []error
+	for _, o := range owned {
+		inst := o.Instance
+		if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) ||
+			providerIDs[cloudprovider.ProviderID(inst.ID)] || vmNames[inst.Name] || now().Sub(inst.CreatedAt) < grace {
+			continue
+		}
+		if err := c.Instances.Delete(ctx, inst.ID, inst.Name); err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
+			errs = append(errs, err)
+			continue
+		}
+		leakedInstancesDeleted.Inc()
+		log.FromContext(ctx).Info("garbage collected leaked instance", "instance", inst.ID, "name", inst.Name,
+			"instance-type", inst.Flavor.Name, "zone", inst.AvailabilityZone)
+		deleted = append(deleted, inst.ID)
+	}
+	return deleted, errors.Join(errs...)
+}

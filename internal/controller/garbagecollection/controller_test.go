@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package garbagecollection_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+// TestCollectDeletesOnlyLeakedOwnedVMs sets up every kind of VM the collector meets and
+// expects it to delete exactly the leftover.
+func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
+	env := testenv.Environment(false)
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu, kc, stop, err := testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	instances := instance.NewProvider(kc, keyring, "karpenter-demo")
+	ctx := context.Background()
+
+	launch := func(p *instance.Provider, name string) kakaocloud.Instance {
+		t.Helper()
+		subnets, _ := kc.ListSubnets(ctx, kakaocloud.SubnetFilter{Name: "karpenter-subnet-a"})
+		flavors, _ := kc.ListFlavors(ctx, kakaocloud.FlavorFilter{Name: "m2a.large"})
+		images, _ := kc.ListNodeImages(ctx, kakaocloud.NodeImageFilter{KubernetesVersion: "1.36"})
+		l, err := p.Launch(ctx, instance.LaunchRequest{
+			NodeClaim: name, SecurityGroups: []string{"karpenter-workers"}, RootVolumeGiB: 50,
+			Candidates: []instance.Candidate{{FlavorID: flavors[0].ID, FlavorName: "m2a.large", Zone: "kr-central-2-a", SubnetID: subnets[0].ID, ImageID: images[0].ID}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Instance
+	}
+	nodeClaim := func(name, providerID string) {
+		t.Helper()
+		nc := &karpv1.NodeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: karpv1.NodeClaimSpec{
+				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"},
+			},
+		}
+		if err := kube.Create(ctx, nc); err != nil {
+			t.Fatal(err)
+		}
+		if providerID != "" {
+			nc.Status.ProviderID = providerID
+			if err := kube.Status().Update(ctx, nc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	recorded := launch(instances, "default-recorded") // its NodeClaim records it
+	nodeClaim("default-recorded", cloudprovider.ProviderID(recorded.ID))
+	launch(instances, "default-launching") // its NodeClaim has not recorded it yet
+	nodeClaim("default-launching", "")
+	leaked := launch(instances, "default-leaked") // its NodeClaim is gone
+	tampered := launch(instances, "default-tampered")
+	edited := "edited by hand"
+	if _, err := kc.UpdateInstance(ctx, tampered.ID, kakaocloud.UpdateInstance{Description: &edited}); err != nil {
+		t.Fatal(err)
+	}
+	launch(instance.NewProvider(kc, keyring, "other-cluster"), "other-leaked") // another cluster's
+
+	collector := &garbagecollection.Collector{Client: kube, Instances: instances, Grace: time.Minute}
+
+	// Too young: a launch may still be about to record it.
+	if deleted, err := collector.Collect(ctx); err != nil || len(deleted) != 0 {
+		t.Fatalf("within the grace period: deleted %v, %v; want nothing", deleted, err)
+	}
+	collector.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	deleted, err := collector.Collect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deleted) != 1 || deleted[0] != leaked.ID {
+		t.Fatalf("deleted %v, want only the leaked VM %s", deleted, leaked.ID)
+	}
+	for _, i := range emu.Instances() {
+		wantDeleting := i.ID == leaked.ID
+		if (i.Status == kakaocloud.InstanceStatusDeleting) != wantDeleting {
+			t.Errorf("VM %s (%s) status %s", i.Name, i.ID, i.Status)
+		}
+	}
+	// A second pass does not delete it again.
+	if again, err := collector.Collect(ctx); err != nil || len(again) != 0 {
+		t.Errorf("second pass deleted %v, %v; want nothing", again, err)
+	}
+}
