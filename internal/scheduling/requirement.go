@@ -23,9 +23,7 @@ limitations under the License.
 package scheduling
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -476,7 +474,7 @@ func maxMinValues(a, b *int) *int {
 	if a == nil && b == nil {
 		return nil
 	}
-	return new(max(cmp.Or(deref(a), 0), cmp.Or(deref(b), 0)))
+	return new(max(deref(a), deref(b)))
 }
 
 func deref(p *int) int {
@@ -531,5 +529,3 @@ func formatInt(n int64, pad int) string {
 	}
 	return strings.Repeat("0", pad) + s
 }
-
-var _ = slices.Sort[[]string]
