@@ -47,10 +47,13 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
@@ -74,6 +77,8 @@ func init() {
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
 // The KakaoCloud access key is read from a Secret in the controller's own namespace.
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
+// Operators' relative cost overrides live in a ConfigMap in the same namespace.
+// +kubebuilder:rbac:groups="",namespace=system,resources=configmaps,verbs=get;list;watch
 
 // options are the manager's command-line settings.
 type options struct {
@@ -167,6 +172,7 @@ func main() {
 		os.Exit(1)
 	}
 	namespace := envOr("POD_NAMESPACE", "karpenter-kakaocloud")
+	ctx := ctrl.SetupSignalHandler()
 
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
@@ -218,7 +224,8 @@ func main() {
 		LeaderElectionReleaseOnCancel: true,
 		// Only the controller's own namespace holds Secrets it reads.
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Namespaces: map[string]cache.Config{namespace: {}}},
+			&corev1.Secret{}:    {Namespaces: map[string]cache.Config{namespace: {}}},
+			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{namespace: {}}},
 		}},
 	})
 	if err != nil {
@@ -265,6 +272,21 @@ func main() {
 		os.Exit(1)
 	}
 
+	unavailable := instancetype.NewUnavailableOfferings(0, nil)
+	prices := kakao.Prices{
+		Table: instancetype.NewPriceTable(),
+		Overrides: instancetype.PriceOverrideSource{
+			Reader:    mgr.GetClient(),
+			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
+		},
+	}
+	recorder := mgr.GetEventRecorder("karpenter")
+	provider := kakao.New(mgr.GetClient(), cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable, instances, recorder)
+	if err := (&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.lifecycle")
+		os.Exit(1)
+	}
+
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "nodepool")
 		os.Exit(1)
@@ -296,7 +318,7 @@ func main() {
 	}
 
 	setupLog.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := mgr.Start(ctx); err != nil {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
 	}

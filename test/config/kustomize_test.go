@@ -96,7 +96,7 @@ func TestDefaultOverlay(t *testing.T) {
 			"webhooks[0].clientConfig.service.namespace", "karpenter-kakaocloud"},
 		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"RoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
-		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources[0]", "secrets"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources", "[configmaps secrets]"},
 	}
 	for _, c := range checks {
 		if got := field(t, m, c.kind, c.name, c.path); got != c.want {

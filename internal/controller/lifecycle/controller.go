@@ -1,0 +1,220 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package lifecycle drives a NodeClaim from request to node and back: launch the VM, wait for
+// its node to register and initialize, give up on VMs that never come up, and on deletion
+// drain the node, delete the VM and confirm it gone before letting the NodeClaim go.
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// Timeouts after which a NodeClaim that did not come up is deleted, so that its pods get
+// another chance elsewhere.
+const (
+	DefaultLaunchTimeout       = 5 * time.Minute
+	DefaultRegistrationTimeout = 15 * time.Minute
+)
+
+// providerIDIndex indexes Nodes by spec.providerID, to find a NodeClaim's node.
+const providerIDIndex = "spec.providerID"
+
+// Reconciler reconciles NodeClaims.
+type Reconciler struct {
+	Client        client.Client
+	CloudProvider cloudprovider.CloudProvider
+	Recorder      events.EventRecorder
+	// Now is the clock for timeouts; time.Now when nil.
+	Now                 func() time.Time
+	LaunchTimeout       time.Duration
+	RegistrationTimeout time.Duration
+
+	launches launchCache
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+
+// Reconcile moves one NodeClaim forward.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !nc.DeletionTimestamp.IsZero() {
+		return r.terminate(ctx, nc)
+	}
+	if controllerutil.AddFinalizer(nc, karpv1.TerminationFinalizer) {
+		if err := r.Client.Update(ctx, nc); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+
+	stored := nc.DeepCopy()
+	var result reconcile.Result
+	var err error
+	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
+		r.launch, r.register, r.initialize, r.liveness,
+	} {
+		var res reconcile.Result
+		if res, err = step(ctx, nc); err != nil || nc.DeletionTimestamp != nil {
+			break
+		}
+		result = minRequeue(result, res)
+	}
+	setReady(nc)
+	if patchErr := r.patch(ctx, stored, nc); patchErr != nil {
+		return reconcile.Result{}, patchErr
+	}
+	return result, err
+}
+
+// patch writes metadata and status changes, each once.
+func (r *Reconciler) patch(ctx context.Context, stored, nc *karpv1.NodeClaim) error {
+	if !nc.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	status := nc.Status.DeepCopy()
+	if !equality.Semantic.DeepEqual(stored.ObjectMeta, nc.ObjectMeta) {
+		if err := r.Client.Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	nc.Status = *status
+	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
+		return client.IgnoreNotFound(r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)))
+	}
+	return nil
+}
+
+// deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
+// steps after it stop and nothing is written back.
+func (r *Reconciler) deleteNodeClaim(ctx context.Context, nc *karpv1.NodeClaim) error {
+	if err := r.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	now := metav1.NewTime(r.now())
+	nc.DeletionTimestamp = &now
+	return nil
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// setCondition sets a NodeClaim condition.
+func setCondition(nc *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation})
+}
+
+// setReady summarises Launched, Registered and Initialized.
+func setReady(nc *karpv1.NodeClaim) {
+	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
+		c := meta.FindStatusCondition(nc.Status.Conditions, t)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			msg := t + " is not known yet"
+			if c != nil {
+				msg = fmt.Sprintf("%s: %s", t, c.Message)
+			}
+			setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", msg)
+			return
+		}
+	}
+	setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the node is ready")
+}
+
+func minRequeue(a, b reconcile.Result) reconcile.Result {
+	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
+		return b
+	}
+	return a
+}
+
+// nodeOf returns the NodeClaim's node, nil when none has registered yet.
+func (r *Reconciler) nodeOf(ctx context.Context, nc *karpv1.NodeClaim) (*corev1.Node, error) {
+	if nc.Status.ProviderID == "" {
+		return nil, nil
+	}
+	nodes := &corev1.NodeList{}
+	if err := r.Client.List(ctx, nodes, client.MatchingFields{providerIDIndex: nc.Status.ProviderID}); err != nil {
+		return nil, err
+	}
+	if len(nodes.Items) == 0 {
+		return nil, nil
+	}
+	return &nodes.Items[0], nil
+}
+
+// SetupWithManager registers the reconciler and the Node index it needs. A NodeClaim is
+// reconciled again when its node changes.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Node{}, providerIDIndex, func(o client.Object) []string {
+		if id := o.(*corev1.Node).Spec.ProviderID; id != "" {
+			return []string{id}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+		return []string{o.(*corev1.Pod).Spec.NodeName}
+	}); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodeclaim.lifecycle").
+		For(&karpv1.NodeClaim{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			node := o.(*corev1.Node)
+			if node.Spec.ProviderID == "" {
+				return nil
+			}
+			claims := &karpv1.NodeClaimList{}
+			if err := r.Client.List(ctx, claims); err != nil {
+				return nil
+			}
+			for _, c := range claims.Items {
+				if c.Status.ProviderID == node.Spec.ProviderID {
+					return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(&c)}}
+				}
+			}
+			return nil
+		})).
+		Complete(r)
+}

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// Taints that a node carries while it is not ready for pods; initialization waits for them to
+// go.
+var ephemeralTaints = []corev1.Taint{
+	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
+	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
+	karpv1.UnregisteredNoExecuteTaint,
+}
+
+// initialize marks the NodeClaim initialized once its node is Ready, its startup and
+// ephemeral taints are gone and the extended resources its pods asked for are allocatable.
+func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) ||
+		meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized) {
+		return reconcile.Result{}, nil
+	}
+	node, err := r.nodeOf(ctx, nc)
+	if err != nil || node == nil {
+		return reconcile.Result{}, err
+	}
+	if waiting := notInitializedBecause(nc, node); waiting != "" {
+		setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, "NotInitialized", waiting)
+		return reconcile.Result{}, nil
+	}
+	if node.Labels[karpv1.LabelInitialized] != "true" {
+		stored := node.DeepCopy()
+		node.Labels[karpv1.LabelInitialized] = "true"
+		if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
+	log.FromContext(ctx).Info("initialized nodeclaim", "Node", map[string]string{"name": node.Name}, "allocatable", node.Status.Allocatable)
+	return reconcile.Result{}, nil
+}
+
+// notInitializedBecause says what the node still waits for ("" when nothing).
+func notInitializedBecause(nc *karpv1.NodeClaim, node *corev1.Node) string {
+	ready := false
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			ready = true
+		}
+	}
+	if !ready {
+		return "waiting for the node to be Ready"
+	}
+	for _, t := range append(append([]corev1.Taint{}, nc.Spec.StartupTaints...), ephemeralTaints...) {
+		if hasTaint(node.Spec.Taints, t) {
+			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
+		}
+	}
+	var missing []string
+	for name := range nc.Spec.Resources.Requests {
+		if isExtended(name) {
+			if q, ok := node.Status.Allocatable[name]; !ok || q.IsZero() {
+				missing = append(missing, string(name))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return "waiting for extended resources to be allocatable: " + strings.Join(missing, ", ")
+	}
+	return ""
+}
+
+func isExtended(name corev1.ResourceName) bool {
+	switch name {
+	case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage:
+		return false
+	}
+	return true
+}

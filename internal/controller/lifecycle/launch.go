@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// launch creates the NodeClaim's VM once. When no offering has capacity or the node class
+// cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
+// elsewhere; other failures are retried.
+func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
+	if meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
+		return reconcile.Result{}, nil
+	}
+	// The status write that records a launch can trail the metadata write that triggers the
+	// next reconcile; the result of the launch is reused rather than launched again.
+	launched, cached := r.launches.get(nc.UID)
+	var err error
+	if !cached {
+		launched, err = r.CloudProvider.Create(ctx, nc)
+	}
+	if err != nil {
+		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
+			reason := "InsufficientCapacity"
+			if cloudprovider.IsNodeClassNotReady(err) {
+				reason = "NodeClassNotReady"
+			}
+			r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
+			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
+			return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
+		}
+		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, "LaunchFailed", err.Error())
+		return reconcile.Result{}, fmt.Errorf("launching nodeclaim: %w", err)
+	}
+
+	// What the cloud resolved goes under what the NodeClaim already says.
+	if nc.Labels == nil {
+		nc.Labels = map[string]string{}
+	}
+	for k, v := range launched.Labels {
+		if _, set := nc.Labels[k]; !set {
+			nc.Labels[k] = v
+		}
+	}
+	for k, v := range launched.Annotations {
+		metav1.SetMetaDataAnnotation(&nc.ObjectMeta, k, v)
+	}
+	nc.Status.ProviderID = launched.Status.ProviderID
+	nc.Status.ImageID = launched.Status.ImageID
+	nc.Status.Capacity = launched.Status.Capacity
+	nc.Status.Allocatable = launched.Status.Allocatable
+	setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, "Launched", "the VM was created")
+	if cached {
+		return reconcile.Result{}, nil
+	}
+	r.launches.put(nc.UID, launched)
+	nodeClaimsLaunched.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
+	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nc.Status.ProviderID,
+		"instance-type", nc.Labels[karpv1.LabelInstanceType], "zone", nc.Labels[karpv1.LabelTopologyZone],
+		"capacity-type", nc.Labels[karpv1.LabelCapacityType], "allocatable", nc.Status.Allocatable)
+	return reconcile.Result{}, nil
+}
+
+// launchCache remembers launch results by NodeClaim UID for an hour.
+type launchCache struct {
+	mu      sync.Mutex
+	entries map[types.UID]launchEntry
+}
+
+type launchEntry struct {
+	nodeClaim *karpv1.NodeClaim
+	at        time.Time
+}
+
+const launchCacheTTL = time.Hour
+
+func (c *launchCache) get(uid types.UID) (*karpv1.NodeClaim, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[uid]
+	if !ok || time.Since(e.at) > launchCacheTTL {
+		return nil, false
+	}
+	return e.nodeClaim, true
+}
+
+func (c *launchCache) put(uid types.UID, nc *karpv1.NodeClaim) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[types.UID]launchEntry{}
+	}
+	for k, e := range c.entries {
+		if time.Since(e.at) > launchCacheTTL {
+			delete(c.entries, k)
+		}
+	}
+	c.entries[uid] = launchEntry{nodeClaim: nc, at: time.Now()}
+}

@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// liveness deletes a NodeClaim whose VM was not launched, or whose node did not register,
+// in time; its termination deletes the VM, and its pods get another chance elsewhere.
+func (r *Reconciler) liveness(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
+	if meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) {
+		return reconcile.Result{}, nil
+	}
+	timeout, what := r.LaunchTimeout, "launched"
+	if timeout == 0 {
+		timeout = DefaultLaunchTimeout
+	}
+	since := nc.CreationTimestamp.Time
+	if launched := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeLaunched); launched != nil && launched.Status == "True" {
+		timeout, what = r.RegistrationTimeout, "registered"
+		if timeout == 0 {
+			timeout = DefaultRegistrationTimeout
+		}
+		since = launched.LastTransitionTime.Time
+	}
+	left := timeout - r.now().Sub(since)
+	if left > 0 {
+		return reconcile.Result{RequeueAfter: left}, nil
+	}
+	r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, "NotLive", "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
+	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
+	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
+}

@@ -1,0 +1,38 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Upstream Karpenter's metric names, so that its dashboards work.
+var (
+	nodeClaimsLaunched = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "karpenter_nodeclaims_launched_total",
+		Help: "NodeClaims whose VM was created, by NodePool.",
+	}, []string{"nodepool"})
+	nodeClaimsTerminated = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "karpenter_nodeclaims_terminated_total",
+		Help: "NodeClaims whose VM and node were deleted, by NodePool.",
+	}, []string{"nodepool"})
+)
+
+func init() {
+	crmetrics.Registry.MustRegister(nodeClaimsLaunched, nodeClaimsTerminated)
+}

@@ -1,0 +1,122 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// registrationPoll is how often to look for a node that has not registered yet; the Node
+// watch usually comes first.
+const registrationPoll = 10 * time.Second
+
+// register finds the node whose kubelet registered for the VM and makes it the NodeClaim's:
+// its labels and taints, the termination finalizer, then the unregistered taint removed.
+func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) ||
+		meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) {
+		return reconcile.Result{}, nil
+	}
+	node, err := r.nodeOf(ctx, nc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if node == nil {
+		setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, "NodeNotFound", "waiting for the node to register")
+		return reconcile.Result{RequeueAfter: registrationPoll}, nil
+	}
+
+	stored := node.DeepCopy()
+	syncNode(nc, node)
+	if !equality.Semantic.DeepEqual(stored, node) {
+		if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	nc.Status.NodeName = node.Name
+	setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, "Registered", "the node registered")
+	log.FromContext(ctx).Info("registered nodeclaim", "Node", map[string]string{"name": node.Name})
+	return reconcile.Result{}, nil
+}
+
+// syncNode puts the NodeClaim's labels, taints and finalizer on its node and removes the
+// taint that kept pods off it until now.
+func syncNode(nc *karpv1.NodeClaim, node *corev1.Node) {
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	for k, v := range nc.Labels {
+		node.Labels[k] = v
+	}
+	node.Labels[karpv1.LabelRegistered] = "true"
+	controllerutil.AddFinalizer(node, karpv1.TerminationFinalizer)
+	if node.Labels[karpv1.LabelDoNotSyncTaints] != "true" {
+		for _, t := range append(append([]corev1.Taint{}, nc.Spec.Taints...), nc.Spec.StartupTaints...) {
+			if !hasTaint(node.Spec.Taints, t) {
+				node.Spec.Taints = append(node.Spec.Taints, t)
+			}
+		}
+	}
+	node.Spec.Taints = withoutTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint)
+	if !hasOwner(node, nc) {
+		node.OwnerReferences = append(node.OwnerReferences, metav1.OwnerReference{
+			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nc.Name, UID: nc.UID,
+			BlockOwnerDeletion: ptr.To(true),
+		})
+	}
+}
+
+func hasOwner(node *corev1.Node, nc *karpv1.NodeClaim) bool {
+	for _, o := range node.OwnerReferences {
+		if o.UID == nc.UID {
+			return true
+		}
+	}
+	return false
+}
+
+func hasTaint(taints []corev1.Taint, t corev1.Taint) bool {
+	for _, have := range taints {
+		if have.MatchTaint(&t) {
+			return true
+		}
+	}
+	return false
+}
+
+func withoutTaint(taints []corev1.Taint, t corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, have := range taints {
+		if !have.MatchTaint(&t) {
+			out = append(out, have)
+		}
+	}
+	return out
+}
