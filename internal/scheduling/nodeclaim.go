@@ -1,0 +1,285 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduling
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// MaxInstanceTypes caps the instance types a NodeClaim carries (cheapest first).
+const MaxInstanceTypes = 60
+
+// NewNodeClaim is capacity the scheduler decided to launch: the pods it is for and the instance
+// types that can hold them.
+type NewNodeClaim struct {
+	// NodePoolName is the NodePool the NodeClaim is opened from.
+	NodePoolName string
+	// NodePool is that NodePool; its template shapes ToNodeClaim.
+	NodePool *karpv1.NodePool
+	// Pods are the pods scheduled to it.
+	Pods []*corev1.Pod
+	// Requests are the pods' requests plus the daemonset overhead.
+	Requests corev1.ResourceList
+	// Requirements are the template requirements intersected with those of the pods and the
+	// label values (and offering zones and capacity types) of InstanceTypes.
+	Requirements Requirements
+	// InstanceTypes are the compatible types that fit, cheapest first, at most
+	// MaxInstanceTypes.
+	InstanceTypes []*cloudprovider.InstanceType
+
+	tmpl        *poolTemplate
+	reqs        Requirements
+	types       []*itInfo
+	podRequests resVec
+	dsRequests  resVec
+	ports       []hostPort
+}
+
+// itInfo is an instance type with what the scheduler needs of it precomputed.
+type itInfo struct {
+	it          *cloudprovider.InstanceType
+	reqs        Requirements
+	allocatable resVec
+	capacity    resVec
+}
+
+func newITInfo(it *cloudprovider.InstanceType) *itInfo {
+	return &itInfo{it: it, reqs: FromLabels(it.Labels), allocatable: withPodsDefault(toVec(it.Allocatable())), capacity: toVec(it.Capacity)}
+}
+
+// offeringAllowed reports whether the offering is available and its zone and capacity type
+// satisfy reqs.
+func offeringAllowed(of *cloudprovider.Offering, reqs Requirements) bool {
+	if !of.Available {
+		return false
+	}
+	if z, ok := reqs[karpv1.LabelTopologyZone]; ok && !z.Has(of.Zone) {
+		return false
+	}
+	if ct, ok := reqs[karpv1.LabelCapacityType]; ok && !ct.Has(of.CapacityType) {
+		return false
+	}
+	return true
+}
+
+// hasOffering reports whether some offering of it satisfies reqs.
+func (t *itInfo) hasOffering(reqs Requirements) bool {
+	for i := range t.it.Offerings {
+		if offeringAllowed(&t.it.Offerings[i], reqs) {
+			return true
+		}
+	}
+	return false
+}
+
+// cheapest returns the price of the cheapest allowed offering (false when none).
+func (t *itInfo) cheapest(reqs Requirements) (float64, bool) {
+	best, found := 0.0, false
+	for i := range t.it.Offerings {
+		of := &t.it.Offerings[i]
+		if offeringAllowed(of, reqs) && (!found || of.Price < best) {
+			best, found = of.Price, true
+		}
+	}
+	return best, found
+}
+
+// compatible reports whether a node of this type can satisfy reqs.
+func (t *itInfo) compatible(reqs Requirements) bool {
+	return t.reqs.IsIntersecting(reqs) && t.hasOffering(reqs)
+}
+
+// typeRequirements returns what launching one of types implies: In over the union of each label
+// key every type carries, and the zones and capacity types of their offerings allowed by reqs.
+func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
+	values := map[string][]string{}
+	counts := map[string]int{}
+	for _, t := range types {
+		for k, v := range t.reqs {
+			counts[k]++
+			values[k] = append(values[k], v.Values()...)
+		}
+	}
+	out := Requirements{}
+	for k, n := range counts {
+		if n == len(types) {
+			out.Add(NewRequirement(k, karpv1.NodeSelectorOpIn, values[k]...))
+		}
+	}
+	var zones, cts []string
+	for _, t := range types {
+		for i := range t.it.Offerings {
+			of := &t.it.Offerings[i]
+			if offeringAllowed(of, reqs) {
+				zones = append(zones, of.Zone)
+				cts = append(cts, of.CapacityType)
+			}
+		}
+	}
+	if len(zones) > 0 {
+		out.Add(NewRequirement(karpv1.LabelTopologyZone, karpv1.NodeSelectorOpIn, zones...))
+	}
+	if len(cts) > 0 && !slices.Contains(cts, "") {
+		out.Add(NewRequirement(karpv1.LabelCapacityType, karpv1.NodeSelectorOpIn, cts...))
+	}
+	return out
+}
+
+// merge returns a ∩ b without modifying either (requirements are never modified in place).
+func merge(a, b Requirements) Requirements {
+	out := maps.Clone(a)
+	if out == nil {
+		out = Requirements{}
+	}
+	out.Add(b.Values()...)
+	return out
+}
+
+// canAdd checks whether the pod fits this NodeClaim and returns the narrowed requirements,
+// the instance types that remain and the daemonset overhead.
+func (n *NewNodeClaim) canAdd(p *podInfo) (Requirements, []*itInfo, resVec, error) {
+	if err := tolerates(p.pod, n.tmpl.taints); err != nil {
+		return nil, nil, nil, err
+	}
+	if hp, clash := portsClash(n.ports, p.ports); clash {
+		return nil, nil, nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
+	}
+	if err := n.reqs.Compatible(p.requirements); err != nil {
+		return nil, nil, nil, fmt.Errorf("incompatible requirements, %w", err)
+	}
+	merged := merge(n.reqs, p.requirements)
+	ds := n.tmpl.daemonOverhead(merged)
+	total := n.podRequests.add(p.requests)
+	// Every type of n is compatible with n.reqs. A type's labels are single values, so it
+	// satisfies n.reqs ∩ pod exactly when it satisfies the pod's requirements; offerings need
+	// a second look only when the pod constrains zone or capacity type.
+	checkLabels := len(p.requirements) > 0
+	checkOfferings := p.requirements.Has(karpv1.LabelTopologyZone) || p.requirements.Has(karpv1.LabelCapacityType)
+	var kept []*itInfo
+	compatible := 0
+	for _, t := range n.types {
+		if checkLabels && !t.reqs.IsIntersecting(p.requirements) {
+			continue
+		}
+		if checkOfferings && !t.hasOffering(merged) {
+			continue
+		}
+		compatible++
+		if fitsSum(total, ds, t.allocatable) {
+			kept = append(kept, t)
+		}
+	}
+	if compatible == 0 {
+		return nil, nil, nil, fmt.Errorf("no instance type with an available offering satisfies %s", merged)
+	}
+	if len(kept) == 0 {
+		return nil, nil, nil, fmt.Errorf("no instance type fits %s", describeVec(total.add(ds)))
+	}
+	return merged, kept, ds, nil
+}
+
+// add commits the result of a successful canAdd.
+func (n *NewNodeClaim) add(p *podInfo, reqs Requirements, types []*itInfo, ds resVec) {
+	n.reqs, n.types, n.dsRequests = reqs, types, ds
+	n.podRequests = n.podRequests.add(p.requests)
+	n.ports = append(n.ports, p.ports...)
+	n.Pods = append(n.Pods, p.pod)
+}
+
+// finalize fills the exported fields: instance types cheapest first (capped), requirements
+// narrowed to them, requests including daemonset overhead.
+func (n *NewNodeClaim) finalize() {
+	type priced struct {
+		t     *itInfo
+		price float64
+	}
+	ps := make([]priced, 0, len(n.types))
+	for _, t := range n.types {
+		if price, ok := t.cheapest(n.reqs); ok {
+			ps = append(ps, priced{t, price})
+		}
+	}
+	slices.SortFunc(ps, func(a, b priced) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
+	})
+	if len(ps) > MaxInstanceTypes {
+		ps = ps[:MaxInstanceTypes]
+	}
+	chosen := make([]*itInfo, len(ps))
+	n.InstanceTypes = make([]*cloudprovider.InstanceType, len(ps))
+	for i, p := range ps {
+		chosen[i] = p.t
+		n.InstanceTypes[i] = p.t.it
+	}
+	n.types = chosen
+	n.Requirements = merge(n.reqs, typeRequirements(chosen, n.reqs))
+	n.Requests = n.podRequests.add(n.dsRequests).toList()
+}
+
+// ToNodeClaim renders the NodeClaim to create: the template's taints, startup taints, node
+// class, expiry and termination grace period; the requirements including the instance types
+// and NodePool; the requests; and labels from the template and single-valued requirements.
+func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
+	tpl := n.NodePool.Spec.Template
+	names := make([]string, len(n.InstanceTypes))
+	for i, it := range n.InstanceTypes {
+		names[i] = it.Name
+	}
+	reqs := maps.Clone(n.Requirements)
+	if reqs == nil {
+		reqs = Requirements{}
+	}
+	reqs[karpv1.LabelInstanceType] = NewRequirement(karpv1.LabelInstanceType, karpv1.NodeSelectorOpIn, names...)
+	reqs[karpv1.LabelNodePool] = NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, n.NodePoolName)
+
+	labels := maps.Clone(tpl.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, reqs.Labels())
+	labels[karpv1.LabelNodePool] = n.NodePoolName
+
+	nc := &karpv1.NodeClaim{
+		TypeMeta: metav1.TypeMeta{APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: n.NodePoolName + "-",
+			Labels:       labels,
+			Annotations:  maps.Clone(tpl.Annotations),
+		},
+		Spec: karpv1.NodeClaimSpec{
+			Taints:        slices.Clone(tpl.Spec.Taints),
+			StartupTaints: slices.Clone(tpl.Spec.StartupTaints),
+			Requirements:  reqs.NodeSelectorRequirements(),
+			Resources:     karpv1.ResourceRequirements{Requests: n.Requests.DeepCopy()},
+			NodeClassRef:  tpl.Spec.NodeClassRef.DeepCopy(),
+			ExpireAfter:   tpl.Spec.ExpireAfter,
+		},
+	}
+	if tpl.Spec.TerminationGracePeriod != nil {
+		nc.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
+	}
+	return nc
+}
