@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
@@ -52,6 +53,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
@@ -100,6 +102,8 @@ type options struct {
 	endpoints         endpointFlag
 	credentialsSecret string
 	keyringSecret     string
+	batchIdle         time.Duration
+	batchMax          time.Duration
 }
 
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
@@ -148,6 +152,10 @@ func parseFlags() (options, zap.Options) {
 			"updating it rotates the key without a restart.")
 	flag.StringVar(&o.keyringSecret, "signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"),
 		"Secret in the controller's namespace holding the keys that sign VM ownership markers (activeKeyID and keys.<id>).")
+	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
+		"How long provisioning waits for more pending pods after the last one before it schedules the batch.")
+	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
+		"The longest provisioning waits to schedule a batch of pending pods.")
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -284,6 +292,13 @@ func main() {
 	provider := kakao.New(mgr.GetClient(), cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable, instances, recorder)
 	if err := (&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.lifecycle")
+		os.Exit(1)
+	}
+	if err := (&provisioning.Provisioner{
+		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
+		Batcher: provisioning.NewBatcher(o.batchIdle, o.batchMax),
+	}).SetupWithManager(mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "provisioning")
 		os.Exit(1)
 	}
 

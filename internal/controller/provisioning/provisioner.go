@@ -1,0 +1,322 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package provisioning turns pods that cannot be scheduled into NodeClaims: it batches pending
+// pods, simulates where they would go (existing nodes, NodeClaims in flight, new NodeClaims of
+// the cheapest fitting instance types), creates the new NodeClaims and says, on each pod it
+// cannot place, why.
+package provisioning
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+var (
+	nodeClaimsCreated = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "karpenter_nodeclaims_created_total",
+		Help: "NodeClaims created by provisioning, by NodePool.",
+	}, []string{"nodepool"})
+	schedulingDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "karpenter_scheduler_scheduling_duration_seconds",
+		Help:    "Duration of one scheduling simulation.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+	})
+)
+
+func init() { crmetrics.Registry.MustRegister(nodeClaimsCreated, schedulingDuration) }
+
+// Provisioner creates NodeClaims for pending pods, one batch at a time.
+type Provisioner struct {
+	Client        client.Client
+	CloudProvider cloudprovider.CloudProvider
+	Recorder      events.EventRecorder
+	Batcher       *Batcher
+}
+
+// +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=create
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
+
+// NeedLeaderElection makes only the leader provision.
+func (p *Provisioner) NeedLeaderElection() bool { return true }
+
+// Start provisions each batch until ctx ends.
+func (p *Provisioner) Start(ctx context.Context) error {
+	for p.Batcher.Wait(ctx) {
+		if _, err := p.Provision(ctx); err != nil {
+			log.FromContext(ctx).Error(err, "provisioning failed")
+			p.Batcher.Trigger() // try again with the next batch
+		}
+	}
+	return nil
+}
+
+// Provision schedules the pending pods and creates the NodeClaims they need.
+func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
+	pods, err := p.pendingPods(ctx)
+	if err != nil || len(pods) == 0 {
+		return nil, err
+	}
+	input := scheduling.Input{Pods: pods}
+	if input.NodePools, err = p.nodePools(ctx); err != nil {
+		return nil, err
+	}
+	if input.ExistingNodes, err = p.existingCapacity(ctx); err != nil {
+		return nil, err
+	}
+	if input.DaemonSetPods, err = p.daemonSetPods(ctx); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	results := scheduling.Schedule(input)
+	schedulingDuration.Observe(time.Since(start).Seconds())
+
+	for pod, err := range results.PodErrors {
+		p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %v", err)
+	}
+	var created []*karpv1.NodeClaim
+	for _, n := range results.NewNodeClaims {
+		nc := n.ToNodeClaim()
+		nc.GenerateName = n.NodePoolName + "-"
+		if nc.Labels == nil {
+			nc.Labels = map[string]string{}
+		}
+		nc.Labels[karpv1.LabelNodePool] = n.NodePoolName
+		for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
+			if v, ok := n.NodePool.Annotations[key]; ok {
+				metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
+			}
+		}
+		if err := p.Client.Create(ctx, nc); err != nil {
+			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
+		}
+		nodeClaimsCreated.WithLabelValues(n.NodePoolName).Inc()
+		log.FromContext(ctx).Info("created nodeclaim", "NodePool", map[string]string{"name": n.NodePoolName},
+			"NodeClaim", map[string]string{"name": nc.Name}, "pods", len(n.Pods), "requests", n.Requests,
+			"instance-types", len(n.InstanceTypes))
+		created = append(created, nc)
+	}
+	return created, nil
+}
+
+// Provisionable says whether a pod is one provisioning should act on: not bound, not being
+// deleted, refused by the kube-scheduler as unschedulable, and not a DaemonSet's (those follow
+// nodes, they do not ask for them).
+func Provisionable(pod *corev1.Pod) bool {
+	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() {
+		return false
+	}
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			return false
+		}
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Provisioner) pendingPods(ctx context.Context) ([]*corev1.Pod, error) {
+	list := &corev1.PodList{}
+	if err := p.Client.List(ctx, list); err != nil {
+		return nil, err
+	}
+	var pods []*corev1.Pod
+	for i := range list.Items {
+		if Provisionable(&list.Items[i]) {
+			pods = append(pods, &list.Items[i])
+		}
+	}
+	return pods, nil
+}
+
+// nodePools returns the ready NodePools with their instance types and remaining limits.
+func (p *Provisioner) nodePools(ctx context.Context) ([]scheduling.NodePoolInput, error) {
+	pools := &karpv1.NodePoolList{}
+	if err := p.Client.List(ctx, pools); err != nil {
+		return nil, err
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := p.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	var out []scheduling.NodePoolInput
+	for i := range pools.Items {
+		np := &pools.Items[i]
+		if !np.DeletionTimestamp.IsZero() || !meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady) {
+			continue
+		}
+		types, err := p.CloudProvider.GetInstanceTypes(ctx, np)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", np.Name)
+			continue
+		}
+		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: remaining(np, claims.Items)})
+	}
+	return out, nil
+}
+
+// remaining is the NodePool's limits minus what its NodeClaims hold (their capacity once
+// launched, their requests before); nil when it has no limits.
+func remaining(np *karpv1.NodePool, claims []karpv1.NodeClaim) corev1.ResourceList {
+	if len(np.Spec.Limits) == 0 {
+		return nil
+	}
+	left := corev1.ResourceList(np.Spec.Limits).DeepCopy()
+	for _, c := range claims {
+		if c.Labels[karpv1.LabelNodePool] != np.Name || !c.DeletionTimestamp.IsZero() {
+			continue
+		}
+		used := c.Status.Capacity
+		if len(used) == 0 {
+			used = c.Spec.Resources.Requests
+		}
+		for name, q := range used {
+			if l, ok := left[name]; ok {
+				l.Sub(q)
+				left[name] = l
+			}
+		}
+	}
+	return left
+}
+
+// existingCapacity is what pods may land on without a new NodeClaim: the managed nodes, with
+// what their pods already request, and the NodeClaims still coming up, sized by what they
+// were launched for. Counting the latter is what keeps a pod that waits for its node from
+// causing a second NodeClaim.
+func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.ExistingNode, error) {
+	nodes := &corev1.NodeList{}
+	if err := p.Client.List(ctx, nodes, client.HasLabels{karpv1.LabelNodePool}); err != nil {
+		return nil, err
+	}
+	pods := &corev1.PodList{}
+	if err := p.Client.List(ctx, pods); err != nil {
+		return nil, err
+	}
+	requested := map[string]corev1.ResourceList{}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		sum := requested[pod.Spec.NodeName]
+		if sum == nil {
+			sum = corev1.ResourceList{}
+		}
+		for name, q := range scheduling.PodRequests(pod) {
+			v := sum[name]
+			v.Add(q)
+			sum[name] = v
+		}
+		requested[pod.Spec.NodeName] = sum
+	}
+	var out []scheduling.ExistingNode
+	registered := map[string]bool{}
+	for _, n := range nodes.Items {
+		if !n.DeletionTimestamp.IsZero() || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key }) {
+			continue
+		}
+		registered[n.Spec.ProviderID] = true
+		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested[n.Name]})
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := p.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	for _, c := range claims.Items {
+		if !c.DeletionTimestamp.IsZero() || (c.Status.ProviderID != "" && registered[c.Status.ProviderID]) {
+			continue
+		}
+		allocatable := c.Status.Allocatable
+		if len(allocatable) == 0 {
+			allocatable = c.Spec.Resources.Requests
+		}
+		labels := map[string]string{}
+		for k, v := range scheduling.FromNodeClaimRequirements(c.Spec.Requirements...).Labels() {
+			labels[k] = v
+		}
+		for k, v := range c.Labels {
+			labels[k] = v
+		}
+		out = append(out, scheduling.ExistingNode{Name: "nodeclaim/" + c.Name, Labels: labels, Taints: c.Spec.Taints, Allocatable: allocatable})
+	}
+	return out, nil
+}
+
+// daemonSetPods are the pods every daemonset would add to a new node.
+func (p *Provisioner) daemonSetPods(ctx context.Context) ([]*corev1.Pod, error) {
+	list := &appsv1.DaemonSetList{}
+	if err := p.Client.List(ctx, list); err != nil {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, 0, len(list.Items))
+	for _, ds := range list.Items {
+		pods = append(pods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
+	}
+	return pods, nil
+}
+
+// podTrigger starts a batch whenever a provisionable pod appears or changes.
+type podTrigger struct {
+	client  client.Client
+	batcher *Batcher
+}
+
+func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pod := &corev1.Pod{}
+	if err := t.client.Get(ctx, req.NamespacedName, pod); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if Provisionable(pod) {
+		t.batcher.Trigger()
+	}
+	return reconcile.Result{}, nil
+}
+
+// SetupWithManager registers the provisioner and its pod trigger.
+func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.Add(p); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("provisioning.trigger").
+		For(&corev1.Pod{}).
+		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher})
+}

@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provisioning_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[string]string) {
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}, {Name: "karpenter-subnet-b"}},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	np := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: karpv1.NodePoolSpec{
+			Template: karpv1.NodeClaimTemplate{
+				ObjectMeta: karpv1.ObjectMeta{Labels: labels},
+				Spec: karpv1.NodeClaimTemplateSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{
+						{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a", "c2a"}},
+					},
+					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: name},
+					ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
+				},
+			},
+			Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")},
+			Limits:     karpv1.Limits(limits),
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady)).To(BeTrue())
+	}).Should(Succeed())
+}
+
+// pendingPod creates a pod and marks it unschedulable, as the kube-scheduler would.
+func pendingPod(name string, cpu string, nodeSelector map[string]string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PodSpec{
+			NodeSelector: nodeSelector,
+			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}},
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, pod)).To(Succeed())
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.Now()}}
+	ExpectWithOffset(1, k8sClient.Status().Update(ctx, pod)).To(Succeed())
+	return pod
+}
+
+func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
+	return func(g Gomega) []karpv1.NodeClaim {
+		list := &karpv1.NodeClaimList{}
+		g.Expect(k8sClient.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		return list.Items
+	}
+}
+
+var _ = Describe("Provisioning", func() {
+	It("turns pending pods into just enough NodeClaims, VMs, nodes, and pods bound to them", func() {
+		createNodeClassAndPool("default", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}, map[string]string{"team": "checkout"})
+		var pods []*corev1.Pod
+		for i := range 6 {
+			pods = append(pods, pendingPod(fmt.Sprintf("inflate-%d", i), "1", nil))
+		}
+
+		Eventually(claimsOf("default")).ShouldNot(BeEmpty())
+		// The pods stay pending until their nodes exist; a batch after that must not launch
+		// again for them.
+		time.Sleep(time.Second) // let the first batch finish
+		launched := len(claimsOf("default")(Default))
+		Consistently(func(g Gomega) int {
+			for _, p := range pods {
+				current := &corev1.Pod{}
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), current)).To(Succeed())
+				current.Status.Conditions[0].Message = "retriggered " + time.Now().String()
+				g.Expect(k8sClient.Status().Update(ctx, current)).To(Succeed())
+			}
+			return len(claimsOf("default")(g))
+		}, "3s", "500ms").Should(Equal(launched))
+
+		claims := claimsOf("default")(Default)
+		allocatable := resource.Quantity{}
+		for _, c := range claims {
+			Expect(c.Spec.Requirements).To(ContainElement(HaveField("Key", karpv1.LabelInstanceType)))
+			Expect(c.Labels).To(HaveKeyWithValue("team", "checkout"))
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
+				g.Expect(meta.IsStatusConditionTrue(c.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue())
+			}).Should(Succeed())
+			allocatable.Add(*c.Status.Allocatable.Cpu())
+		}
+		Expect(allocatable.Cmp(resource.MustParse("6"))).To(BeNumerically(">=", 0), "the NodeClaims hold the 6 CPUs")
+		Expect(len(claims)).To(BeNumerically("<=", 2), "6 CPUs need no more than 2 nodes")
+		Expect(emu.Instances()).To(HaveLen(len(claims)))
+
+		By("acting as the kubelets and the kube-scheduler")
+		free := map[string]int64{}
+		for _, c := range claims {
+			node := &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: "node-" + c.Name},
+				Spec:       corev1.NodeSpec{ProviderID: c.Status.ProviderID, Taints: []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}},
+			}
+			Expect(k8sClient.Create(ctx, node)).To(Succeed())
+			// The controller syncs the node at the same time: retry on conflicts.
+			Eventually(func() error {
+				if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+					return err
+				}
+				node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+				node.Status.Allocatable = c.Status.Allocatable
+				if err := k8sClient.Status().Update(ctx, node); err != nil {
+					return err
+				}
+				// The node lifecycle controller lifts the not-ready taint the API server added.
+				var kept []corev1.Taint
+				for _, t := range node.Spec.Taints {
+					if t.Key != corev1.TaintNodeNotReady {
+						kept = append(kept, t)
+					}
+				}
+				node.Spec.Taints = kept
+				return k8sClient.Update(ctx, node)
+			}).Should(Succeed())
+			free[node.Name] = c.Status.Allocatable.Cpu().MilliValue()
+		}
+		for _, p := range pods {
+			for name, milli := range free {
+				if milli >= 1000 {
+					Expect(k8sClient.SubResource("binding").Create(ctx, p, &corev1.Binding{Target: corev1.ObjectReference{Kind: "Node", Name: name}})).To(Succeed())
+					free[name] = milli - 1000
+					break
+				}
+			}
+		}
+		for _, p := range pods {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s bound", p.Name)
+		}
+		for _, c := range claims {
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
+				initialized := meta.FindStatusCondition(c.Status.Conditions, karpv1.ConditionTypeInitialized)
+				g.Expect(initialized).NotTo(BeNil())
+				g.Expect(initialized.Status).To(Equal(metav1.ConditionTrue), initialized.Message)
+			}).Should(Succeed())
+		}
+	})
+
+	It("launches nothing from a NodePool whose cpu limit is 0, and says so on the pod", func() {
+		createNodeClassAndPool("frozen", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}, nil)
+		pod := pendingPod("frozen-pod", "1", map[string]string{karpv1.LabelNodePool: "frozen"})
+		Eventually(func(g Gomega) []string {
+			list := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
+					notes = append(notes, e.Note)
+				}
+			}
+			return notes
+		}).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
+		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
+	})
+})

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provisioning_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+var (
+	ctx       context.Context
+	cancel    context.CancelFunc
+	testEnv   *envtest.Environment
+	k8sClient client.Client
+	emu       *emulator.Emulator
+)
+
+func TestProvisioning(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "Provisioning suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.TODO())
+	testEnv = testenv.Environment(false)
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	scheme := testenv.Scheme()
+	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+
+	var stop func()
+	var kc *kakaocloud.Client
+	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
+	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	Expect(err).NotTo(HaveOccurred())
+	unavailable := instancetype.NewUnavailableOfferings(0, nil)
+	prices := kakao.Prices{Table: instancetype.NewPriceTable()}
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	Expect(err).NotTo(HaveOccurred())
+	recorder := mgr.GetEventRecorder("karpenter")
+	provider := kakao.New(mgr.GetClient(), cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
+		instance.NewProvider(kc, keyring, "karpenter-demo"), recorder)
+	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr)).To(Succeed())
+	Expect((&provisioning.Provisioner{
+		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
+		Batcher: provisioning.NewBatcher(100*time.Millisecond, time.Second),
+	}).SetupWithManager(mgr)).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	Expect(testEnv.Stop()).To(Succeed())
+})
