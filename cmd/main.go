@@ -54,7 +54,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
@@ -271,25 +270,19 @@ func main() {
 		os.Exit(1)
 	}
 
-	instances := instance.NewProvider(kc, signing.SecretKeyring{
-		Reader: mgr.GetClient(),
-		Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret},
-	}, o.clusterName)
+	recorder := mgr.GetEventRecorder("karpenter")
+	provider, instances := kakao.Assemble(kakao.Components{
+		Kube: mgr.GetClient(), Client: kc, Catalog: cat, ClusterName: o.clusterName, Recorder: recorder,
+		Keyring: signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}},
+		PriceOverrides: instancetype.PriceOverrideSource{
+			Reader:    mgr.GetClient(),
+			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
+		},
+	})
 	if err := mgr.Add(&garbagecollection.Collector{Client: mgr.GetClient(), Instances: instances}); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "garbagecollection")
 		os.Exit(1)
 	}
-
-	unavailable := instancetype.NewUnavailableOfferings(0, nil)
-	prices := kakao.Prices{
-		Table: instancetype.NewPriceTable(),
-		Overrides: instancetype.PriceOverrideSource{
-			Reader:    mgr.GetClient(),
-			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
-		},
-	}
-	recorder := mgr.GetEventRecorder("karpenter")
-	provider := kakao.New(mgr.GetClient(), cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable, instances, recorder)
 	if err := (&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.lifecycle")
 		os.Exit(1)

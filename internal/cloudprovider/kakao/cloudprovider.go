@@ -35,10 +35,12 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
 // MaxLaunchCandidates caps the instance type and zone pairs one launch tries, cheapest first,
@@ -460,4 +462,26 @@ func driftOf(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.
 		return DriftNodeClass
 	}
 	return ""
+}
+
+// Components are what a CloudProvider is assembled from.
+type Components struct {
+	Kube    client.Reader
+	Client  *kakaocloud.Client
+	Catalog *catalog.Catalog
+	Keyring signing.KeyringSource
+	// ClusterName is the Kubernetes Engine cluster, also the owner written in VM markers.
+	ClusterName string
+	// PriceOverrides is the operators' ConfigMap of relative costs; none when its Reader is nil.
+	PriceOverrides instancetype.PriceOverrideSource
+	Recorder       events.EventRecorder
+}
+
+// Assemble builds the KakaoCloud cloud provider and the instance provider it launches with
+// (garbage collection shares the latter).
+func Assemble(c Components) (*CloudProvider, *instance.Provider) {
+	unavailable := instancetype.NewUnavailableOfferings(0, nil)
+	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
+	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName)
+	return New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder), instances
 }

@@ -37,8 +37,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
@@ -78,14 +76,13 @@ var _ = BeforeSuite(func() {
 	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
 	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
 	Expect(err).NotTo(HaveOccurred())
-	unavailable := instancetype.NewUnavailableOfferings(0, nil)
-	prices := kakao.Prices{Table: instancetype.NewPriceTable()}
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	Expect(err).NotTo(HaveOccurred())
 	recorder := mgr.GetEventRecorder("karpenter")
-	provider := kakao.New(mgr.GetClient(), cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
-		instance.NewProvider(kc, keyring, "karpenter-demo"), recorder)
+	provider, _ := kakao.Assemble(kakao.Components{
+		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder,
+	})
 	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
 	Expect((&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
 	Expect((&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr)).To(Succeed())
