@@ -181,6 +181,14 @@ func (r *Reconciler) nodeOf(ctx context.Context, nc *karpv1.NodeClaim) (*corev1.
 	return &nodes.Items[0], nil
 }
 
+// nodePatch patches a node with optimistic locking: a merge patch replaces lists such as taints
+// whole, so a patch computed from a stale copy would bring back a taint that someone (the node
+// lifecycle controller, a device plugin) has just removed. A conflict makes the reconcile retry
+// with the current node instead.
+func nodePatch(stored *corev1.Node) client.Patch {
+	return client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})
+}
+
 // SetupWithManager registers the reconciler and the Node index it needs. A NodeClaim is
 // reconciled again when its node changes.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {

@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -58,7 +57,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 	if node.Labels[karpv1.LabelInitialized] != "true" {
 		stored := node.DeepCopy()
 		node.Labels[karpv1.LabelInitialized] = "true"
-		if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); err != nil {
+		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -56,7 +55,7 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	stored := node.DeepCopy()
 	syncNode(nc, node)
 	if !equality.Semantic.DeepEqual(stored, node) {
-		if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); err != nil {
+		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}

@@ -82,7 +82,8 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 	}
 	stored := nc.DeepCopy()
 	controllerutil.RemoveFinalizer(nc, karpv1.TerminationFinalizer)
-	if err := r.Client.Patch(ctx, nc, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+	// Optimistic locking: finalizers are a list a stale merge patch would overwrite whole.
+	if err := r.Client.Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
 		return reconcile.Result{}, err
 	}
 	nodeClaimsTerminated.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
@@ -97,7 +98,7 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 	}
 	stored := node.DeepCopy()
 	node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-	if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); err != nil {
+	if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 		return err
 	}
 	log.FromContext(ctx).Info("tainted node", "Node", map[string]string{"name": node.Name},
@@ -172,7 +173,7 @@ func evictable(pod *corev1.Pod) bool {
 func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
 	stored := node.DeepCopy()
 	if controllerutil.RemoveFinalizer(node, karpv1.TerminationFinalizer) {
-		if err := r.Client.Patch(ctx, node, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Patch(ctx, node, nodePatch(stored)); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
