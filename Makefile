@@ -67,6 +67,12 @@ test: verify vet k8s-binaries ## Vet, then run unit and envtest suites against a
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
 
+.PHONY: bench
+bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types.
+	go test ./internal/scheduling/ -run='^$$' -bench=BenchmarkSchedulingDiverse -benchtime=3x -count=3
+	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
+	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
+
 ##@ Build
 
 .PHONY: build
