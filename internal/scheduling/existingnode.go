@@ -33,6 +33,10 @@ type ExistingNode struct {
 	Allocatable corev1.ResourceList
 	// Requested is what the pods already bound to the node request (daemonsets included).
 	Requested corev1.ResourceList
+	// Requirements, when set, describe a NodeClaim that is not launched yet: what its node may
+	// still become. A pod whose requirements are compatible with them is counted on it instead
+	// of opening another NodeClaim for it; Labels are then ignored.
+	Requirements Requirements
 }
 
 // existingNode is an ExistingNode during one scheduling run.
@@ -57,7 +61,11 @@ func (e *existingNode) canAdd(p *podInfo) error {
 	if err := tolerates(p.pod, e.node.Taints); err != nil {
 		return err
 	}
-	if err := labelsSatisfy(e.labels, p.requirements); err != nil {
+	if e.node.Requirements != nil {
+		if err := e.node.Requirements.Compatible(p.requirements); err != nil {
+			return err
+		}
+	} else if err := labelsSatisfy(e.labels, p.requirements); err != nil {
 		return err
 	}
 	if !p.requests.fitsIn(e.available) {

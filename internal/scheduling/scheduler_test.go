@@ -506,3 +506,31 @@ func TestToNodeClaim(t *testing.T) {
 		t.Errorf("generateName = %q", nc.GenerateName)
 	}
 }
+
+// TestInFlightNodeClaimTakesCompatiblePods is the NodeClaim created in an earlier round and not
+// launched yet: its zone is still open, so a pod that wants one of its zones waits for it
+// instead of opening a second NodeClaim, and a pod that wants another zone does not.
+func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
+	inFlight := ExistingNode{
+		Name:        "nodeclaim/default-abcde",
+		Labels:      map[string]string{karpv1.LabelNodePool: "default"},
+		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
+		Requirements: NewRequirements(
+			NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"),
+			NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a", "kr-central-2-b"),
+		),
+	}
+	wantsA := pod("1", "1Gi", withNodeSelector(corev1.LabelTopologyZone, "kr-central-2-a"))
+	wantsC := pod("1", "1Gi", withNodeSelector(corev1.LabelTopologyZone, "kr-central-2-c"))
+	res := Schedule(Input{
+		Pods:          []*corev1.Pod{wantsA, wantsC},
+		NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
+		ExistingNodes: []ExistingNode{inFlight},
+	})
+	if placed := res.ExistingPlacements[inFlight.Name]; len(placed) != 1 || placed[0] != wantsA {
+		t.Errorf("in-flight NodeClaim got %v, want only the pod that wants kr-central-2-a", placed)
+	}
+	if len(res.NewNodeClaims) != 1 || res.NewNodeClaims[0].Pods[0] != wantsC {
+		t.Errorf("new NodeClaims = %d, want one for the pod that wants kr-central-2-c", len(res.NewNodeClaims))
+	}
+}

@@ -264,18 +264,15 @@ func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.Existi
 		if !c.DeletionTimestamp.IsZero() || (c.Status.ProviderID != "" && registered[c.Status.ProviderID]) {
 			continue
 		}
-		allocatable := c.Status.Allocatable
-		if len(allocatable) == 0 {
-			allocatable = c.Spec.Resources.Requests
+		node := scheduling.ExistingNode{Name: "nodeclaim/" + c.Name, Labels: c.Labels, Taints: c.Spec.Taints, Allocatable: c.Status.Allocatable}
+		if len(node.Allocatable) == 0 {
+			// Not launched yet: sized by what it was created for, shaped by its requirements
+			// (its zone, type and labels are not decided until launch).
+			node.Allocatable = c.Spec.Resources.Requests
+			node.Requirements = scheduling.FromNodeClaimRequirements(c.Spec.Requirements...)
+			node.Requirements.Add(scheduling.FromLabels(c.Labels).Values()...)
 		}
-		labels := map[string]string{}
-		for k, v := range scheduling.FromNodeClaimRequirements(c.Spec.Requirements...).Labels() {
-			labels[k] = v
-		}
-		for k, v := range c.Labels {
-			labels[k] = v
-		}
-		out = append(out, scheduling.ExistingNode{Name: "nodeclaim/" + c.Name, Labels: labels, Taints: c.Spec.Taints, Allocatable: allocatable})
+		out = append(out, node)
 	}
 	return out, nil
 }
