@@ -35,6 +35,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
@@ -47,6 +48,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
@@ -164,6 +166,17 @@ func parseFlags() (options, zap.Options) {
 	return o, zapOpts
 }
 
+// clusterCA is the CA new nodes trust the API server with: the one this controller trusts.
+func clusterCA(cfg *rest.Config) ([]byte, error) {
+	if len(cfg.CAData) > 0 {
+		return cfg.CAData, nil
+	}
+	if cfg.CAFile != "" {
+		return os.ReadFile(cfg.CAFile)
+	}
+	return nil, errors.New("the controller's own connection to the API server has no CA")
+}
+
 func envOr(key, fallback string) string {
 	if v := os.Getenv(key); v != "" {
 		return v
@@ -271,8 +284,14 @@ func main() {
 	}
 
 	recorder := mgr.GetEventRecorder("karpenter")
+	var bootstrapper kakao.Bootstrapper
+	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
+		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")
+	} else {
+		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca}
+	}
 	provider, instances := kakao.Assemble(kakao.Components{
-		Kube: mgr.GetClient(), Client: kc, Catalog: cat, ClusterName: o.clusterName, Recorder: recorder,
+		Kube: mgr.GetClient(), Client: kc, Catalog: cat, ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
 		Keyring: signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}},
 		PriceOverrides: instancetype.PriceOverrideSource{
 			Reader:    mgr.GetClient(),

@@ -70,6 +70,12 @@ type CloudProvider struct {
 	unavailable   *instancetype.UnavailableOfferings
 	instances     *instance.Provider
 	recorder      events.EventRecorder
+	bootstrap     Bootstrapper
+}
+
+// Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster.
+type Bootstrapper interface {
+	UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error)
 }
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
@@ -141,7 +147,12 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 	for _, sg := range nodeClass.Status.SecurityGroups {
 		req.SecurityGroups = append(req.SecurityGroups, sg.Name)
 	}
-	if nodeClass.Spec.UserData != nil {
+	switch {
+	case p.bootstrap != nil:
+		if req.UserData, err = p.bootstrap.UserData(ctx, nc, nodeClass); err != nil {
+			return nil, fmt.Errorf("writing the join script: %w", err)
+		}
+	case nodeClass.Spec.UserData != nil:
 		req.UserData = *nodeClass.Spec.UserData
 	}
 	launched, err := p.instances.Launch(ctx, req)
@@ -475,6 +486,9 @@ type Components struct {
 	// PriceOverrides is the operators' ConfigMap of relative costs; none when its Reader is nil.
 	PriceOverrides instancetype.PriceOverrideSource
 	Recorder       events.EventRecorder
+	// Bootstrap writes the join script; without it VMs get only the KCNodeClass's user data
+	// (for clusters whose images join by themselves, and for tests).
+	Bootstrap Bootstrapper
 }
 
 // Assemble builds the KakaoCloud cloud provider and the instance provider it launches with
@@ -483,5 +497,7 @@ func Assemble(c Components) (*CloudProvider, *instance.Provider) {
 	unavailable := instancetype.NewUnavailableOfferings(0, nil)
 	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
 	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName)
-	return New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder), instances
+	p := New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder)
+	p.bootstrap = c.Bootstrap
+	return p, instances
 }

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bootstrap_test
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+const ca = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n"
+
+func TestUserDataRegistersTheNodeAsItsNodeClaim(t *testing.T) {
+	script, err := bootstrap.UserData(bootstrap.Options{
+		Endpoint: "https://10.0.0.1:6443", CABundle: []byte(ca), Token: "abcdef.0123456789abcdef",
+		Labels: map[string]string{
+			karpv1.LabelNodePool: "checkout", "team": "checkout",
+			"kubernetes.io/role": "not-allowed-for-kubelets", corev1.LabelTopologyZone: "kr-central-2-a",
+		},
+		Taints: []corev1.Taint{
+			{Key: "dedicated", Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule},
+			karpv1.UnregisteredNoExecuteTaint,
+		},
+		Kubelet: &kcv1.KubeletConfiguration{
+			MaxPods:                 ptr.To[int32](58),
+			KubeReserved:            map[string]string{"memory": "500Mi", "cpu": "100m"},
+			EvictionHard:            map[string]string{"memory.available": "5%"},
+			EvictionSoft:            map[string]string{"memory.available": "10%"},
+			EvictionSoftGracePeriod: map[string]metav1.Duration{"memory.available": {Duration: time.Minute}},
+		},
+		ExtraUserData: "#!/bin/bash\necho tuned > /tmp/tuned\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"server: https://10.0.0.1:6443",
+		"token: abcdef.0123456789abcdef",
+		"echo '" + base64.StdEncoding.EncodeToString([]byte(ca)) + "' | base64 -d > /etc/kubernetes/pki/ca.crt",
+		"--provider-id=kakaocloud://${INSTANCE_ID}",
+		"--node-labels=karpenter.sh/nodepool=checkout,team=checkout,topology.kubernetes.io/zone=kr-central-2-a ",
+		"--register-with-taints=dedicated=CheckoutApp:NoSchedule,karpenter.sh/unregistered:NoExecute",
+		"--max-pods=58 --kube-reserved=cpu=100m,memory=500Mi --eviction-hard=memory.available<5% --eviction-soft=memory.available<10% --eviction-soft-grace-period=memory.available=1m0s",
+		"echo tuned > /tmp/tuned",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the script lacks %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(script, "kubernetes.io/role") {
+		t.Error("the script passes a label the NodeRestriction admission plugin refuses to kubelets")
+	}
+	if strings.Index(script, "echo tuned") > strings.Index(script, "systemctl restart kubelet") {
+		t.Error("the KCNodeClass's user data must run before the kubelet starts")
+	}
+}
+
+func TestUserDataRefusesWhatCannotWork(t *testing.T) {
+	good := bootstrap.Options{Endpoint: "https://10.0.0.1:6443", CABundle: []byte(ca), Token: "abcdef.0123456789abcdef"}
+	for name, o := range map[string]bootstrap.Options{
+		"no endpoint":        {CABundle: good.CABundle, Token: good.Token},
+		"no token":           {Endpoint: good.Endpoint, CABundle: good.CABundle},
+		"heredoc terminator": {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, ExtraUserData: "KARPENTER_EXTRA_EOF\nrm -rf /"},
+		"too long":           {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, ExtraUserData: strings.Repeat("#", 13000)},
+	} {
+		if _, err := bootstrap.UserData(o); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
+	env := testenv.Environment(false)
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, kc, stop, err := testenv.Emulator(emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	b := &bootstrap.Bootstrapper{
+		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}),
+		CABundle: []byte(ca), Now: func() time.Time { return now },
+	}
+	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
+	script, err := b.UserData(context.Background(), nc, &kcv1.KCNodeClass{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := &corev1.SecretList{}
+	if err := kube.List(context.Background(), secrets, client.InNamespace("kube-system"), client.MatchingLabels{kcv1.Group + "/nodeclaim": "default-abcde"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(secrets.Items) != 1 {
+		t.Fatalf("bootstrap token Secrets = %d, want 1", len(secrets.Items))
+	}
+	s := secrets.Items[0]
+	id, secret := string(s.Data["token-id"]), string(s.Data["token-secret"])
+	if s.Type != corev1.SecretTypeBootstrapToken || s.Name != "bootstrap-token-"+id || len(id) != 6 || len(secret) != 16 {
+		t.Errorf("Secret %s of type %s with id %q and a %d-character secret; want a bootstrap token", s.Name, s.Type, id, len(secret))
+	}
+	if got := string(s.Data["expiration"]); got != "2026-11-29T13:00:00Z" {
+		t.Errorf("expiration = %s, want an hour from now", got)
+	}
+	if string(s.Data["auth-extra-groups"]) != bootstrap.TokenGroup || string(s.Data["usage-bootstrap-authentication"]) != "true" {
+		t.Errorf("token usages/groups = %v", s.Data)
+	}
+	for _, want := range []string{"token: " + id + "." + secret, "server: https://127.0.0.1:6443", "--node-labels=karpenter.sh/nodepool=default "} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the script lacks %q", want)
+		}
+	}
+}
