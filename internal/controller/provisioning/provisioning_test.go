@@ -27,10 +27,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
 func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[string]string) {
@@ -73,7 +75,9 @@ func pendingPod(name string, cpu string, nodeSelector map[string]string) *corev1
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{
-			NodeSelector: nodeSelector,
+			// No kubelet runs here to finish a graceful deletion.
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			NodeSelector:                  nodeSelector,
 			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}},
 		},
@@ -180,6 +184,25 @@ var _ = Describe("Provisioning", func() {
 				g.Expect(initialized).NotTo(BeNil())
 				g.Expect(initialized.Status).To(Equal(metav1.ConditionTrue), initialized.Message)
 			}).Should(Succeed())
+		}
+
+		By("emptying the pool as the product documents say: kubectl delete nodeclaims -l karpenter.sh/nodepool=default")
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "default"})).To(Succeed())
+		Eventually(claimsOf("default")).Should(BeEmpty())
+		Eventually(func() []kakaocloud.Instance {
+			var live []kakaocloud.Instance
+			for _, i := range emu.Instances() {
+				if i.Status != kakaocloud.InstanceStatusDeleting {
+					live = append(live, i)
+				}
+			}
+			return live
+		}).Should(BeEmpty(), "no VM is left running")
+		nodes := &corev1.NodeList{}
+		Expect(k8sClient.List(ctx, nodes)).To(Succeed())
+		Expect(nodes.Items).To(BeEmpty())
+		for _, p := range pods {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{})).NotTo(Succeed(), "pod %s was evicted", p.Name)
 		}
 	})
 
