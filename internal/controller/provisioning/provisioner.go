@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -105,7 +106,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	schedulingDuration.Observe(time.Since(start).Seconds())
 
 	for pod, err := range results.PodErrors {
-		p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %v", err)
+		msg := err.Error()
+		if zones := zoneExplanation(pod, input.NodePools); zones != "" {
+			msg += "; " + zones
+		}
+		p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %s", msg)
 	}
 	var created []*karpv1.NodeClaim
 	for _, n := range results.NewNodeClaims {
@@ -130,6 +135,37 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		created = append(created, nc)
 	}
 	return created, nil
+}
+
+// zoneExplanation says, for a pod that asks for zones, which NodePools' node classes have no
+// subnet in any of them: the commonest reason a zone-constrained pod gets no node.
+func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
+	reqs := scheduling.FromPodRequiredAffinity(pod)
+	if !reqs.Has(corev1.LabelTopologyZone) {
+		return ""
+	}
+	want := reqs.Get(corev1.LabelTopologyZone)
+	var parts []string
+	for _, np := range pools {
+		offered := map[string]bool{}
+		for _, it := range np.InstanceTypes {
+			for _, of := range it.Offerings {
+				offered[of.Zone] = true
+			}
+		}
+		zones := make([]string, 0, len(offered))
+		matched := false
+		for z := range offered {
+			zones = append(zones, z)
+			matched = matched || want.Has(z)
+		}
+		if !matched {
+			slices.Sort(zones)
+			parts = append(parts, fmt.Sprintf("nodepool %s: the subnets of its KCNodeClass %s are in zones [%s], none of which the pod allows (%s)",
+				np.NodePool.Name, np.NodePool.Spec.Template.Spec.NodeClassRef.Name, strings.Join(zones, " "), want))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Provisionable says whether a pod is one provisioning should act on: not bound, not being

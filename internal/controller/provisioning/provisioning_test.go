@@ -206,6 +206,24 @@ var _ = Describe("Provisioning", func() {
 		}
 	})
 
+	It("says which subnets' zones rule out a pod that asks for another zone", func() {
+		// The pool's KCNodeClass has subnets in kr-central-2-a and -b only.
+		createNodeClassAndPool("zonal", nil, nil)
+		pod := pendingPod("zone-c-pod", "1", map[string]string{karpv1.LabelNodePool: "zonal", corev1.LabelTopologyZone: "kr-central-2-c"})
+		Eventually(func(g Gomega) []string {
+			list := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
+					notes = append(notes, e.Note)
+				}
+			}
+			return notes
+		}).Should(ContainElement(ContainSubstring("nodepool zonal: the subnets of its KCNodeClass zonal are in zones [kr-central-2-a kr-central-2-b], none of which the pod allows")))
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+	})
+
 	It("launches nothing from a NodePool whose cpu limit is 0, and says so on the pod", func() {
 		createNodeClassAndPool("frozen", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}, nil)
 		pod := pendingPod("frozen-pod", "1", map[string]string{karpv1.LabelNodePool: "frozen"})
