@@ -18,7 +18,6 @@ package lifecycle
 
 import (
 	"context"
-
 	"fmt"
 	"strings"
 	"time"
