@@ -23,7 +23,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -70,4 +74,39 @@ func Emulator(opts emulator.Options) (emu *emulator.Emulator, client *kakaocloud
 		return nil, nil, nil, err
 	}
 	return emu, client, server.Close, nil
+}
+
+// Cluster is a running envtest API server with a client and a manager that is not started
+// yet: a suite registers its controllers on Manager, then starts it.
+type Cluster struct {
+	Env     *envtest.Environment
+	Client  client.Client
+	Manager ctrl.Manager
+}
+
+// StartCluster starts an Environment and builds a client and a manager for it (metrics off;
+// with webhooks, the manager's webhook server listens where envtest points the API server).
+func StartCluster(withWebhooks bool) (*Cluster, error) {
+	env := Environment(withWebhooks)
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, err
+	}
+	scheme := Scheme()
+	kube, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = env.Stop()
+		return nil, err
+	}
+	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}}
+	if withWebhooks {
+		w := env.WebhookInstallOptions
+		opts.WebhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir})
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		_ = env.Stop()
+		return nil, err
+	}
+	return &Cluster{Env: env, Client: kube, Manager: mgr}, nil
 }

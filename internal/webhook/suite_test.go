@@ -26,13 +26,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
@@ -59,28 +56,13 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
 
-	scheme := testenv.Scheme()
 	// The API server calls the webhook configuration of config/webhook, pointed by envtest
-	// at the manager's webhook server below.
-	testEnv = testenv.Environment(true)
-	cfg, err := testEnv.Start()
+	// at the manager's webhook server.
+	cluster, err := testenv.StartCluster(true)
 	Expect(err).NotTo(HaveOccurred())
-
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-
+	testEnv, k8sClient = cluster.Env, cluster.Client
+	mgr := cluster.Manager
 	opts := testEnv.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme: scheme,
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host:    opts.LocalServingHost,
-			Port:    opts.LocalServingPort,
-			CertDir: opts.LocalServingCertDir,
-		}),
-		LeaderElection: false,
-		Metrics:        metricsserver.Options{BindAddress: "0"},
-	})
-	Expect(err).NotTo(HaveOccurred())
 	Expect(SetupNodePoolWebhookWithManager(mgr)).To(Succeed())
 
 	// Kubernetes Engine is the emulator over real HTTP on loopback.

@@ -24,12 +24,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
@@ -65,12 +63,10 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
 
-	scheme := testenv.Scheme()
-	testEnv = testenv.Environment(false)
-	cfg, err := testEnv.Start()
+	cluster, err := testenv.StartCluster(false)
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, k8sClient = cluster.Env, cluster.Client
+	mgr := cluster.Manager
 
 	var stop func()
 	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
@@ -86,8 +82,6 @@ var _ = BeforeSuite(func() {
 	}
 
 	// The real KCNodeClass controller resolves the node classes the cases launch from.
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	Expect(err).NotTo(HaveOccurred())
 	Expect((&nodeclass.Reconciler{
 		Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: mgr.GetEventRecorder("karpenter"),
 		ResyncPeriod: 200 * time.Millisecond,

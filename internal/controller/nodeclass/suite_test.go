@@ -23,12 +23,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
@@ -56,12 +54,10 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
 
-	scheme := testenv.Scheme()
-	testEnv = testenv.Environment(false)
-	cfg, err := testEnv.Start()
+	cluster, err := testenv.StartCluster(false)
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, k8sClient = cluster.Env, cluster.Client
+	mgr := cluster.Manager
 
 	// KakaoCloud is the emulator over real HTTP on loopback.
 	var kc *kakaocloud.Client
@@ -73,8 +69,6 @@ var _ = BeforeSuite(func() {
 	// admin API show up at the next resync.
 	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	Expect(err).NotTo(HaveOccurred())
 	Expect((&nodeclass.Reconciler{
 		Client:       mgr.GetClient(),
 		Catalog:      cat,
