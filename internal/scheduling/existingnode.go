@@ -37,60 +37,87 @@ type ExistingNode struct {
 	// still become. A pod whose requirements are compatible with them is counted on it instead
 	// of opening another NodeClaim for it; Labels are then ignored.
 	Requirements Requirements
+	// Pods are the pods bound to the node. Topology spread and pod (anti-)affinity count them.
+	Pods []*corev1.Pod
 }
 
 // existingNode is an ExistingNode during one scheduling run.
 type existingNode struct {
 	node      *ExistingNode
-	labels    map[string]string // normalized keys
-	available resVec            // allocatable - requested - placed in this run
+	labels    map[string]string // normalized keys; nil for a NodeClaim not launched yet
+	reqs      Requirements      // for a NodeClaim not launched yet, narrowed by the pods placed
+	hostname  string
+	available resVec // allocatable - requested - placed in this run
 	ports     []hostPort
 	pods      []*corev1.Pod
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
-	labels := make(map[string]string, len(n.Labels))
-	for k, v := range n.Labels {
-		labels[NormalizeKey(k)] = v
+	e := &existingNode{node: n, available: withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested)), hostname: n.Name}
+	if n.Requirements != nil {
+		e.reqs = n.Requirements
+		return e
 	}
-	return &existingNode{node: n, labels: labels, available: withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested))}
+	e.labels = make(map[string]string, len(n.Labels))
+	for k, v := range n.Labels {
+		e.labels[NormalizeKey(k)] = v
+	}
+	if h, ok := e.labels[corev1.LabelHostname]; ok {
+		e.hostname = h
+	}
+	for _, pod := range n.Pods {
+		e.ports = append(e.ports, podHostPorts(pod)...)
+	}
+	return e
 }
 
-// canAdd returns nil when the pod can be placed on the node now.
-func (e *existingNode) canAdd(p *podInfo) error {
-	if err := tolerates(p.pod, e.node.Taints); err != nil {
-		return err
-	}
-	if e.node.Requirements != nil {
-		if err := e.node.Requirements.Compatible(p.requirements); err != nil {
-			return err
-		}
-	} else if err := labelsSatisfy(e.labels, p.requirements); err != nil {
-		return err
+func (e *existingNode) view() *nodeView {
+	return &nodeView{labels: e.labels, reqs: e.reqs, hostname: e.hostname}
+}
+
+// canAdd checks whether the pod can be placed on the node now, with the topology requirements
+// for it; for a NodeClaim not launched yet it returns its narrowed requirements.
+func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, error) {
+	if err := p.tolerates(e.node.Taints); err != nil {
+		return nil, err
 	}
 	if !p.requests.fitsIn(e.available) {
-		return fmt.Errorf("insufficient resources for %s", describeVec(p.requests))
+		return nil, fmt.Errorf("insufficient resources for %s", describeVec(p.requests))
 	}
 	if hp, clash := portsClash(e.ports, p.ports); clash {
-		return fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
+		return nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
 	}
-	return nil
+	if e.reqs == nil {
+		return nil, labelsSatisfy(e.labels, p.requirements)
+	}
+	podReqs := p.requirements
+	if topo != nil {
+		podReqs = merge(podReqs, topo)
+	}
+	if err := e.reqs.Compatible(podReqs); err != nil {
+		return nil, err
+	}
+	return merge(e.reqs, podReqs), nil
 }
 
-func (e *existingNode) add(p *podInfo) {
+func (e *existingNode) add(p *podInfo, reqs Requirements) {
+	if reqs != nil {
+		e.reqs = reqs
+	}
 	e.available = e.available.sub(p.requests)
 	e.ports = append(e.ports, p.ports...)
 	e.pods = append(e.pods, p.pod)
 }
 
-// tolerates returns an error naming the first NoSchedule or NoExecute taint the pod does not
-// tolerate.
-func tolerates(pod *corev1.Pod, taints []corev1.Taint) error {
+// tolerates returns an error naming the first NoSchedule or NoExecute taint (and
+// PreferNoSchedule when asked) the pod does not tolerate.
+func tolerates(pod *corev1.Pod, taints []corev1.Taint, preferNoSchedule bool) error {
 	if len(taints) == 0 {
 		return nil
 	}
 	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), taints, pod.Spec.Tolerations, func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute ||
+			(preferNoSchedule && t.Effect == corev1.TaintEffectPreferNoSchedule)
 	}, false)
 	if untolerated {
 		return fmt.Errorf("the pod does not tolerate taint %s", taint.ToString())

@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
@@ -51,6 +52,7 @@ type NewNodeClaim struct {
 	InstanceTypes []*cloudprovider.InstanceType
 
 	tmpl        *poolTemplate
+	hostname    string // placeholder domain for hostname topology
 	reqs        Requirements
 	types       []*itInfo
 	podRequests resVec
@@ -158,30 +160,37 @@ func merge(a, b Requirements) Requirements {
 	return out
 }
 
-// canAdd checks whether the pod fits this NodeClaim and returns the narrowed requirements,
-// the instance types that remain and the daemonset overhead.
-func (n *NewNodeClaim) canAdd(p *podInfo) (Requirements, []*itInfo, resVec, error) {
-	if err := tolerates(p.pod, n.tmpl.taints); err != nil {
+func (n *NewNodeClaim) view() *nodeView { return &nodeView{reqs: n.reqs, hostname: n.hostname} }
+
+// canAdd checks whether the pod, with the topology requirements for it on this NodeClaim, fits
+// and returns the narrowed requirements, the instance types that remain and the daemonset
+// overhead.
+func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*itInfo, resVec, error) {
+	if err := p.tolerates(n.tmpl.taints); err != nil {
 		return nil, nil, nil, err
 	}
 	if hp, clash := portsClash(n.ports, p.ports); clash {
 		return nil, nil, nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
 	}
-	if err := n.reqs.Compatible(p.requirements); err != nil {
+	podReqs := p.requirements
+	if topo != nil {
+		podReqs = merge(podReqs, topo)
+	}
+	if err := n.reqs.Compatible(podReqs); err != nil {
 		return nil, nil, nil, fmt.Errorf("incompatible requirements, %w", err)
 	}
-	merged := merge(n.reqs, p.requirements)
+	merged := merge(n.reqs, podReqs)
 	ds := n.tmpl.daemonOverhead(merged)
 	total := n.podRequests.add(p.requests)
 	// Every type of n is compatible with n.reqs. A type's labels are single values, so it
 	// satisfies n.reqs ∩ pod exactly when it satisfies the pod's requirements; offerings need
 	// a second look only when the pod constrains zone or capacity type.
-	checkLabels := len(p.requirements) > 0
-	checkOfferings := p.requirements.Has(karpv1.LabelTopologyZone) || p.requirements.Has(karpv1.LabelCapacityType)
+	checkLabels := len(podReqs) > 0
+	checkOfferings := podReqs.Has(karpv1.LabelTopologyZone) || podReqs.Has(karpv1.LabelCapacityType)
 	var kept []*itInfo
 	compatible := 0
 	for _, t := range n.types {
-		if checkLabels && !t.reqs.IsIntersecting(p.requirements) {
+		if checkLabels && !t.reqs.IsIntersecting(podReqs) {
 			continue
 		}
 		if checkOfferings && !t.hasOffering(merged) {
@@ -198,7 +207,20 @@ func (n *NewNodeClaim) canAdd(p *podInfo) (Requirements, []*itInfo, resVec, erro
 	if len(kept) == 0 {
 		return nil, nil, nil, fmt.Errorf("no instance type fits %s", describeVec(total.add(ds)))
 	}
+	if merged.HasMinValues() {
+		if err := merged.MinValuesSatisfied(merged.CoveredValues(typeReqs(kept)...)); err != nil {
+			return nil, nil, nil, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
+		}
+	}
 	return merged, kept, ds, nil
+}
+
+func typeReqs(types []*itInfo) []Requirements {
+	out := make([]Requirements, len(types))
+	for i, t := range types {
+		out[i] = t.reqs
+	}
+	return out
 }
 
 // add commits the result of a successful canAdd.
@@ -226,7 +248,25 @@ func (n *NewNodeClaim) finalize() {
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
 	})
 	if len(ps) > MaxInstanceTypes {
-		ps = ps[:MaxInstanceTypes]
+		keep := keepForMinValues(n.reqs, len(ps), func(i int) Requirements { return ps[i].t.reqs })
+		var capped []priced
+		for i, p := range ps {
+			if keep.Has(i) {
+				capped = append(capped, p)
+			}
+		}
+		for i, p := range ps {
+			if len(capped) >= MaxInstanceTypes {
+				break
+			}
+			if !keep.Has(i) {
+				capped = append(capped, p)
+			}
+		}
+		slices.SortFunc(capped, func(a, b priced) int {
+			return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
+		})
+		ps = capped
 	}
 	chosen := make([]*itInfo, len(ps))
 	n.InstanceTypes = make([]*cloudprovider.InstanceType, len(ps))
@@ -237,6 +277,33 @@ func (n *NewNodeClaim) finalize() {
 	n.types = chosen
 	n.Requirements = merge(n.reqs, typeRequirements(chosen, n.reqs))
 	n.Requests = n.podRequests.add(n.dsRequests).toList()
+}
+
+// keepForMinValues picks, cheapest first, one type per value of each minValues key until the
+// minimum is covered, so that capping the list at MaxInstanceTypes keeps the flexibility the
+// NodePool asked for.
+func keepForMinValues(reqs Requirements, n int, reqsOf func(int) Requirements) sets.Set[int] {
+	keep := sets.New[int]()
+	for _, key := range reqs.Keys() {
+		req := reqs[key]
+		if req.MinValues == nil {
+			continue
+		}
+		seen := sets.New[string]()
+		for i := 0; i < n && seen.Len() < *req.MinValues; i++ {
+			r, ok := reqsOf(i)[key]
+			if !ok || r.IsComplement() {
+				continue
+			}
+			for _, v := range r.Values() {
+				if req.Has(v) && !seen.Has(v) {
+					seen.Insert(v)
+					keep.Insert(i)
+				}
+			}
+		}
+	}
+	return keep
 }
 
 // ToNodeClaim renders the NodeClaim to create: the template's taints, startup taints, node

@@ -19,15 +19,14 @@ limitations under the License.
 // Schedule decides, without touching the API server, where a batch of pending pods goes: onto
 // existing nodes with room, onto NodeClaims opened earlier in the same run, or onto new
 // NodeClaims from the highest-weight NodePool that accepts them. It honours resource requests
-// (init containers, sidecars and pod overhead included), nodeSelector and the first required
-// node-affinity term, taints and tolerations (NoSchedule, NoExecute), host ports, daemonset
-// overhead, instance-type offerings (zone, capacity type, availability) and NodePool limits
-// (pessimistically, by the largest instance type a NodeClaim may become).
+// (init containers, sidecars and pod overhead included), nodeSelector and required node
+// affinity (OR terms tried in turn), taints and tolerations, host ports, daemonset overhead,
+// instance-type offerings (zone, capacity type, availability), NodePool limits
+// (pessimistically, by the largest instance type a NodeClaim may become), minValues, volume
+// topology, topology spread constraints and pod affinity and anti-affinity (topology.go).
+// Preferences are honoured first and relaxed one at a time when a pod fits nowhere (pod.go).
 //
-// Not implemented yet (they come next): topology spread constraints, pod affinity and
-// anti-affinity, relaxation of preferences (preferred node affinity, further required
-// node-affinity terms, ScheduleAnyway spreads, PreferNoSchedule), volume topology and attach
-// limits, and enforcing minValues across the chosen instance types.
+// Not modelled: volume attach limits, dynamic resource allocation, reserved capacity.
 
 package scheduling
 
@@ -54,6 +53,11 @@ type Input struct {
 	// DaemonSetPods are one pod per daemonset (its template); their requests are added to each
 	// new NodeClaim they would run on.
 	DaemonSetPods []*corev1.Pod
+	// NamespaceLabels are the labels of each namespace, for pod affinity namespaceSelectors.
+	NamespaceLabels map[string]map[string]string
+	// VolumeRequirements are, per pod, where its persistent volumes force it to run (a bound
+	// volume's node affinity, an unbound claim's allowed topologies).
+	VolumeRequirements map[*corev1.Pod]Requirements
 }
 
 // NodePoolInput is a NodePool with its instance types and what its limits still allow.
@@ -72,20 +76,6 @@ type Results struct {
 	ExistingPlacements map[string][]*corev1.Pod
 	// PodErrors says, for every pod that could not be placed, why not.
 	PodErrors map[*corev1.Pod]error
-}
-
-// podInfo is a pod with what the scheduler needs of it precomputed.
-type podInfo struct {
-	pod          *corev1.Pod
-	requests     resVec // includes pods: 1
-	requirements Requirements
-	ports        []hostPort
-}
-
-func newPodInfo(pod *corev1.Pod) *podInfo {
-	req := toVec(PodRequests(pod))
-	req[corev1.ResourcePods] += 1000
-	return &podInfo{pod: pod, requests: req, requirements: FromPodRequiredAffinity(pod), ports: podHostPorts(pod)}
 }
 
 // poolTemplate is a NodePool prepared for a run.
@@ -120,7 +110,7 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 		t.remaining = toVec(in.Remaining)
 	}
 	for _, d := range daemons {
-		if tolerates(d.pod, t.taints) == nil {
+		if tolerates(d.pod, t.taints, false) == nil {
 			t.daemons = append(t.daemons, d)
 		}
 	}
@@ -157,15 +147,19 @@ func daemonRuns(nodeReqs, dsReqs Requirements) bool {
 }
 
 // open tries to open a new NodeClaim from the pool for the pod.
-func (t *poolTemplate) open(p *podInfo) (*NewNodeClaim, error) {
+func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNodeClaim, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	if err := tolerates(p.pod, t.taints); err != nil {
+	if err := p.tolerates(t.taints); err != nil {
 		return nil, err
 	}
-	n := &NewNodeClaim{NodePoolName: t.name, NodePool: t.pool, tmpl: t, reqs: t.base, types: t.types, podRequests: resVec{}}
-	reqs, types, ds, err := n.canAdd(p)
+	n := &NewNodeClaim{NodePoolName: t.name, NodePool: t.pool, tmpl: t, hostname: hostname, reqs: t.base, types: t.types, podRequests: resVec{}}
+	topoReqs, err := topo.requirementsFor(p, n.view())
+	if err != nil {
+		return nil, err
+	}
+	reqs, types, ds, err := n.canAdd(p, topoReqs)
 	if err != nil {
 		return nil, err
 	}
@@ -202,93 +196,165 @@ func (t *poolTemplate) open(p *podInfo) (*NewNodeClaim, error) {
 
 // Schedule runs the simulation. It is deterministic for a given input.
 func Schedule(in Input) *Results {
-	res := &Results{ExistingPlacements: map[string][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}
-
-	pods := make([]*podInfo, len(in.Pods))
-	for i, pod := range in.Pods {
-		pods[i] = newPodInfo(pod)
+	s := newScheduler(in)
+	var failed []*podInfo
+	for _, p := range s.pods {
+		if err := s.placeRelaxing(p); err != nil {
+			failed = append(failed, p)
+			s.res.PodErrors[p.pod] = err
+		}
 	}
-	slices.SortStableFunc(pods, comparePods)
+	// A pod may need one placed after it (required pod affinity to a later pod): try the
+	// failures once more now that every other pod is placed.
+	if len(failed) > 0 && len(failed) < len(s.pods) {
+		for _, p := range failed {
+			if err := s.place(p); err == nil {
+				delete(s.res.PodErrors, p.pod)
+			}
+		}
+	}
+	return s.results()
+}
+
+// scheduler is the state of one run.
+type scheduler struct {
+	pods     []*podInfo
+	pools    []*poolTemplate
+	existing []*existingNode
+	topo     *topology
+	claims   []*NewNodeClaim // in opening order
+	byPods   []*NewNodeClaim // fewest pods first
+	res      *Results
+	// preferNoSchedule is whether any node or NodePool has a PreferNoSchedule taint, which
+	// makes tolerating them a relaxation worth trying.
+	preferNoSchedule bool
+}
+
+func newScheduler(in Input) *scheduler {
+	s := &scheduler{topo: newTopology(in.NamespaceLabels), res: &Results{ExistingPlacements: map[string][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}}
+	for _, pod := range in.Pods {
+		p := newPodInfo(pod, in.VolumeRequirements[pod])
+		terms, err := s.topo.termsOf(pod)
+		if err != nil {
+			s.res.PodErrors[pod] = err
+			continue
+		}
+		p.terms = terms
+		s.pods = append(s.pods, p)
+	}
+	slices.SortStableFunc(s.pods, comparePods)
 
 	daemons := make([]*podInfo, len(in.DaemonSetPods))
 	for i, d := range in.DaemonSetPods {
-		daemons[i] = newPodInfo(d)
+		daemons[i] = newPodInfo(d, nil)
 	}
-	pools := make([]*poolTemplate, len(in.NodePools))
+	s.pools = make([]*poolTemplate, len(in.NodePools))
 	for i := range in.NodePools {
-		pools[i] = newPoolTemplate(&in.NodePools[i], daemons)
+		s.pools[i] = newPoolTemplate(&in.NodePools[i], daemons)
+		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(s.pools[i].taints)
 	}
-	slices.SortStableFunc(pools, func(a, b *poolTemplate) int {
+	slices.SortStableFunc(s.pools, func(a, b *poolTemplate) int {
 		return cmp.Or(cmp.Compare(weight(b.pool), weight(a.pool)), cmp.Compare(a.name, b.name))
 	})
 
-	existing := make([]*existingNode, len(in.ExistingNodes))
+	s.existing = make([]*existingNode, len(in.ExistingNodes))
+	existingTerms := map[*corev1.Pod][]podTerm{}
 	for i := range in.ExistingNodes {
-		existing[i] = newExistingNode(&in.ExistingNodes[i])
-	}
-
-	var claims []*NewNodeClaim // in opening order
-	byPods := []*NewNodeClaim{}
-	for _, p := range pods {
-		if placeExisting(existing, p) {
-			continue
-		}
-		if placeOpen(byPods, p) {
-			continue
-		}
-		var reasons []string
-		var opened *NewNodeClaim
-		for _, t := range pools {
-			n, err := t.open(p)
-			if err != nil {
-				reasons = append(reasons, fmt.Sprintf("nodepool %s: %v", t.name, err))
-				continue
+		e := newExistingNode(&in.ExistingNodes[i])
+		s.existing[i] = e
+		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(e.node.Taints)
+		for _, pod := range e.node.Pods {
+			if terms := s.topo.requiredAntiAffinityTerms(pod); len(terms) > 0 {
+				existingTerms[pod] = terms
 			}
-			opened = n
-			break
-		}
-		if opened == nil {
-			if len(pools) == 0 {
-				reasons = append(reasons, "no nodepool to launch capacity from")
-			}
-			res.PodErrors[p.pod] = fmt.Errorf("%s", strings.Join(reasons, "; "))
-			continue
-		}
-		claims = append(claims, opened)
-		byPods = append(byPods, opened)
-	}
-
-	for _, e := range existing {
-		if len(e.pods) > 0 {
-			res.ExistingPlacements[e.node.Name] = e.pods
 		}
 	}
-	for _, n := range claims {
-		n.finalize()
+	// Domains are known once every group exists; then pods already running are counted.
+	s.topo.domainsFromPools(s.pools)
+	for _, e := range s.existing {
+		if e.labels != nil {
+			s.topo.domainsFromLabels(e.labels)
+		}
 	}
-	res.NewNodeClaims = claims
-	return res
+	s.topo.seal()
+	for _, e := range s.existing {
+		for _, pod := range e.node.Pods {
+			s.topo.countExisting(pod, existingTerms[pod], e.view())
+		}
+	}
+	for _, p := range s.pods {
+		s.topo.bind(p)
+	}
+	return s
 }
 
-func placeExisting(existing []*existingNode, p *podInfo) bool {
-	for _, e := range existing {
-		if e.canAdd(p) == nil {
-			e.add(p)
-			return true
-		}
+func hasPreferNoSchedule(taints []corev1.Taint) bool {
+	return slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectPreferNoSchedule })
+}
+
+// placeRelaxing places the pod, relaxing its preferences one at a time until it fits.
+func (s *scheduler) placeRelaxing(p *podInfo) error {
+	err := s.place(p)
+	for err != nil && p.relax(s.preferNoSchedule) {
+		err = s.place(p)
 	}
-	return false
+	return err
+}
+
+// place puts the pod on an existing node, else on a NodeClaim opened in this run, else on a
+// new NodeClaim from the first NodePool that can take it.
+func (s *scheduler) place(p *podInfo) error {
+	for _, e := range s.existing {
+		v := e.view()
+		topoReqs, err := s.topo.requirementsFor(p, v)
+		if err != nil {
+			continue
+		}
+		reqs, err := e.canAdd(p, topoReqs)
+		if err != nil {
+			continue
+		}
+		e.add(p, reqs)
+		s.topo.record(p, e.view())
+		return nil
+	}
+	if s.placeOpen(p) {
+		return nil
+	}
+	var reasons []string
+	hostname := fmt.Sprintf("hostname-placeholder-%04d", len(s.claims)+1)
+	for _, t := range s.pools {
+		n, err := t.open(p, s.topo, hostname)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("nodepool %s: %v", t.name, err))
+			continue
+		}
+		s.topo.record(p, n.view())
+		s.claims = append(s.claims, n)
+		s.byPods = append(s.byPods, n)
+		return nil
+	}
+	if len(s.pools) == 0 {
+		reasons = append(reasons, "no nodepool to launch capacity from")
+	}
+	return fmt.Errorf("%s", strings.Join(reasons, "; "))
 }
 
 // placeOpen tries the NodeClaims opened in this run, fewest pods first, and keeps byPods in
 // that order (among equal counts, the order in which they reached it).
-func placeOpen(byPods []*NewNodeClaim, p *podInfo) bool {
+func (s *scheduler) placeOpen(p *podInfo) bool {
+	byPods := s.byPods
 	for i, n := range byPods {
-		reqs, types, ds, err := n.canAdd(p)
+		topoReqs, err := s.topo.requirementsFor(p, n.view())
+		if err != nil {
+			continue
+		}
+		reqs, types, ds, err := n.canAdd(p, topoReqs)
 		if err != nil {
 			continue
 		}
 		n.add(p, reqs, types, ds)
+		s.topo.record(p, n.view())
 		// n has one more pod: move it right past the claims that now have fewer.
 		j := i
 		for j+1 < len(byPods) && len(byPods[j+1].Pods) < len(n.Pods) {
@@ -299,6 +365,19 @@ func placeOpen(byPods []*NewNodeClaim, p *podInfo) bool {
 		return true
 	}
 	return false
+}
+
+func (s *scheduler) results() *Results {
+	for _, e := range s.existing {
+		if len(e.pods) > 0 {
+			s.res.ExistingPlacements[e.node.Name] = e.pods
+		}
+	}
+	for _, n := range s.claims {
+		n.finalize()
+	}
+	s.res.NewNodeClaims = s.claims
+	return s.res
 }
 
 func weight(np *karpv1.NodePool) int32 {

@@ -57,16 +57,22 @@ func benchInstanceTypes() []*cloudprovider.InstanceType {
 	return out
 }
 
-// benchPods draws pods with seed 42. All are of the "no constraints" kind for now; the fifths
-// with zonal spread, hostname spread, pod affinity and anti-affinity come with those features.
+// benchPods draws pods with seed 42 in upstream Karpenter's diverse mix: one fifth each of
+// pods without constraints, zonal topology spread, hostname topology spread, zonal
+// self-affinity and hostname anti-affinity (every such pod repels every other one, so each
+// needs a node of its own). Spread and plain pods carry my-label, affinity pods my-affinity,
+// with values drawn from a to g; a spread's selector value is drawn independently of the pod's
+// own label, as upstream does.
 func benchPods(count int) []*corev1.Pod {
 	rng := rand.New(rand.NewPCG(42, 42))
 	cpus := []string{"100m", "250m", "500m", "1", "1.5"}
 	mems := []string{"100Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
-	out := make([]*corev1.Pod, count)
-	for i := range out {
-		out[i] = &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%05d", i), Namespace: "default"},
+	values := []string{"a", "b", "c", "d", "e", "f", "g"}
+	value := func() string { return values[rng.IntN(len(values))] }
+	out := make([]*corev1.Pod, 0, count)
+	add := func(labels map[string]string, mutate func(*corev1.Pod)) {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%05d", len(out)), Namespace: "default", Labels: labels},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{
 				Name: "app",
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
@@ -75,6 +81,44 @@ func benchPods(count int) []*corev1.Pod {
 				}},
 			}}},
 		}
+		if mutate != nil {
+			mutate(p)
+		}
+		out = append(out, p)
+	}
+	fifth := count / 5
+	for range fifth {
+		add(map[string]string{"my-label": value()}, nil)
+	}
+	for _, key := range []string{corev1.LabelTopologyZone, corev1.LabelHostname} {
+		for range fifth {
+			selector := map[string]string{"my-label": value()}
+			add(map[string]string{"my-label": value()}, func(p *corev1.Pod) {
+				p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+					MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.DoNotSchedule,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
+				}}
+			})
+		}
+	}
+	for range fifth {
+		labels := map[string]string{"my-affinity": value()}
+		add(labels, func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, TopologyKey: corev1.LabelTopologyZone,
+			}}}}
+		})
+	}
+	nginx := map[string]string{"app": "nginx"}
+	for range fifth {
+		add(nginx, func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: nginx}, TopologyKey: corev1.LabelHostname,
+			}}}}
+		})
+	}
+	for len(out) < count {
+		add(map[string]string{"my-label": value()}, nil)
 	}
 	return out
 }
@@ -104,6 +148,7 @@ func benchmarkScheduling(b *testing.B, count int) {
 	b.ReportMetric(cost, "cost")
 }
 
-func BenchmarkSchedulingDiverse100(b *testing.B)  { benchmarkScheduling(b, 100) }
-func BenchmarkSchedulingDiverse1000(b *testing.B) { benchmarkScheduling(b, 1000) }
-func BenchmarkSchedulingDiverse5000(b *testing.B) { benchmarkScheduling(b, 5000) }
+func BenchmarkSchedulingDiverse100(b *testing.B)   { benchmarkScheduling(b, 100) }
+func BenchmarkSchedulingDiverse1000(b *testing.B)  { benchmarkScheduling(b, 1000) }
+func BenchmarkSchedulingDiverse5000(b *testing.B)  { benchmarkScheduling(b, 5000) }
+func BenchmarkSchedulingDiverse20000(b *testing.B) { benchmarkScheduling(b, 20000) }

@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,9 +61,13 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	np := &karpv1.NodePool{}
 	if err := r.Client.Get(ctx, req.NamespacedName, np); err != nil {
+		if apierrors.IsNotFound(err) {
+			forgetMetrics(req.Name)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !np.DeletionTimestamp.IsZero() {
+		forgetMetrics(np.Name)
 		return reconcile.Result{}, nil
 	}
 	if err := r.stampHash(ctx, np); err != nil {
@@ -79,6 +84,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	np.Status = computeStatus(np, nodeClass, claims.Items)
+	recordMetrics(np)
 	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
 		return reconcile.Result{}, nil
 	}

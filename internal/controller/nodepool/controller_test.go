@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -175,6 +176,29 @@ var _ = Describe("NodePool counters", func() {
 			g.Expect(current.Status.Nodes).To(HaveValue(BeEquivalentTo(2)))
 			g.Expect(current.Status.Resources.Cpu().String()).To(Equal("12"))
 			g.Expect(current.Status.Resources.Memory().String()).To(Equal("32Gi"))
+			g.Expect(gauge("karpenter_nodepools_usage", np.Name, "cpu")).To(Equal(12.0))
+			g.Expect(gauge("karpenter_nodepools_usage", np.Name, "memory")).To(Equal(float64(32 << 30)))
 		}).Should(Succeed())
 	})
 })
+
+// gauge reads one series of a NodePool gauge from the manager's registry (-1 when absent).
+func gauge(name, nodePool, resourceType string) float64 {
+	families, err := crmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["nodepool"] == nodePool && labels["resource_type"] == resourceType {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return -1
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -56,7 +57,9 @@ var (
 	})
 )
 
-func init() { crmetrics.Registry.MustRegister(nodeClaimsCreated, schedulingDuration) }
+func init() {
+	crmetrics.Registry.MustRegister(nodeClaimsCreated, schedulingDuration, podStartupDuration)
+}
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
 type Provisioner struct {
@@ -66,7 +69,8 @@ type Provisioner struct {
 	Batcher       *Batcher
 }
 
-// +kubebuilder:rbac:groups="",resources=pods;nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=create
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
@@ -91,8 +95,14 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if err != nil || len(pods) == 0 {
 		return nil, err
 	}
-	input := scheduling.Input{Pods: pods}
+	input := scheduling.Input{}
+	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, pods); err != nil {
+		return nil, err
+	}
 	if input.NodePools, err = p.nodePools(ctx); err != nil {
+		return nil, err
+	}
+	if input.NamespaceLabels, err = p.namespaceLabels(ctx); err != nil {
 		return nil, err
 	}
 	if input.ExistingNodes, err = p.existingCapacity(ctx); err != nil {
@@ -267,11 +277,13 @@ func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.Existi
 		return nil, err
 	}
 	requested := map[string]corev1.ResourceList{}
+	bound := map[string][]*corev1.Pod{}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		bound[pod.Spec.NodeName] = append(bound[pod.Spec.NodeName], pod)
 		sum := requested[pod.Spec.NodeName]
 		if sum == nil {
 			sum = corev1.ResourceList{}
@@ -290,7 +302,7 @@ func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.Existi
 			continue
 		}
 		registered[n.Spec.ProviderID] = true
-		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested[n.Name]})
+		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested[n.Name], Pods: bound[n.Name]})
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := p.Client.List(ctx, claims); err != nil {
@@ -313,6 +325,19 @@ func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.Existi
 	return out, nil
 }
 
+// namespaceLabels are the labels of every namespace, for pod affinity namespace selectors.
+func (p *Provisioner) namespaceLabels(ctx context.Context) (map[string]map[string]string, error) {
+	list := &corev1.NamespaceList{}
+	if err := p.Client.List(ctx, list); err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]string, len(list.Items))
+	for _, ns := range list.Items {
+		out[ns.Name] = ns.Labels
+	}
+	return out, nil
+}
+
 // daemonSetPods are the pods every daemonset would add to a new node.
 func (p *Provisioner) daemonSetPods(ctx context.Context) ([]*corev1.Pod, error) {
 	list := &appsv1.DaemonSetList{}
@@ -330,13 +355,18 @@ func (p *Provisioner) daemonSetPods(ctx context.Context) ([]*corev1.Pod, error) 
 type podTrigger struct {
 	client  client.Client
 	batcher *Batcher
+	startup *startupTracker
 }
 
 func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
 	if err := t.client.Get(ctx, req.NamespacedName, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			t.startup.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	t.startup.observe(pod)
 	if Provisionable(pod) {
 		t.batcher.Trigger()
 	}
@@ -351,5 +381,5 @@ func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("provisioning.trigger").
 		For(&corev1.Pod{}).
-		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher})
+		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher, startup: newStartupTracker()})
 }

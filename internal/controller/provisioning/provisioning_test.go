@@ -18,6 +18,7 @@ package provisioning_test
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -72,6 +73,13 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 
 // pendingPod creates a pod and marks it unschedulable, as the kube-scheduler would.
 func pendingPod(name string, cpu string, nodeSelector map[string]string) *corev1.Pod {
+	return pendingPodWith(name, nodeSelector, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(cpu)
+	})
+}
+
+// pendingPodWith creates a pending 1-CPU pod shaped by mutate.
+func pendingPodWith(name string, nodeSelector map[string]string, mutate func(*corev1.Pod)) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{
@@ -79,9 +87,10 @@ func pendingPod(name string, cpu string, nodeSelector map[string]string) *corev1
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 			NodeSelector:                  nodeSelector,
 			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}},
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}},
 		},
 	}
+	mutate(pod)
 	ExpectWithOffset(1, k8sClient.Create(ctx, pod)).To(Succeed())
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.Now()}}
 	ExpectWithOffset(1, k8sClient.Status().Update(ctx, pod)).To(Succeed())
@@ -239,5 +248,68 @@ var _ = Describe("Provisioning", func() {
 			return notes
 		}).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
 		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
+	})
+
+	It("spreads pods over the zones of its subnets and follows a bound volume to its zone", func() {
+		createNodeClassAndPool("spread", nil, nil) // subnets in kr-central-2-a and -b
+		selector := map[string]string{karpv1.LabelNodePool: "spread"}
+		var pods []*corev1.Pod
+		for i := range 2 {
+			pods = append(pods, pendingPodWith(fmt.Sprintf("spread-%d", i), selector, func(p *corev1.Pod) {
+				p.Labels = map[string]string{"app": "spread"}
+				p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+					MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "spread"}},
+				}}
+			}))
+		}
+		Eventually(func(g Gomega) []string {
+			var zones []string
+			for _, c := range claimsOf("spread")(g) {
+				zones = append(zones, c.Labels[corev1.LabelTopologyZone])
+			}
+			slices.Sort(zones)
+			return zones
+		}).Should(Equal([]string{"kr-central-2-a", "kr-central-2-b"}))
+
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "data-b"},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+				AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "block.csi.example.com", VolumeHandle: "vol-b"}},
+				NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-b"}}},
+				}}}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, pv)).To(Succeed())
+		pvc := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeName: pv.Name, StorageClassName: ptr.To(""),
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, pvc)).To(Succeed())
+		pods = append(pods, pendingPodWith("with-volume", map[string]string{karpv1.LabelNodePool: "spread", "volume": "b"}, func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+		}))
+		// "volume: b" is on no node: the pod needs its own NodeClaim, which the volume puts in b.
+		Eventually(func(g Gomega) []string {
+			var zones []string
+			for _, c := range claimsOf("spread")(g) {
+				if c.Labels["volume"] == "b" {
+					zones = append(zones, c.Labels[corev1.LabelTopologyZone])
+				}
+			}
+			return zones
+		}).Should(Equal([]string{"kr-central-2-b"}))
+
+		for _, p := range pods {
+			Expect(k8sClient.Delete(ctx, p)).To(Succeed())
+		}
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "spread"})).To(Succeed())
+		Eventually(claimsOf("spread")).Should(BeEmpty())
 	})
 })

@@ -1,0 +1,174 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduling_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// catalogueTypes lists the instance types of the emulator's built-in catalogue, through the
+// client and the instance type provider as the controller does, for a node class with a subnet
+// in each zone.
+func catalogueTypes(b *testing.B) []*cloudprovider.InstanceType {
+	emu := emulator.New(emulator.Options{})
+	server := httptest.NewServer(emu)
+	b.Cleanup(server.Close)
+	client, err := kakaocloud.New(kakaocloud.Config{
+		Endpoints:   emu.Endpoints(server.URL),
+		Credentials: kakaocloud.StaticCredentials{AccessKeyID: emulator.DefaultAccessKeyID, SecretAccessKey: emulator.DefaultSecretAccessKey},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	nc := &kcv1.KCNodeClass{}
+	for i, z := range []string{emulator.ZoneA, emulator.ZoneB, emulator.ZoneC} {
+		nc.Status.Subnets = append(nc.Status.Subnets, kcv1.Subnet{ID: fmt.Sprint("subnet-", i), Zone: z})
+	}
+	provider := instancetype.NewProvider(catalog.New(client, catalog.Options{ClusterName: emulator.DefaultClusterName}), nil, nil)
+	types, err := provider.List(b.Context(), nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return types
+}
+
+// deploymentPods draws 20 deployments with a fixed seed, each of identical pods with cpu from
+// {250m, 500m, 1, 2} and memory from {256Mi, 512Mi, 1Gi, 2Gi, 4Gi}, count pods in all.
+func deploymentPods(count int) []*corev1.Pod {
+	rng := rand.New(rand.NewPCG(7, 7))
+	cpus := []string{"250m", "500m", "1", "2"}
+	mems := []string{"256Mi", "512Mi", "1Gi", "2Gi", "4Gi"}
+	const deployments = 20
+	out := make([]*corev1.Pod, 0, count)
+	for d := range deployments {
+		requests := corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse(cpus[rng.IntN(len(cpus))]),
+			corev1.ResourceMemory: resource.MustParse(mems[rng.IntN(len(mems))]),
+		}
+		replicas := count / deployments
+		if d < count%deployments {
+			replicas++
+		}
+		for i := range replicas {
+			out = append(out, &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("deploy-%02d-%05d", d, i), Namespace: "default", Labels: map[string]string{"app": fmt.Sprint("deploy-", d)}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{Requests: requests}}}},
+			})
+		}
+	}
+	return out
+}
+
+// lowerBound is the least any set of nodes holding the requests can cost: the best bound
+// a·cpu + b·GiB with a, b ≥ 0 such that no instance type costs less than a·(its allocatable
+// vCPUs) + b·(its allocatable GiB). Nodes holding the requests have at least that much
+// allocatable, so they cost at least a·cpu + b·GiB. The best (a, b) is a vertex of that
+// two-variable linear program: enumerate the vertices.
+func lowerBound(types []*cloudprovider.InstanceType, cpu, gib float64) float64 {
+	type point struct{ cpu, gib, price float64 }
+	var points []point
+	for _, it := range types {
+		of, ok := it.Offerings.Available().Cheapest()
+		if !ok {
+			continue
+		}
+		alloc := it.Allocatable()
+		points = append(points, point{float64(alloc.Cpu().MilliValue()) / 1000, float64(alloc.Memory().Value()) / (1 << 30), of.Price})
+	}
+	feasible := func(a, b float64) bool {
+		if a < 0 || b < 0 {
+			return false
+		}
+		for _, p := range points {
+			if a*p.cpu+b*p.gib > p.price*(1+1e-9) {
+				return false
+			}
+		}
+		return true
+	}
+	best := 0.0
+	try := func(a, b float64) {
+		if feasible(a, b) && a*cpu+b*gib > best {
+			best = a*cpu + b*gib
+		}
+	}
+	for i, p := range points {
+		try(p.price/p.cpu, 0)
+		try(0, p.price/p.gib)
+		for _, q := range points[i+1:] {
+			if det := p.cpu*q.gib - q.cpu*p.gib; det != 0 {
+				try((p.price*q.gib-q.price*p.gib)/det, (p.cpu*q.price-q.cpu*p.price)/det)
+			}
+		}
+	}
+	return best
+}
+
+func benchmarkCatalogue(b *testing.B, count int) {
+	types := catalogueTypes(b)
+	np := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: karpv1.NodeSelectorOpIn, Values: []string{"m2a", "c2a", "r2a"}}},
+		}}},
+	}
+	pods := deploymentPods(count)
+	in := scheduling.Input{Pods: pods, NodePools: []scheduling.NodePoolInput{{NodePool: np, InstanceTypes: types}}}
+	var res *scheduling.Results
+	for b.Loop() {
+		res = scheduling.Schedule(in)
+	}
+	if len(res.PodErrors) > 0 {
+		b.Fatalf("%d pods not scheduled", len(res.PodErrors))
+	}
+	cost := 0.0
+	for _, n := range res.NewNodeClaims {
+		of, _ := n.InstanceTypes[0].Offerings.Available().Cheapest()
+		cost += of.Price
+	}
+	cpu, gib := 0.0, 0.0
+	for _, p := range pods {
+		r := scheduling.PodRequests(p)
+		cpu += float64(r.Cpu().MilliValue()) / 1000
+		gib += float64(r.Memory().Value()) / (1 << 30)
+	}
+	bound := lowerBound(types, cpu, gib)
+	b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
+	b.ReportMetric(cost, "cost")
+	b.ReportMetric(bound, "lower-bound")
+	b.ReportMetric(cost/bound, "cost/bound")
+}
+
+func BenchmarkSchedulingKakaoCloud1000(b *testing.B) { benchmarkCatalogue(b, 1000) }
+func BenchmarkSchedulingKakaoCloud5000(b *testing.B) { benchmarkCatalogue(b, 5000) }

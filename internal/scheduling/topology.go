@@ -1,0 +1,572 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Topology: pod topology spread constraints and inter-pod affinity and anti-affinity.
+//
+// Every distinct constraint (kind, topology key, namespaces, selector, skew) is one
+// topologyGroup that counts, per domain of its key, the pods its selector matches: pods already
+// bound to existing nodes and pods placed earlier in the run. A pod is constrained by the groups
+// it owns and, for anti-affinity, by the groups whose selector matches it (the symmetric rule
+// the kube-scheduler applies). Before a pod is tried on a node, the groups narrow the domains
+// the node may be in; on a NodeClaim whose zone is still open this becomes a zone requirement.
+//
+// Hostname domains of new NodeClaims are placeholders, one per NodeClaim, and a hostname
+// spread always counts a new node as a domain with no pods (minimum 0), as upstream Karpenter
+// does: another node can always be launched.
+
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+type topologyKind uint8
+
+const (
+	kindSpread topologyKind = iota
+	kindAffinity
+	kindAntiAffinity
+)
+
+func (k topologyKind) String() string {
+	switch k {
+	case kindSpread:
+		return "topology spread"
+	case kindAffinity:
+		return "pod affinity"
+	default:
+		return "pod anti-affinity"
+	}
+}
+
+// topologyGroup counts the pods one selector matches in each domain of one key.
+type topologyGroup struct {
+	kind       topologyKind
+	key        string
+	namespaces sets.Set[string] // nil: every namespace
+	selector   labels.Selector
+	maxSkew    int32
+	minDomains int32
+	describe   string
+
+	counts map[string]int32 // matching pods per domain; every known domain is present
+	total  int32
+	// owners counts, for anti-affinity, the pods owning the term per domain: a pod the
+	// selector matches may not join them.
+	owners map[string]int32
+}
+
+// matches reports whether the group's selector counts the pod.
+func (g *topologyGroup) matches(pod *corev1.Pod) bool {
+	if g.namespaces != nil && !g.namespaces.Has(pod.Namespace) {
+		return false
+	}
+	return g.selector.Matches(labels.Set(pod.Labels))
+}
+
+// podTerm is a constraint a pod owns: a group and whether it is only a preference.
+type podTerm struct {
+	group     *topologyGroup
+	preferred bool
+	weight    int32
+}
+
+// topology is the set of groups of one scheduling run.
+type topology struct {
+	groups  map[string]*topologyGroup
+	ordered []*topologyGroup
+	// domains are the known values of each topology key: zones the NodePools can launch in,
+	// labels of existing nodes. Hostname domains are added as nodes are opened.
+	domains  map[string][]string
+	nsLabels map[string]map[string]string
+}
+
+func newTopology(nsLabels map[string]map[string]string) *topology {
+	return &topology{groups: map[string]*topologyGroup{}, domains: map[string][]string{}, nsLabels: nsLabels}
+}
+
+// termsOf builds (or finds) the groups of a pod's own constraints.
+func (t *topology) termsOf(pod *corev1.Pod) ([]podTerm, error) {
+	var terms []podTerm
+	for i := range pod.Spec.TopologySpreadConstraints {
+		tsc := &pod.Spec.TopologySpreadConstraints[i]
+		sel, err := spreadSelector(pod, tsc)
+		if err != nil {
+			return nil, fmt.Errorf("topology spread constraint on %s: %w", tsc.TopologyKey, err)
+		}
+		minDomains := int32(1)
+		if tsc.MinDomains != nil {
+			minDomains = *tsc.MinDomains
+		}
+		g := t.group(kindSpread, tsc.TopologyKey, sets.New(pod.Namespace), sel, tsc.MaxSkew, minDomains)
+		terms = append(terms, podTerm{group: g, preferred: tsc.WhenUnsatisfiable == corev1.ScheduleAnyway})
+	}
+	a := pod.Spec.Affinity
+	if a == nil {
+		return terms, nil
+	}
+	add := func(kind topologyKind, term *corev1.PodAffinityTerm, preferred bool, weight int32) error {
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil {
+			return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
+		}
+		if term.LabelSelector == nil {
+			sel = labels.Nothing()
+		}
+		sel = withMatchLabelKeys(sel, pod, term.MatchLabelKeys, selection.In)
+		sel = withMatchLabelKeys(sel, pod, term.MismatchLabelKeys, selection.NotIn)
+		ns, err := t.termNamespaces(pod, term)
+		if err != nil {
+			return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
+		}
+		terms = append(terms, podTerm{group: t.group(kind, term.TopologyKey, ns, sel, 0, 0), preferred: preferred, weight: weight})
+		return nil
+	}
+	if pa := a.PodAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			if err := add(kindAffinity, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], false, 0); err != nil {
+				return nil, err
+			}
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
+			if err := add(kindAffinity, &w.PodAffinityTerm, true, w.Weight); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			if err := add(kindAntiAffinity, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], false, 0); err != nil {
+				return nil, err
+			}
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
+			if err := add(kindAntiAffinity, &w.PodAffinityTerm, true, w.Weight); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return terms, nil
+}
+
+// spreadSelector is the constraint's selector plus, for each matchLabelKeys key, the pod's own
+// value of it (what the API server does for pod affinity, done here for spreads).
+func spreadSelector(pod *corev1.Pod, tsc *corev1.TopologySpreadConstraint) (labels.Selector, error) {
+	if tsc.LabelSelector == nil {
+		return labels.Nothing(), nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
+	if err != nil {
+		return nil, err
+	}
+	return withMatchLabelKeys(sel, pod, tsc.MatchLabelKeys, selection.In), nil
+}
+
+func withMatchLabelKeys(sel labels.Selector, pod *corev1.Pod, keys []string, op selection.Operator) labels.Selector {
+	for _, k := range keys {
+		v, ok := pod.Labels[k]
+		if !ok {
+			continue
+		}
+		if r, err := labels.NewRequirement(k, op, []string{v}); err == nil {
+			sel = sel.Add(*r)
+		}
+	}
+	return sel
+}
+
+// termNamespaces resolves an affinity term's namespaces: those listed plus those its
+// namespaceSelector matches; the pod's own namespace when it has neither; every namespace for
+// an empty selector.
+func (t *topology) termNamespaces(pod *corev1.Pod, term *corev1.PodAffinityTerm) (sets.Set[string], error) {
+	if term.NamespaceSelector == nil {
+		if len(term.Namespaces) == 0 {
+			return sets.New(pod.Namespace), nil
+		}
+		return sets.New(term.Namespaces...), nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+	if err != nil {
+		return nil, err
+	}
+	if sel.Empty() {
+		return nil, nil
+	}
+	ns := sets.New(term.Namespaces...)
+	for name, l := range t.nsLabels {
+		if sel.Matches(labels.Set(l)) {
+			ns.Insert(name)
+		}
+	}
+	return ns, nil
+}
+
+// group returns the group with this identity, creating it.
+func (t *topology) group(kind topologyKind, key string, ns sets.Set[string], sel labels.Selector, maxSkew, minDomains int32) *topologyGroup {
+	key = NormalizeKey(key)
+	nsDesc := "*"
+	if ns != nil {
+		nsDesc = strings.Join(sets.List(ns), ",")
+	}
+	id := fmt.Sprintf("%d|%s|%s|%s|%d|%d", kind, key, nsDesc, sel.String(), maxSkew, minDomains)
+	if g, ok := t.groups[id]; ok {
+		return g
+	}
+	desc := fmt.Sprintf("%s on %s for pods matching {%s}", kind, key, sel.String())
+	if kind == kindSpread {
+		desc = fmt.Sprintf("topology spread on %s (maxSkew %d) for pods matching {%s}", key, maxSkew, sel.String())
+	}
+	g := &topologyGroup{kind: kind, key: key, namespaces: ns, selector: sel, maxSkew: maxSkew, minDomains: minDomains,
+		describe: desc, counts: map[string]int32{}, owners: map[string]int32{}}
+	t.groups[id] = g
+	t.ordered = append(t.ordered, g)
+	return g
+}
+
+// addDomains makes values known domains of key.
+func (t *topology) addDomains(key string, values ...string) {
+	for _, v := range values {
+		if !slices.Contains(t.domains[key], v) {
+			t.domains[key] = append(t.domains[key], v)
+		}
+	}
+}
+
+// seal sorts the domains and gives every group a zero count for each known domain.
+func (t *topology) seal() {
+	for k := range t.domains {
+		slices.Sort(t.domains[k])
+	}
+	for _, g := range t.ordered {
+		for _, d := range t.domains[g.key] {
+			if _, ok := g.counts[d]; !ok {
+				g.counts[d] = 0
+			}
+		}
+	}
+}
+
+// nodeView is what topology needs to know of a node a pod is tried on.
+type nodeView struct {
+	labels   map[string]string // a real node's labels (normalized keys), or nil
+	reqs     Requirements      // a NodeClaim's requirements, when labels is nil
+	hostname string
+}
+
+// domains calls fn with each domain of key the node is or may become part of.
+func (t *topology) eachDomain(v *nodeView, key string, fn func(string)) {
+	if key == corev1.LabelHostname {
+		fn(v.hostname)
+		return
+	}
+	if v.labels != nil {
+		if d, ok := v.labels[key]; ok {
+			fn(d)
+		}
+		return
+	}
+	r, ok := v.reqs[key]
+	if !ok {
+		return // a NodeClaim gets no label its requirements do not mention
+	}
+	for _, d := range t.domains[key] {
+		if r.Has(d) {
+			fn(d)
+		}
+	}
+}
+
+// topologyError says which constraint a node cannot meet; it is cheap to create because most
+// are discarded while other nodes are tried.
+type topologyError struct{ group *topologyGroup }
+
+func (e *topologyError) Error() string { return e.group.describe + " cannot be satisfied" }
+
+// requirementsFor returns the topology requirements for placing p on the node: nil when
+// nothing constrains it, a narrowed domain per key for a NodeClaim, or an error when no domain
+// of the node is allowed.
+func (t *topology) requirementsFor(p *podInfo, v *nodeView) (Requirements, error) {
+	if len(p.terms) == 0 && len(p.inverse) == 0 {
+		return nil, nil
+	}
+	var out Requirements
+	for _, key := range p.topologyKeys {
+		allowed, unconstrained, blocking := t.allowedDomains(p, v, key)
+		if blocking != nil {
+			return nil, &topologyError{group: blocking}
+		}
+		if unconstrained || v.labels != nil || key == corev1.LabelHostname {
+			continue // no domain to narrow: the node's is fixed and allowed, or it has none
+		}
+		if out == nil {
+			out = Requirements{}
+		}
+		out[key] = NewRequirement(key, karpv1.NodeSelectorOpIn, allowed...)
+	}
+	return out, nil
+}
+
+// allowedDomains filters the node's domains for key by every constraint on p, then narrows a
+// spread or affinity to its single best domain. With nothing allowed it returns the group that
+// refused; unconstrained means the node has no domain for the key and only anti-affinity,
+// which such a node cannot break, applies.
+func (t *topology) allowedDomains(p *podInfo, v *nodeView, key string) (allowed []string, unconstrained bool, blocking *topologyGroup) {
+	var spread, affinity, anti *topologyGroup
+	podReq := p.requirements[key]
+	t.eachDomain(v, key, func(d string) {
+		if podReq != nil && v.labels == nil && !podReq.Has(d) {
+			return // the pod itself rules the domain out
+		}
+		for _, term := range p.terms {
+			g := term.group
+			if g.key != key {
+				continue
+			}
+			if !g.allows(p, d, t) {
+				blocking = g
+				return
+			}
+			switch g.kind {
+			case kindSpread:
+				if spread == nil {
+					spread = g
+				}
+			case kindAffinity:
+				if affinity == nil {
+					affinity = g
+				}
+			default:
+				anti = g
+			}
+		}
+		for _, g := range p.inverse {
+			if g.key == key && g.owners[d] > 0 {
+				blocking = g
+				return
+			}
+		}
+		allowed = append(allowed, d)
+	})
+	if len(allowed) == 0 {
+		if blocking == nil {
+			// The node has no domain for the key (the label is missing).
+			for _, term := range p.terms {
+				if term.group.key == key && term.group.kind != kindAntiAffinity {
+					return nil, false, term.group
+				}
+			}
+			return nil, true, nil
+		}
+		return nil, false, blocking
+	}
+	if len(allowed) > 1 {
+		switch {
+		case spread != nil:
+			allowed = []string{pickDomain(allowed, func(d string) int32 { return -spread.counts[d] })}
+		case affinity != nil:
+			allowed = []string{pickDomain(allowed, func(d string) int32 { return affinity.counts[d] })}
+		case anti != nil:
+			// A node is in one domain; committing to one now keeps the others free for the
+			// pods the term repels, instead of blocking every domain the node might be in.
+			allowed = allowed[:1]
+		}
+	}
+	return allowed, false, nil
+}
+
+// pickDomain returns the domain with the highest score, the first in order on ties.
+func pickDomain(domains []string, score func(string) int32) string {
+	best, bestScore := domains[0], score(domains[0])
+	for _, d := range domains[1:] {
+		if s := score(d); s > bestScore {
+			best, bestScore = d, s
+		}
+	}
+	return best
+}
+
+// allows reports whether the pod, owning this group's constraint, may be placed in domain d.
+func (g *topologyGroup) allows(p *podInfo, d string, t *topology) bool {
+	switch g.kind {
+	case kindSpread:
+		count := g.counts[d]
+		if p.counted.Has(g) {
+			count++
+		}
+		return count-g.minCount(p, t) <= g.maxSkew
+	case kindAffinity:
+		if g.counts[d] > 0 {
+			return true
+		}
+		// Nothing matches anywhere yet: a pod that matches its own term may start the group.
+		return g.total == 0 && p.counted.Has(g)
+	default:
+		return g.counts[d] == 0
+	}
+}
+
+// minCount is the smallest number of matching pods in a domain the pod may use (its node
+// affinity honoured); 0 for hostname spreads, where a new node is always possible, and when
+// fewer domains exist than minDomains.
+func (g *topologyGroup) minCount(p *podInfo, t *topology) int32 {
+	if g.key == corev1.LabelHostname {
+		return 0
+	}
+	domains := t.domains[g.key]
+	r, constrained := p.requirements[g.key]
+	eligible := int32(0)
+	min := int32(-1)
+	for _, d := range domains {
+		if constrained && !r.Has(d) {
+			continue
+		}
+		eligible++
+		if c := g.counts[d]; min < 0 || c < min {
+			min = c
+		}
+	}
+	if min < 0 || eligible < g.minDomains {
+		return 0
+	}
+	return min
+}
+
+// record counts a pod placed on a node in every group it is counted by.
+func (t *topology) record(p *podInfo, v *nodeView) {
+	for g := range p.counted {
+		var domains []string
+		t.eachDomain(v, g.key, func(d string) { domains = append(domains, d) })
+		if g.kind == kindAntiAffinity {
+			// Any domain the node may still become is blocked for the term's owners.
+			for _, d := range domains {
+				g.counts[d]++
+			}
+			g.total++
+		} else if len(domains) == 1 {
+			g.counts[domains[0]]++
+			g.total++
+		}
+	}
+	for _, term := range p.terms {
+		// Only required anti-affinity binds the pods it selects (the kube-scheduler's symmetric
+		// rule); a preference binds just its owner.
+		if term.group.kind != kindAntiAffinity || term.preferred {
+			continue
+		}
+		t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
+	}
+}
+
+// requiredAntiAffinityTerms registers the required anti-affinity terms of a pod already
+// running: pods of the run that they select must keep out of its domain.
+func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
+	a := pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return nil
+	}
+	only := &corev1.Pod{ObjectMeta: pod.ObjectMeta, Spec: corev1.PodSpec{Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+	}}}}
+	terms, err := t.termsOf(only)
+	if err != nil {
+		return nil // the API server validated it; a selector we cannot parse selects nothing
+	}
+	return terms
+}
+
+// countExisting counts a pod bound to an existing node in every group that matches it, and
+// marks the node's domains as taken for the anti-affinity terms it owns.
+func (t *topology) countExisting(pod *corev1.Pod, terms []podTerm, v *nodeView) {
+	for _, g := range t.ordered {
+		if !g.matches(pod) {
+			continue
+		}
+		t.eachDomain(v, g.key, func(d string) {
+			g.counts[d]++
+			g.total++
+		})
+	}
+	for _, term := range terms {
+		t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
+	}
+}
+
+// bind computes what a pod of the run is counted by and constrained by.
+func (t *topology) bind(p *podInfo) {
+	p.counted = sets.New[*topologyGroup]()
+	p.inverse = nil
+	for _, g := range t.ordered {
+		if !g.matches(p.pod) {
+			continue
+		}
+		p.counted.Insert(g)
+		if g.kind == kindAntiAffinity {
+			p.inverse = append(p.inverse, g)
+		}
+	}
+	p.refreshKeys()
+}
+
+// refreshKeys lists the topology keys that constrain the pod, in order.
+func (p *podInfo) refreshKeys() {
+	keys := sets.New[string]()
+	for _, term := range p.terms {
+		keys.Insert(term.group.key)
+	}
+	for _, g := range p.inverse {
+		keys.Insert(g.key)
+	}
+	p.topologyKeys = sets.List(keys)
+}
+
+// domainsFromPools registers the domains NodePools can launch into for every topology key.
+func (t *topology) domainsFromPools(pools []*poolTemplate) {
+	keys := sets.New[string]()
+	for _, g := range t.ordered {
+		keys.Insert(g.key)
+	}
+	for key := range keys {
+		if key == corev1.LabelHostname {
+			continue
+		}
+		for _, pool := range pools {
+			if r, ok := pool.base[key]; ok && !r.IsComplement() {
+				t.addDomains(key, r.Values()...)
+			}
+		}
+	}
+}
+
+// domainsFromLabels registers an existing node's label values for every topology key.
+func (t *topology) domainsFromLabels(l map[string]string) {
+	for _, g := range t.ordered {
+		if v, ok := l[g.key]; ok && g.key != corev1.LabelHostname {
+			t.addDomains(g.key, v)
+		}
+	}
+}
