@@ -410,3 +410,46 @@ func TestScheduleMinValues(t *testing.T) {
 		}
 	})
 }
+
+func TestExtendedResourcesAndVolumes(t *testing.T) {
+	gpuType := fakeType("gn1i", "xlarge", 8, 4, 0.5)
+	gpuType.Capacity["nvidia.com/gpu"] = resource.MustParse("1")
+	pool := NodePoolInput{NodePool: nodePool("default", 0), InstanceTypes: append(fakeTypes(), gpuType)}
+
+	t.Run("a GPU pod gets the GPU type; a pod without one gets the cheapest CPU type", func(t *testing.T) {
+		gpuPod := pod("1", "1Gi", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests["nvidia.com/gpu"] = resource.MustParse("1")
+		})
+		res := Schedule(Input{Pods: []*corev1.Pod{gpuPod}, NodePools: []NodePoolInput{pool}})
+		if len(res.NewNodeClaims) != 1 || len(res.NewNodeClaims[0].InstanceTypes) != 1 || res.NewNodeClaims[0].InstanceTypes[0].Name != "gn1i.xlarge" {
+			t.Errorf("GPU pod: NodeClaims %d, errors %v; want one of gn1i.xlarge only", len(res.NewNodeClaims), errorsOf(res))
+		}
+		res = Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi")}, NodePools: []NodePoolInput{pool}})
+		if len(res.NewNodeClaims) != 1 || res.NewNodeClaims[0].InstanceTypes[0].Name != "c2a.large" {
+			t.Errorf("CPU pod: want c2a.large first")
+		}
+	})
+
+	t.Run("two GPUs fit no type and say so", func(t *testing.T) {
+		res := Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests["nvidia.com/gpu"] = resource.MustParse("2")
+		})}, NodePools: []NodePoolInput{pool}})
+		for _, err := range res.PodErrors {
+			if !strings.Contains(err.Error(), "no instance type fits") || !strings.Contains(err.Error(), "2 nvidia.com/gpu") {
+				t.Errorf("error = %v", err)
+			}
+		}
+		if len(res.PodErrors) != 1 {
+			t.Errorf("errors = %v", errorsOf(res))
+		}
+	})
+
+	t.Run("a volume's zone places the pod's NodeClaim there", func(t *testing.T) {
+		p := pod("1", "1Gi")
+		res := Schedule(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePoolInput{pool},
+			VolumeRequirements: map[*corev1.Pod]Requirements{p: NewRequirements(NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zoneB))}})
+		if got := zonesOf(res); !slices.Equal(got, []string{zoneB + ":1"}) {
+			t.Errorf("NodeClaims = %v, errors %v; want zone b", got, errorsOf(res))
+		}
+	})
+}
