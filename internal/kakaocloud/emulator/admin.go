@@ -68,6 +68,21 @@ func (e *Emulator) Instances() []kakaocloud.Instance {
 	return instances
 }
 
+// UserData returns the user data instance id was created with, decoded, as the metadata
+// service hands it to the VM (the BCS API never shows it); ok is false for an instance that
+// does not exist or is gone.
+func (e *Emulator) UserData(id string) (userData string, ok bool) {
+	e.advance()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, in := range e.instances {
+		if in.ID == id {
+			return in.userData, true
+		}
+	}
+	return "", false
+}
+
 // SetControlPlane changes the cluster's control-plane version and phase, e.g. phase Updating
 // during an upgrade; an empty argument leaves that part as it is. A new minor version without
 // a patch version takes the patch version /versions lists for it.

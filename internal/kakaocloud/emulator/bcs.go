@@ -43,6 +43,7 @@ type instancePlan struct {
 	subnets        []kakaocloud.Subnet
 	zone           string
 	securityGroups []kakaocloud.SecurityGroupRef
+	userData       string
 }
 
 // createInstance serves POST /api/v1/instances: 202 at once, the build goes on as the clock
@@ -90,6 +91,7 @@ func (e *Emulator) createInstance(w http.ResponseWriter, r *http.Request) (int, 
 			CreatedAt:       now,
 		},
 		failureMessage: e.buildFailureLocked(plan.flavor.Name, plan.zone),
+		userData:       plan.userData,
 	}
 	in.setState(kakaocloud.InstanceStatusBuilding, "building", "spawning", powerStateNoState, now)
 	in.log(actionCreate, now)
@@ -142,7 +144,7 @@ func (e *Emulator) planInstance(spec kakaocloud.CreateInstance) (instancePlan, e
 		}
 		plan.securityGroups = append(plan.securityGroups, kakaocloud.SecurityGroupRef{ID: sg.ID, Name: sg.Name})
 	}
-	if err := validateUserData(spec.UserData); err != nil {
+	if plan.userData, err = decodeUserData(spec.UserData); err != nil {
 		return plan, err
 	}
 	return plan, nil

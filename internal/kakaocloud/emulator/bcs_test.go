@@ -17,6 +17,7 @@ limitations under the License.
 package emulator_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/http"
 	"net/netip"
@@ -327,5 +328,22 @@ func TestUpdateInstance(t *testing.T) {
 	}
 	if got := h.getInstance(id); got.Name != name {
 		t.Errorf("a rejected update changed the name to %q", got.Name)
+	}
+}
+
+func TestUserDataReachesTheVMOnly(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	spec := h.validCreate("node-one")
+	spec.UserData = base64.StdEncoding.EncodeToString([]byte("#!/bin/bash\necho joined\n"))
+	id := h.create(spec)
+	if got, ok := h.emulator.UserData(id); !ok || got != "#!/bin/bash\necho joined\n" {
+		t.Errorf("UserData(%s) = %q, %v", id, got, ok)
+	}
+	resp := h.api(http.MethodGet, instancesPath+"/"+id, nil)
+	if bytes.Contains(resp.body, []byte("user_data")) {
+		t.Errorf("the API shows the user data: %s", resp.body)
+	}
+	if _, ok := h.emulator.UserData("no-such-instance"); ok {
+		t.Error("UserData of an unknown instance")
 	}
 }

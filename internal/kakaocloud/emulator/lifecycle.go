@@ -44,6 +44,9 @@ type instance struct {
 	// deletedAt is when the delete was accepted.
 	deletedAt  time.Time
 	actionLogs []kakaocloud.ActionLog
+	// userData is the decoded user data the instance was created with, which the metadata
+	// service hands to the VM; the API never shows it.
+	userData string
 }
 
 func (in *instance) setState(status, vmState, taskState, powerState string, at time.Time) {

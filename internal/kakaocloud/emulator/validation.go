@@ -83,12 +83,14 @@ func descriptionCharacterAllowed(r rune) bool {
 	}
 }
 
-func validateUserData(userData string) error {
+// decodeUserData checks a create's base64 user data and returns it decoded.
+func decodeUserData(userData string) (string, error) {
 	if len(userData) > maxUserDataEncodedBytes {
-		return badRequest("instance.user_data is %d bytes encoded; at most %d are allowed", len(userData), maxUserDataEncodedBytes)
+		return "", badRequest("instance.user_data is %d bytes encoded; at most %d are allowed", len(userData), maxUserDataEncodedBytes)
 	}
-	if _, err := base64.StdEncoding.DecodeString(userData); err != nil {
-		return badRequest("instance.user_data is not valid base64: %v", err)
+	decoded, err := base64.StdEncoding.DecodeString(userData)
+	if err != nil {
+		return "", badRequest("instance.user_data is not valid base64: %v", err)
 	}
-	return nil
+	return string(decoded), nil
 }
