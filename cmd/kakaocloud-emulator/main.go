@@ -31,7 +31,11 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator/kubelet"
 )
 
 // shutdownTimeout bounds how long in-flight requests may take once a signal arrives.
@@ -53,6 +57,8 @@ func run(logger *slog.Logger) error {
 	buildDelay := flag.Duration("build-delay", emulator.DefaultBuildDelay, "how long a new instance stays building")
 	deleteDelay := flag.Duration("delete-delay", emulator.DefaultDeleteDelay, "how long a deleted instance stays deleting")
 	tokenTTL := flag.Duration("token-ttl", emulator.DefaultTokenTTL, "lifetime of issued tokens")
+	registerNodes := flag.String("register-nodes-kubeconfig", "", "play the kubelets of the VMs on the cluster of this kubeconfig: "+
+		"an active VM whose user data starts a kubelet registers its Node (for kwok to keep Ready), and the Node of a VM that is gone is deleted")
 	flag.Parse()
 
 	opts := emulator.Options{
@@ -61,13 +67,14 @@ func run(logger *slog.Logger) error {
 		DeleteDelay: *deleteDelay,
 		TokenTTL:    *tokenTTL,
 	}
+	catalogue := emulator.DefaultCatalogue()
 	if *cataloguePath != "" {
-		catalogue, err := emulator.LoadCatalogue(*cataloguePath)
-		if err != nil {
+		var err error
+		if catalogue, err = emulator.LoadCatalogue(*cataloguePath); err != nil {
 			return err
 		}
-		opts.Catalogue = catalogue
 	}
+	opts.Catalogue = catalogue
 	e := emulator.New(opts)
 
 	listener, err := net.Listen("tcp", *listen)
@@ -84,6 +91,11 @@ func run(logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e.Start(ctx)
+	if *registerNodes != "" {
+		if err := startKubelets(ctx, e, catalogue, *registerNodes, logger); err != nil {
+			return err
+		}
+	}
 
 	server := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -103,5 +115,25 @@ func run(logger *slog.Logger) error {
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// startKubelets registers the nodes of the emulator's VMs on the cluster of kubeconfig.
+func startKubelets(ctx context.Context, e *emulator.Emulator, catalogue *emulator.Catalogue, kubeconfig string, logger *slog.Logger) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	kubelet.New(e, kubelet.Options{
+		Client:                     client,
+		AuthenticateBootstrapToken: kubelet.BootstrapTokenAuthenticator(cfg),
+		NodeInfo:                   kubelet.CatalogueNodeInfo(catalogue),
+		Logger:                     logger,
+	}).Start(ctx)
+	logger.Info("registering the nodes of active VMs", "apiServer", cfg.Host)
 	return nil
 }
