@@ -22,9 +22,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +53,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
@@ -92,6 +95,7 @@ type options struct {
 	webhookCertPath      string
 	webhookCertName      string
 	webhookCertKey       string
+	webhookAddr          string
 	probeAddr            string
 	enableLeaderElection bool
 	leaderElectionNS     string
@@ -105,6 +109,9 @@ type options struct {
 	keyringSecret     string
 	batchIdle         time.Duration
 	batchMax          time.Duration
+
+	disruptionPoll       time.Duration
+	disruptionValidation time.Duration
 }
 
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
@@ -133,6 +140,7 @@ func parseFlags() (options, zap.Options) {
 	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS with authentication and authorization. Use --metrics-secure=false for HTTP.")
 	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "", "The directory that contains the webhook certificate.")
+	flag.StringVar(&o.webhookAddr, "webhook-bind-address", ":9443", "The address the webhook server binds to, host:port (host empty for every interface).")
 	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "The name of the webhook certificate file.")
 	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "The name of the webhook key file.")
 	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
@@ -157,6 +165,10 @@ func parseFlags() (options, zap.Options) {
 		"How long provisioning waits for more pending pods after the last one before it schedules the batch.")
 	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
 		"The longest provisioning waits to schedule a batch of pending pods.")
+	flag.DurationVar(&o.disruptionPoll, "disruption-poll-interval", disruption.DefaultPollInterval,
+		"How often the disruption controller looks for nodes to remove or replace (emptiness, drift, consolidation).")
+	flag.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", disruption.DefaultValidationDelay,
+		"How long a consolidation decision waits before it is checked again and carried out.")
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -175,6 +187,19 @@ func clusterCA(cfg *rest.Config) ([]byte, error) {
 		return os.ReadFile(cfg.CAFile)
 	}
 	return nil, errors.New("the controller's own connection to the API server has no CA")
+}
+
+// splitHostPort reads host:port with a numeric port.
+func splitHostPort(address string) (string, int, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return "", 0, fmt.Errorf("port %q of %q is not a port number", port, address)
+	}
+	return host, n, nil
 }
 
 func envOr(key, fallback string) string {
@@ -199,7 +224,12 @@ func main() {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	webhookServerOptions := ctrlwebhook.Options{TLSOpts: tlsOpts}
+	webhookHost, webhookPort, err := splitHostPort(o.webhookAddr)
+	if err != nil {
+		setupLog.Error(err, "invalid --webhook-bind-address")
+		os.Exit(1)
+	}
+	webhookServerOptions := ctrlwebhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: tlsOpts}
 	var watchers []*certwatcher.CertWatcher
 	if o.webhookCertPath != "" {
 		w, err := certwatcher.New(filepath.Join(o.webhookCertPath, o.webhookCertName), filepath.Join(o.webhookCertPath, o.webhookCertKey))
@@ -316,6 +346,25 @@ func main() {
 
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "nodepool")
+		os.Exit(1)
+	}
+	if err := (&disruption.ConditionsReconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.disruption")
+		os.Exit(1)
+	}
+	if err := (&disruption.PodEventsReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.podevents")
+		os.Exit(1)
+	}
+	if err := (&disruption.ExpirationReconciler{Client: mgr.GetClient(), Recorder: recorder}).SetupWithManager(mgr); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.expiration")
+		os.Exit(1)
+	}
+	if err := mgr.Add(&disruption.Controller{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), CloudProvider: provider, Recorder: recorder,
+		PollInterval: o.disruptionPoll, ValidationDelay: o.disruptionValidation,
+	}); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "disruption")
 		os.Exit(1)
 	}
 
