@@ -32,6 +32,7 @@ package scheduling
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,6 +67,9 @@ type NodePoolInput struct {
 	InstanceTypes []*cloudprovider.InstanceType
 	// Remaining is spec.limits minus what the NodePool's nodes use; nil means unlimited.
 	Remaining corev1.ResourceList
+	// Unavailable, when set, says why the NodePool cannot launch anything now; pods it would
+	// have taken are told so.
+	Unavailable string
 }
 
 // Results is the outcome of a scheduling run.
@@ -104,6 +108,9 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	}
 	if len(t.types) == 0 {
 		t.err = fmt.Errorf("no instance type with an available offering satisfies the nodepool requirements")
+	}
+	if in.Unavailable != "" {
+		t.err = errors.New(in.Unavailable)
 	}
 	t.base = merge(reqs, typeRequirements(t.types, reqs))
 	if in.Remaining != nil {

@@ -453,3 +453,21 @@ func TestExtendedResourcesAndVolumes(t *testing.T) {
 		}
 	})
 }
+
+func TestUnavailableNodePoolIsNamedInTheReason(t *testing.T) {
+	blocked := poolInput(nodePool("checkout", 10))
+	blocked.Unavailable = `not ready: NodeClassReady: KCNodeClass "checkout": no subnet matches the selector terms`
+	res := Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi")}, NodePools: []NodePoolInput{blocked, poolInput(nodePool("default", 0))}})
+	if len(res.NewNodeClaims) != 1 || res.NewNodeClaims[0].NodePoolName != "default" {
+		t.Fatalf("want the pod on the ready NodePool, errors %v", errorsOf(res))
+	}
+	res = Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi")}, NodePools: []NodePoolInput{blocked}})
+	for _, err := range res.PodErrors {
+		if !strings.Contains(err.Error(), `nodepool checkout: not ready: NodeClassReady: KCNodeClass "checkout": no subnet matches`) {
+			t.Errorf("error = %v", err)
+		}
+	}
+	if len(res.PodErrors) != 1 {
+		t.Errorf("errors = %v", errorsOf(res))
+	}
+}

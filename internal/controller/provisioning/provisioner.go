@@ -225,7 +225,17 @@ func (p *Provisioner) nodePools(ctx context.Context) ([]scheduling.NodePoolInput
 	var out []scheduling.NodePoolInput
 	for i := range pools.Items {
 		np := &pools.Items[i]
-		if !np.DeletionTimestamp.IsZero() || !meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady) {
+		if !np.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if !meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady) {
+			// Kept in the run so that each pod's event names the NodePool and why it cannot
+			// launch (most often its KCNodeClass is not ready).
+			why := "its status is not computed yet"
+			if c := meta.FindStatusCondition(np.Status.Conditions, karpv1.ConditionTypeReady); c != nil && c.Message != "" {
+				why = c.Message
+			}
+			out = append(out, scheduling.NodePoolInput{NodePool: np, Unavailable: "not ready: " + why})
 			continue
 		}
 		types, err := p.CloudProvider.GetInstanceTypes(ctx, np)

@@ -312,4 +312,38 @@ var _ = Describe("Provisioning", func() {
 		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "spread"})).To(Succeed())
 		Eventually(claimsOf("spread")).Should(BeEmpty())
 	})
+
+	It("names a NodePool whose KCNodeClass is not ready on the pods it cannot take", func() {
+		nc := &kcv1.KCNodeClass{
+			ObjectMeta: metav1.ObjectMeta{Name: "broken"},
+			Spec: kcv1.KCNodeClassSpec{
+				Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+				SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "no-such-subnet"}},
+				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+		np := &karpv1.NodePool{
+			ObjectMeta: metav1.ObjectMeta{Name: "broken"},
+			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "broken"},
+			}}},
+		}
+		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		pod := pendingPod("broken-pod", "1", map[string]string{karpv1.LabelNodePool: "broken"})
+		Eventually(func(g Gomega) []string {
+			list := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			var notes []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
+					notes = append(notes, e.Note)
+				}
+			}
+			return notes
+		}).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
+		Consistently(claimsOf("broken"), "1s").Should(BeEmpty())
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+	})
 })
