@@ -97,6 +97,21 @@ func pendingPodWith(name string, nodeSelector map[string]string, mutate func(*co
 	return pod
 }
 
+// failedSchedulingNotes returns the notes of the pod's FailedScheduling events.
+func failedSchedulingNotes(pod *corev1.Pod) func(Gomega) []string {
+	return func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}
+}
+
 func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
 	return func(g Gomega) []karpv1.NodeClaim {
 		list := &karpv1.NodeClaimList{}
@@ -219,34 +234,14 @@ var _ = Describe("Provisioning", func() {
 		// The pool's KCNodeClass has subnets in kr-central-2-a and -b only.
 		createNodeClassAndPool("zonal", nil, nil)
 		pod := pendingPod("zone-c-pod", "1", map[string]string{karpv1.LabelNodePool: "zonal", corev1.LabelTopologyZone: "kr-central-2-c"})
-		Eventually(func(g Gomega) []string {
-			list := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-			var notes []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
-					notes = append(notes, e.Note)
-				}
-			}
-			return notes
-		}).Should(ContainElement(ContainSubstring("nodepool zonal: the subnets of its KCNodeClass zonal are in zones [kr-central-2-a kr-central-2-b], none of which the pod allows")))
+		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool zonal: the subnets of its KCNodeClass zonal are in zones [kr-central-2-a kr-central-2-b], none of which the pod allows")))
 		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
 	})
 
 	It("launches nothing from a NodePool whose cpu limit is 0, and says so on the pod", func() {
 		createNodeClassAndPool("frozen", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}, nil)
 		pod := pendingPod("frozen-pod", "1", map[string]string{karpv1.LabelNodePool: "frozen"})
-		Eventually(func(g Gomega) []string {
-			list := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-			var notes []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
-					notes = append(notes, e.Note)
-				}
-			}
-			return notes
-		}).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
+		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
 		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
 	})
 
@@ -332,17 +327,7 @@ var _ = Describe("Provisioning", func() {
 		}
 		Expect(k8sClient.Create(ctx, np)).To(Succeed())
 		pod := pendingPod("broken-pod", "1", map[string]string{karpv1.LabelNodePool: "broken"})
-		Eventually(func(g Gomega) []string {
-			list := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-			var notes []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
-					notes = append(notes, e.Note)
-				}
-			}
-			return notes
-		}).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
+		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
 		Consistently(claimsOf("broken"), "1s").Should(BeEmpty())
 		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
 	})
