@@ -1,0 +1,120 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+func TestBudgetNodes(t *testing.T) {
+	for _, tc := range []struct {
+		nodes string
+		total int
+		want  int
+		err   bool
+	}{
+		{"1", 2, 1, false},
+		{"0", 10, 0, false},
+		{"10%", 10, 1, false},
+		{"10%", 11, 2, false}, // rounded up
+		{"10%", 1, 1, false},
+		{"10%", 0, 0, false},
+		{"100%", 7, 7, false},
+		{"0%", 7, 0, false},
+		{"33%", 10, 4, false},
+		{"abc", 10, 0, true},
+		{"150%", 10, 0, true},
+		{"-1", 10, 0, true},
+	} {
+		got, err := BudgetNodes(tc.nodes, tc.total)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("BudgetNodes(%q, %d) = %d, %v; want %d, error %v", tc.nodes, tc.total, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestBudgetActive(t *testing.T) {
+	// Wednesday 2026-03-04 10:30 UTC.
+	now := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
+	hours := func(h float64) *metav1.Duration {
+		return &metav1.Duration{Duration: time.Duration(h * float64(time.Hour))}
+	}
+	for _, tc := range []struct {
+		name     string
+		schedule *string
+		duration *metav1.Duration
+		want     bool
+		err      bool
+	}{
+		{"no schedule is always active", nil, nil, true, false},
+		{"business hours, inside", ptr.To("0 9 * * mon-fri"), hours(8), true, false},
+		{"business hours, weekend", ptr.To("0 9 * * sat,sun"), hours(8), false, false},
+		{"window ended", ptr.To("0 2 * * *"), hours(2), false, false},
+		{"window starts later", ptr.To("0 11 * * *"), hours(1), false, false},
+		{"fires exactly now", ptr.To("30 10 * * *"), hours(1), true, false},
+		{"ended exactly now (the window is half-open)", ptr.To("30 9 * * *"), hours(1), false, false},
+		{"macro @daily with 12h", ptr.To("@daily"), hours(12), true, false},
+		{"macro @hourly with 10m", ptr.To("@hourly"), &metav1.Duration{Duration: 10 * time.Minute}, false, false},
+		{"bad schedule fails", ptr.To("not a cron"), hours(1), false, true},
+		{"schedule without duration fails", ptr.To("@daily"), nil, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := BudgetActive(karpv1.Budget{Nodes: "0", Schedule: tc.schedule, Duration: tc.duration}, now)
+			if got != tc.want || (err != nil) != tc.err {
+				t.Errorf("BudgetActive = %v, %v; want %v, error %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}
+
+func TestAllowedDisruptions(t *testing.T) {
+	now := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
+	blockDuringBusinessHours := karpv1.Budget{Nodes: "0", Schedule: ptr.To("0 9 * * mon-fri"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
+	blockAtNight := karpv1.Budget{Nodes: "0", Schedule: ptr.To("0 22 * * *"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
+	for _, tc := range []struct {
+		name    string
+		budgets []karpv1.Budget
+		reason  karpv1.DisruptionReason
+		total   int
+		want    int
+		budget  int
+		err     bool
+	}{
+		{"no budgets: unlimited", nil, karpv1.DisruptionReasonDrifted, 10, Unlimited, -1, false},
+		{"default 10% of 20", []karpv1.Budget{{Nodes: "10%"}}, karpv1.DisruptionReasonDrifted, 20, 2, 0, false},
+		{"most restrictive wins", []karpv1.Budget{{Nodes: "50%"}, {Nodes: "3"}, {Nodes: "20%"}}, karpv1.DisruptionReasonDrifted, 10, 2, 2, false},
+		{"scheduled block active", []karpv1.Budget{{Nodes: "10"}, blockDuringBusinessHours}, karpv1.DisruptionReasonDrifted, 10, 0, 1, false},
+		{"scheduled block inactive", []karpv1.Budget{{Nodes: "10"}, blockAtNight}, karpv1.DisruptionReasonDrifted, 10, 10, 0, false},
+		{"reason-scoped budget applies", []karpv1.Budget{{Nodes: "5"}, {Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}}}, karpv1.DisruptionReasonDrifted, 10, 1, 1, false},
+		{"reason-scoped budget of another reason", []karpv1.Budget{{Nodes: "5"}, {Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}}}, karpv1.DisruptionReasonEmpty, 10, 5, 0, false},
+		{"unreadable schedule fails closed", []karpv1.Budget{{Nodes: "5"}, {Nodes: "5", Schedule: ptr.To("bad"), Duration: &metav1.Duration{Duration: time.Hour}}}, karpv1.DisruptionReasonEmpty, 10, 0, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: tc.budgets}}}
+			got := AllowedDisruptions(np, tc.reason, now, tc.total)
+			if got.Nodes != tc.want || got.Budget != tc.budget || (got.Err != nil) != tc.err {
+				t.Errorf("AllowedDisruptions = %+v; want nodes %d from budget %d, error %v", got, tc.want, tc.budget, tc.err)
+			}
+		})
+	}
+}

@@ -1,0 +1,224 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// Event reasons of the disruption controller.
+const (
+	// EventDisruptionBlocked: a node that would be disrupted is held by a do-not-disrupt
+	// annotation, a PodDisruptionBudget or its NodePool's budgets.
+	EventDisruptionBlocked = "DisruptionBlocked"
+	// EventUnconsolidatable: consolidation looked at a node and found no cheaper arrangement.
+	EventUnconsolidatable = "Unconsolidatable"
+	// EventDisruptionReplacementFailed: a drifted node cannot be replaced (its pods fit
+	// nowhere).
+	EventDisruptionReplacementFailed = "DisruptionReplacementFailed"
+)
+
+// podDeletionCostAnnotation is the ReplicaSet controller's hint of which pods to remove first.
+const podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
+
+// Candidate is a node a method may disrupt.
+type Candidate struct {
+	*StateNode
+	// Reschedulable are the pods that must move when the node goes.
+	Reschedulable []*corev1.Pod
+	// DisruptionCost orders candidates, the cheapest to disrupt first: the pods' eviction
+	// costs, discounted by how little of the node's life is left before it expires anyway.
+	DisruptionCost float64
+}
+
+// Blocked says why a node that a method would look at is left alone.
+type Blocked struct {
+	Node    *StateNode
+	Reason  string
+	Message string
+}
+
+// candidates returns the nodes that eligible selects and nothing holds, cheapest to disrupt
+// first, and for the others that eligible selects, why they are held.
+func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []Blocked) {
+	var out []*Candidate
+	var blocked []Blocked
+	for _, n := range s.nodes {
+		if n.pool == nil || !n.initialized() || n.markedForDisruption() || n.nominated || !eligible(n) {
+			continue
+		}
+		if why := s.heldBy(n); why != "" {
+			blocked = append(blocked, Blocked{Node: n, Reason: EventDisruptionBlocked, Message: why})
+			continue
+		}
+		c := &Candidate{StateNode: n}
+		for _, pod := range n.Pods {
+			if reschedulable(pod) {
+				c.Reschedulable = append(c.Reschedulable, pod)
+			}
+		}
+		c.DisruptionCost = disruptionCost(c.Reschedulable, n.NodeClaim, s.now)
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b *Candidate) int {
+		return cmp.Or(cmp.Compare(a.DisruptionCost, b.DisruptionCost), cmp.Compare(a.Name(), b.Name()))
+	})
+	return out, blocked
+}
+
+// heldBy says what keeps a node from voluntary disruption ("" when nothing): the
+// karpenter.sh/do-not-disrupt annotation on the node, its NodeClaim or one of its pods, or a
+// PodDisruptionBudget that does not allow one of its pods to be evicted now.
+func (s *Snapshot) heldBy(n *StateNode) string {
+	if n.Node.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
+		return fmt.Sprintf("node %s is annotated %s", n.Node.Name, karpv1.DoNotDisruptAnnotationKey)
+	}
+	if n.NodeClaim.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
+		return fmt.Sprintf("nodeclaim %s is annotated %s", n.Name(), karpv1.DoNotDisruptAnnotationKey)
+	}
+	for _, pod := range n.Pods {
+		if !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if why := doNotDisrupt(pod, s.now); why != "" {
+			return why
+		}
+	}
+	for _, pod := range n.Pods {
+		if !reschedulable(pod) {
+			continue
+		}
+		if why := s.pdbBlocks(pod); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// doNotDisrupt says how a pod's karpenter.sh/do-not-disrupt annotation protects its node: "true"
+// always, a duration for that long after the pod started.
+func doNotDisrupt(pod *corev1.Pod, now time.Time) string {
+	v, ok := pod.Annotations[karpv1.DoNotDisruptAnnotationKey]
+	if !ok {
+		return ""
+	}
+	if v == "true" {
+		return fmt.Sprintf("pod %s/%s is annotated %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey)
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return ""
+	}
+	started := pod.CreationTimestamp.Time
+	if pod.Status.StartTime != nil {
+		started = pod.Status.StartTime.Time
+	}
+	if left := started.Add(d).Sub(now); left > 0 {
+		return fmt.Sprintf("pod %s/%s is annotated %s=%s, for another %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, left.Round(time.Second))
+	}
+	return ""
+}
+
+// pdbBlocks says which PodDisruptionBudget would refuse the pod's eviction now ("" when none).
+func (s *Snapshot) pdbBlocks(pod *corev1.Pod) string {
+	var matching []string
+	var zero string
+	for _, p := range s.pdbs[pod.Namespace] {
+		if !p.selector.Matches(labelSet(pod.Labels)) {
+			continue
+		}
+		matching = append(matching, p.pdb.Name)
+		if p.pdb.Status.DisruptionsAllowed <= 0 && zero == "" {
+			zero = p.pdb.Name
+		}
+	}
+	switch {
+	case len(matching) > 1:
+		return fmt.Sprintf("pod %s/%s is covered by more than one PodDisruptionBudget (%s): the Eviction API refuses to evict it", pod.Namespace, pod.Name, strings.Join(matching, ", "))
+	case zero != "":
+		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption of pod %s/%s now (0 disruptions allowed)", pod.Namespace, zero, pod.Namespace, pod.Name)
+	}
+	return ""
+}
+
+// labelSet adapts a label map to labels.Labels without copying.
+type labelSet map[string]string
+
+func (l labelSet) Has(key string) bool   { _, ok := l[key]; return ok }
+func (l labelSet) Get(key string) string { return l[key] }
+func (l labelSet) Lookup(key string) (string, bool) {
+	v, ok := l[key]
+	return v, ok
+}
+
+// disruptionCost is the cost of evicting the pods, scaled by the share of the node's life
+// still ahead of it (a node about to expire is cheap to disrupt).
+func disruptionCost(pods []*corev1.Pod, nc *karpv1.NodeClaim, now time.Time) float64 {
+	cost := 0.0
+	for _, pod := range pods {
+		cost += podEvictionCost(pod)
+	}
+	if d := nc.Spec.ExpireAfter.Duration; d != nil && *d > 0 {
+		left := float64(nc.CreationTimestamp.Add(*d).Sub(now)) / float64(*d)
+		cost *= math.Max(0, math.Min(1, left))
+	}
+	return cost
+}
+
+// podEvictionCost is 1 for an ordinary pod, more for pods with a positive deletion cost or a
+// high priority, clamped to [-10, 10].
+func podEvictionCost(pod *corev1.Pod) float64 {
+	cost := 1.0
+	if v, ok := pod.Annotations[podDeletionCostAnnotation]; ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			cost += f / math.Pow(2, 27)
+		}
+	}
+	if pod.Spec.Priority != nil {
+		cost += float64(*pod.Spec.Priority) / math.Pow(2, 25)
+	}
+	return math.Max(-10, math.Min(10, cost))
+}
+
+// consolidatable reports whether consolidation may look at the node now: its NodePool
+// consolidates and the node's Consolidatable condition is True.
+func consolidatable(n *StateNode) bool {
+	return n.pool.np.Spec.Disruption.ConsolidateAfter.Duration != nil &&
+		meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
+}
+
+// drifted reports whether the node's NodeClaim is marked Drifted.
+func drifted(n *StateNode) bool {
+	return meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)
+}
+
+// underutilizable reports whether the node's NodePool lets consolidation replace or remove
+// nodes that still run pods.
+func underutilizable(n *StateNode) bool {
+	return n.pool.np.Spec.Disruption.ConsolidationPolicy != karpv1.ConsolidationPolicyWhenEmpty
+}

@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+)
+
+// driftSetup adjusts the NodeClaim and NodePool of a drift case.
+type driftSetup func(*karpv1.NodeClaim, *karpv1.NodePool)
+
+func TestStaticDrift(t *testing.T) {
+	stamped := func(hash, version string) driftSetup {
+		return func(nc *karpv1.NodeClaim, _ *karpv1.NodePool) {
+			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
+		}
+	}
+	requires := func(key string, op corev1.NodeSelectorOperator, values ...string) driftSetup {
+		return func(_ *karpv1.NodeClaim, np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+				karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values})
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		setup   []driftSetup
+		reason  cloudprovider.DriftReason
+		message string
+	}{
+		{name: "same hash", setup: nil},
+		{name: "template changed", setup: []driftSetup{stamped("old", "v1")},
+			reason: DriftNodePool, message: "NodePool default's template changed since the node was launched (template hash old, now new)"},
+		{name: "another hash version is not drift (it is re-stamped)", setup: []driftSetup{stamped("old", "v0")}},
+		{name: "an unstamped NodeClaim is not drifted by hash", setup: []driftSetup{stamped("", "")}},
+		{name: "requirements still met", setup: []driftSetup{requires(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a", "c2a")}},
+		{name: "a narrower requirement the node meets", setup: []driftSetup{requires(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "1")}},
+		{name: "requirement no longer met", setup: []driftSetup{requires(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "c2a")},
+			reason: DriftRequirements, message: "the node's labels no longer satisfy NodePool default's requirements: key karpenter.kakaocloud.com/instance-family"},
+		{name: "zone excluded", setup: []driftSetup{requires(karpv1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, testZones[0])},
+			reason: DriftRequirements, message: "topology.kubernetes.io/zone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			np := testPool("default", karpv1.ConsolidationPolicyWhenEmpty)
+			np.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
+			nc, _ := testNode("a", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
+			nc.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
+			for _, s := range tc.setup {
+				s(nc, np)
+			}
+			reason, message := staticDrift(nc, np)
+			if reason != tc.reason || !strings.Contains(message, tc.message) {
+				t.Errorf("staticDrift = %q, %q; want %q containing %q", reason, message, tc.reason, tc.message)
+			}
+		})
+	}
+}
+
+func TestCloudDriftMessage(t *testing.T) {
+	nc, _ := testNode("a", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
+	nc.Annotations = map[string]string{kcv1.AnnotationKubernetesVersion: "1.35", kcv1.AnnotationSubnetID: "subnet-old"}
+	nc.Status.ImageID = "image-old"
+	nodeClass := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec:       kcv1.KCNodeClassSpec{Bootstrap: kcv1.Bootstrap{KubernetesVersion: "1.36"}},
+		Status: kcv1.KCNodeClassStatus{
+			Images:         []kcv1.Image{{ID: "image-new"}},
+			Subnets:        []kcv1.Subnet{{ID: "subnet-new"}},
+			SecurityGroups: []kcv1.SecurityGroup{{Name: "workers-v2"}},
+		},
+	}
+	for reason, want := range map[cloudprovider.DriftReason]string{
+		kakao.DriftKubernetesVersion: "the node was launched for Kubernetes 1.35; KCNodeClass default now asks for 1.36",
+		kakao.DriftImage:             "the VM's image image-old is not one of KCNodeClass default's images now (image-new)",
+		kakao.DriftSubnet:            "the VM's subnet subnet-old is not one of KCNodeClass default's subnets now (subnet-new)",
+		kakao.DriftSecurityGroup:     "the VM's security groups differ from KCNodeClass default's (workers-v2)",
+		kakao.DriftNodeClass:         "KCNodeClass default's key pair, root volume, kubelet settings or user data changed",
+		"SomethingElse":              "the VM no longer matches KCNodeClass default (SomethingElse)",
+	} {
+		if got := cloudDriftMessage(reason, nc, nodeClass); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", reason, got, want)
+		}
+	}
+}

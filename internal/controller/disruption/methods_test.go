@@ -1,0 +1,322 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// expectCommand checks a decision's command: its method, decision and candidates.
+func expectCommand(t *testing.T, d *Decision, method, decision string, names ...string) *Command {
+	t.Helper()
+	if d.Command == nil {
+		t.Fatalf("no command; blocked: %+v, budget-blocked: %+v", blockedMessages(d), d.BudgetBlocked)
+	}
+	got := d.Command.Names()
+	slices.Sort(got)
+	slices.Sort(names)
+	if d.Command.Method != method || d.Command.Decision() != decision || !slices.Equal(got, names) {
+		t.Fatalf("command %s via %s of %v; want %s via %s of %v (%s)", d.Command.Method, d.Command.Decision(), got, method, decision, names, d.Command)
+	}
+	return d.Command
+}
+
+func expectNoCommand(t *testing.T, d *Decision) {
+	t.Helper()
+	if d.Command != nil {
+		t.Fatalf("unexpected command: %s (method %s)", d.Command, d.Command.Method)
+	}
+}
+
+func blockedMessages(d *Decision) []string {
+	var out []string
+	for _, b := range d.Blocked {
+		out = append(out, b.Node.Name()+": "+b.Reason+": "+b.Message)
+	}
+	return out
+}
+
+func expectBlocked(t *testing.T, d *Decision, node, reason, substring string) {
+	t.Helper()
+	for _, b := range d.Blocked {
+		if b.Node.Name() == node && b.Reason == reason && strings.Contains(b.Message, substring) {
+			return
+		}
+	}
+	t.Fatalf("no %s explanation for %s containing %q; have %v", reason, node, substring, blockedMessages(d))
+}
+
+func TestEmptiness(t *testing.T) {
+	t.Run("deletes consolidatable nodes without pods to move, DaemonSet pods aside", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("empty", "default", "m2a.large", isConsolidatable)
+		ds := c.node("daemons-only", "default", "m2a.large", isConsolidatable)
+		busy := c.node("busy", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("ds-1", ds, "100m", "64Mi", ownedByDS), testPod("app", busy, "100m", "64Mi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "empty", "daemons-only")
+		if !cmd.NeedsValidation() || cmd.Reason != karpv1.DisruptionReasonEmpty {
+			t.Errorf("emptiness commands are validated and carry reason Empty: %+v", cmd)
+		}
+	})
+	t.Run("WhenEmpty never removes a node with pods", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty))
+		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.2xlarge", isConsolidatable)
+		c.pods(testPod("p1", a, "100m", "64Mi"), testPod("p2", b, "100m", "64Mi"))
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
+	t.Run("waits for the Consolidatable condition and honours consolidateAfter Never", func(t *testing.T) {
+		never := testPool("never", karpv1.ConsolidationPolicyWhenEmpty)
+		never.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("Never")
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty), never)
+		c.node("not-yet", "default", "m2a.large")
+		c.node("never-consolidated", "never", "m2a.large", isConsolidatable)
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
+	t.Run("takes no more than the Empty budget, counting nodes already being disrupted", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "2"}))
+		for _, n := range []string{"e1", "e2", "e3"} {
+			c.node(n, "default", "m2a.large", isConsolidatable)
+		}
+		c.node("leaving", "default", "m2a.large", withDisruptedTaint)
+		d := c.snapshot().Decide(Options{})
+		if d.Command == nil || len(d.Command.Candidates) != 1 {
+			t.Fatalf("want one candidate (budget 2, one node already disrupted), got %+v", d.Command)
+		}
+	})
+	t.Run("a budget of zero blocks, and says so", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "0", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty}}))
+		c.node("e1", "default", "m2a.large", isConsolidatable)
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if len(d.BudgetBlocked) != 1 || !strings.Contains(d.BudgetBlocked[0].Message, `budget 0 (nodes: "0"`) {
+			t.Fatalf("budget-blocked: %+v", d.BudgetBlocked)
+		}
+	})
+	t.Run("keeps a node that pending pods are about to land on", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty))
+		c.node("fresh", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("waiting", "", "500m", "64Mi"))
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
+}
+
+func TestDrift(t *testing.T) {
+	t.Run("replaces a drifted node whose pods fit nowhere else", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "1"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.pods(testPod("p1", a, "1", "1Gi"), testPod("p2", a, "500m", "1Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+		if len(cmd.Replacements) != 1 || cmd.NeedsValidation() {
+			t.Fatalf("want one replacement and no validation: %s", cmd)
+		}
+		if !strings.HasPrefix(cmd.String(), "disrupting nodeclaim(s) via replace, terminating 1 nodes (2 pods) a/m2a.large/kr-central-2-a and replacing with a node from types ") {
+			t.Errorf("log message: %s", cmd)
+		}
+	})
+	t.Run("with nodes: 1, two drifted nodes go one at a time", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "1"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		b := c.node("b", "default", "m2a.large", isDrifted)
+		c.pods(testPod("p1", a, "1500m", "1Gi"), testPod("p2", b, "1500m", "1Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+
+		// While a is being replaced (tainted, a candidate of the command under way), b waits.
+		c.in.InFlight = sets.New(cmd.Names()...)
+		c.in.Nodes[0].Spec.Taints = append(c.in.Nodes[0].Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if len(d.BudgetBlocked) != 1 || d.BudgetBlocked[0].Reason != karpv1.DisruptionReasonDrifted {
+			t.Fatalf("the Drifted budget should be reported as exhausted: %+v", d.BudgetBlocked)
+		}
+	})
+	t.Run("deletes empty drifted nodes together", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("a", "default", "m2a.large", isDrifted)
+		c.node("b", "default", "m2a.large", isDrifted)
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionDelete, "a", "b")
+	})
+	t.Run("a PodDisruptionBudget with 0 allowed holds it and is named", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.pods(testPod("db-0", a, "100m", "64Mi", withLabels(map[string]string{"app": "db"})))
+		c.in.PDBs = append(c.in.PDBs, testPDB("db", map[string]string{"app": "db"}, 0))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "PodDisruptionBudget default/db allows no disruption of pod default/db-0")
+	})
+	t.Run("a pod covered by two PodDisruptionBudgets holds it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.pods(testPod("db-0", a, "100m", "64Mi", withLabels(map[string]string{"app": "db"})))
+		c.in.PDBs = append(c.in.PDBs, testPDB("db", map[string]string{"app": "db"}, 1), testPDB("all", nil, 1))
+		expectBlocked(t, c.snapshot().Decide(Options{}), "a", EventDisruptionBlocked, "more than one PodDisruptionBudget (db, all)")
+	})
+	t.Run("do-not-disrupt on a pod or the node holds it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.node("b", "default", "m2a.large", isDrifted, withNodeAnnotation(karpv1.DoNotDisruptAnnotationKey, "true"))
+		c.pods(testPod("job", a, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/job is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "b", EventDisruptionBlocked, "node node-b is annotated karpenter.sh/do-not-disrupt")
+	})
+	t.Run("a do-not-disrupt duration protects only that long after the pod started", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		b := c.node("b", "default", "m2a.large", isDrifted)
+		c.pods(testPod("young", a, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "2h")),
+			testPod("old", b, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "30m")))
+		d := c.snapshot().Decide(Options{})
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "for another 1h0m0s")
+		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
+	})
+	t.Run("says so when the pods fit nowhere", func(t *testing.T) {
+		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
+		c := newCluster(pool)
+		a := c.node("a", "default", "m2a.4xlarge", isDrifted)
+		c.pods(testPod("huge", a, "15", "200Gi"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "pod default/huge")
+	})
+}
+
+func TestConsolidation(t *testing.T) {
+	t.Run("replaces two half-empty nodes with one cheaper node", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("p1", a, "1800m", "2Gi"), testPod("p2", b, "1800m", "2Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodMultiNode, DecisionReplace, "a", "b")
+		if len(cmd.Replacements) != 1 || cmd.Savings <= 0 {
+			t.Fatalf("want one cheaper replacement: %s, savings %v", cmd, cmd.Savings)
+		}
+		for _, it := range cmd.Replacements[0].InstanceTypes {
+			if of, _ := it.Offerings.Cheapest(); of.Price >= 0.4 {
+				t.Errorf("replacement type %s costs %v, not less than the two nodes' 0.4", it.Name, of.Price)
+			}
+		}
+	})
+	t.Run("deletes a node whose pods fit on the others", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("p1", a, "4", "8Gi"), testPod("p2", a, "2", "8Gi"), testPod("small", b, "500m", "1Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+		if cmd.Savings != 0.1 {
+			t.Errorf("savings %v, want the m2a.large's 0.1", cmd.Savings)
+		}
+	})
+	t.Run("replaces one node by a strictly cheaper one only", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		big := c.node("big", "default", "m2a.4xlarge", isConsolidatable)
+		full := c.node("full", "default", "c2a.large")
+		c.pods(testPod("p1", big, "1", "2Gi"), testPod("p2", full, "1800m", "3Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "big")
+		if cmd.Replacements[0].InstanceTypes[0].Name != "c2a.large" {
+			t.Errorf("cheapest replacement %s", typeNames(cmd.Replacements[0], 3))
+		}
+		for _, it := range cmd.Replacements[0].InstanceTypes {
+			if it.Name == "m2a.4xlarge" {
+				t.Errorf("the replacement may not be the node's own type")
+			}
+		}
+
+		c = newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		small := c.node("small", "default", "c2a.large", isConsolidatable)
+		c.pods(testPod("p2", small, "1500m", "3Gi"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "small", EventUnconsolidatable, "no instance type that fits its pods costs less than 0.08")
+	})
+	t.Run("does not replace several nodes by one of their own types", func(t *testing.T) {
+		// Replacing a and b by an m2a.2xlarge is deleting b with extra steps: b goes alone.
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("p1", a, "4", "8Gi"), testPod("p2", a, "2", "8Gi"), testPod("small", b, "500m", "1Gi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
+	t.Run("WhenEmpty pools are not consolidated", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("p1", a, "500m", "1Gi"), testPod("p2", b, "500m", "1Gi"))
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
+	t.Run("do-not-disrupt and PodDisruptionBudgets hold it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("p1", a, "500m", "1Gi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")),
+			testPod("p2", b, "500m", "1Gi", withLabels(map[string]string{"app": "web"})))
+		c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 0))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/p1 is annotated")
+		expectBlocked(t, d, "b", EventDisruptionBlocked, "PodDisruptionBudget default/web")
+	})
+	t.Run("SkipConsolidation leaves consolidation out", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("p1", a, "500m", "1Gi"), testPod("p2", b, "500m", "1Gi"))
+		expectNoCommand(t, c.snapshot().Decide(Options{SkipConsolidation: true}))
+	})
+	t.Run("cheapest to disrupt first, within the Underutilized budget", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"}))
+		full := c.node("full", "default", "m2a.4xlarge", isConsolidatable)
+		a := c.node("a", "default", "m2a.large", isConsolidatable)
+		b := c.node("b", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("f", full, "8", "16Gi"), testPod("a1", a, "200m", "1Gi"), testPod("a2", a, "200m", "1Gi"), testPod("b1", b, "200m", "1Gi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
+}
+
+func TestValidate(t *testing.T) {
+	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+	a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+	b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+	c.pods(testPod("p1", a, "1800m", "2Gi"), testPod("p2", b, "1800m", "2Gi"))
+	cmd := c.snapshot().Decide(Options{}).Command
+	if cmd == nil {
+		t.Fatal("no command")
+	}
+	if again, why := c.snapshot().Validate(cmd); again == nil || again.Decision() != DecisionReplace {
+		t.Fatalf("unchanged cluster: %v %s", again, why)
+	}
+
+	c.in.Now = testNow.Add(time.Minute)
+	c.pods(testPod("late", b, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
+	if again, why := c.snapshot().Validate(cmd); again != nil || !strings.Contains(why, "pod default/late is annotated") {
+		t.Fatalf("a do-not-disrupt pod arrived: %v %q", again, why)
+	}
+	c.in.Pods = c.in.Pods[:2]
+	c.in.NodeClaims[1].Status.Conditions = c.in.NodeClaims[1].Status.Conditions[:3] // no longer consolidatable
+	if again, why := c.snapshot().Validate(cmd); again != nil || !strings.Contains(why, "nodeclaim b is no longer a candidate") {
+		t.Fatalf("b is no longer consolidatable: %v %q", again, why)
+	}
+}
