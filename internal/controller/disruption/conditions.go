@@ -1,0 +1,320 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// Reasons of the Consolidatable condition.
+const (
+	ReasonConsolidatable   = "Consolidatable"
+	ReasonConsolidateAfter = "ConsolidateAfterNotElapsed"
+)
+
+// EventDriftDetected is published on a NodeClaim (and its node) when it is found drifted.
+const EventDriftDetected = "DriftDetected"
+
+// DriftRecheck is how often a NodeClaim is compared with its KCNodeClass and VM again when
+// nothing it watches changed.
+const DriftRecheck = 5 * time.Minute
+
+// ConditionsReconciler keeps two NodeClaim conditions current: Drifted (with the reason: the
+// NodePool's template or requirements, or the KCNodeClass and VM as the cloud provider sees
+// them) and Consolidatable (True once consolidateAfter has passed since the last pod event).
+type ConditionsReconciler struct {
+	Client        client.Client
+	CloudProvider cloudprovider.CloudProvider
+	Recorder      events.EventRecorder
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
+	// KCNodeClass is unchanged and the answer is younger than DriftRecheck.
+	mu         sync.Mutex
+	cloudDrift map[types.UID]cloudDriftAnswer
+}
+
+type cloudDriftAnswer struct {
+	nodeClassVersion string
+	at               time.Time
+	reason           cloudprovider.DriftReason
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
+
+// Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
+func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !nc.DeletionTimestamp.IsZero() {
+		r.forget(nc.UID)
+		return reconcile.Result{}, nil
+	}
+	np := &karpv1.NodePool{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: nc.Labels[karpv1.LabelNodePool]}, np); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := r.restampHash(ctx, nc, np); err != nil {
+		return reconcile.Result{}, err
+	}
+
+	stored := nc.DeepCopy()
+	result, err := r.drift(ctx, nc, np)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "checking drift with the cloud provider")
+	}
+	result = minRequeue(result, r.consolidatable(nc, np))
+	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
+		// Optimistic locking: conditions are one list, and a merge patch computed from a stale
+		// copy would drop the conditions other controllers wrote meanwhile.
+		if perr := r.Client.Status().Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); perr != nil {
+			if apierrors.IsConflict(perr) {
+				return reconcile.Result{RequeueAfter: time.Second}, nil
+			}
+			return reconcile.Result{}, client.IgnoreNotFound(perr)
+		}
+		r.announceDrift(ctx, stored, nc)
+	}
+	return result, err
+}
+
+// restampHash writes the NodePool's template hash on a NodeClaim stamped by an older hash
+// version (and not drifted), so that a new way of hashing does not drift every node at once.
+func (r *ConditionsReconciler) restampHash(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) error {
+	version := np.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
+	hash := np.Annotations[karpv1.NodePoolHashAnnotationKey]
+	have, stamped := nc.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
+	if version == "" || hash == "" || !stamped || have == version || meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted) {
+		return nil
+	}
+	stored := nc.DeepCopy()
+	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, nc, client.MergeFrom(stored)))
+}
+
+// drift sets or clears the Drifted condition of a launched NodeClaim.
+func (r *ConditionsReconciler) drift(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
+		return reconcile.Result{}, nil
+	}
+	requeue := reconcile.Result{RequeueAfter: DriftRecheck}
+	reason, message := staticDrift(nc, np)
+	if reason == "" {
+		nodeClass := &kcv1.KCNodeClass{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: nc.Spec.NodeClassRef.Name}, nodeClass); err != nil {
+			if !apierrors.IsNotFound(err) {
+				return requeue, err
+			}
+			nodeClass = nil
+		}
+		cloud, err := r.cloudDriftOf(ctx, nc, nodeClass)
+		if err != nil {
+			return requeue, err // keep the condition as it is
+		}
+		if cloud != "" {
+			reason, message = cloud, cloudDriftMessage(cloud, nc, nodeClass)
+		}
+	}
+	if reason == "" {
+		meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeDrifted)
+		return requeue, nil
+	}
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+		Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: string(reason), Message: message, ObservedGeneration: nc.Generation,
+	})
+	return requeue, nil
+}
+
+// cloudDriftOf asks the cloud provider whether the VM drifted from its KCNodeClass, reusing a
+// recent answer while the KCNodeClass has not changed.
+func (r *ConditionsReconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
+	if nc.Status.ProviderID == "" {
+		return "", nil
+	}
+	version := ""
+	if nodeClass != nil {
+		version = nodeClass.ResourceVersion
+	}
+	r.mu.Lock()
+	prev, ok := r.cloudDrift[nc.UID]
+	r.mu.Unlock()
+	now := r.now()
+	if ok && prev.nodeClassVersion == version && now.Sub(prev.at) < DriftRecheck {
+		return prev.reason, nil
+	}
+	reason, err := r.CloudProvider.IsDrifted(ctx, nc)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	if r.cloudDrift == nil {
+		r.cloudDrift = map[types.UID]cloudDriftAnswer{}
+	}
+	r.cloudDrift[nc.UID] = cloudDriftAnswer{nodeClassVersion: version, at: now, reason: reason}
+	r.mu.Unlock()
+	return reason, nil
+}
+
+func (r *ConditionsReconciler) forget(uid types.UID) {
+	r.mu.Lock()
+	delete(r.cloudDrift, uid)
+	r.mu.Unlock()
+}
+
+// announceDrift logs and publishes a change of the Drifted condition.
+func (r *ConditionsReconciler) announceDrift(ctx context.Context, before, after *karpv1.NodeClaim) {
+	was := meta.FindStatusCondition(before.Status.Conditions, karpv1.ConditionTypeDrifted)
+	now := meta.FindStatusCondition(after.Status.Conditions, karpv1.ConditionTypeDrifted)
+	switch {
+	case now != nil && (was == nil || was.Reason != now.Reason || was.Status != now.Status):
+		log.FromContext(ctx).Info("marked nodeclaim as drifted", "NodeClaim", map[string]string{"name": after.Name},
+			"reason", now.Reason, "message", now.Message)
+		if r.Recorder != nil {
+			r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, EventDriftDetected, "Drift", "%s: %s", now.Reason, now.Message)
+		}
+	case now == nil && was != nil:
+		log.FromContext(ctx).Info("nodeclaim is no longer drifted", "NodeClaim", map[string]string{"name": after.Name}, "was", was.Reason)
+	}
+}
+
+// consolidatable sets the Consolidatable condition of an initialized NodeClaim: True once
+// consolidateAfter has passed since the last pod was bound to or removed from its node (or
+// since it initialized), False until then; none when the NodePool does not consolidate.
+func (r *ConditionsReconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
+	after := np.Spec.Disruption.ConsolidateAfter.Duration
+	initialized := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeInitialized)
+	if after == nil || initialized == nil || initialized.Status != metav1.ConditionTrue {
+		meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeConsolidatable)
+		return reconcile.Result{}
+	}
+	since := initialized.LastTransitionTime.Time
+	if t := nc.Status.LastPodEventTime.Time; t.After(since) {
+		since = t
+	}
+	at := since.Add(*after)
+	set := func(s metav1.ConditionStatus, reason, message string) {
+		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation,
+		})
+	}
+	if left := at.Sub(r.now()); left > 0 {
+		set(metav1.ConditionFalse, ReasonConsolidateAfter, fmt.Sprintf("consolidateAfter (%s) has not passed since the last pod event: consolidatable at %s", *after, at.UTC().Format(time.RFC3339)))
+		return reconcile.Result{RequeueAfter: left}
+	}
+	set(metav1.ConditionTrue, ReasonConsolidatable, fmt.Sprintf("no pod was bound to or removed from the node for consolidateAfter (%s)", *after))
+	return reconcile.Result{}
+}
+
+func (r *ConditionsReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func minRequeue(a, b reconcile.Result) reconcile.Result {
+	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
+		return b
+	}
+	return a
+}
+
+// nodeClaimChanged lets through the NodeClaim updates the conditions depend on: labels,
+// annotations, the last pod event, and the conditions they read or write.
+var nodeClaimChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*karpv1.NodeClaim)
+		after, ok2 := e.ObjectNew.(*karpv1.NodeClaim)
+		if !ok1 || !ok2 {
+			return true
+		}
+		if !equality.Semantic.DeepEqual(before.Labels, after.Labels) || !equality.Semantic.DeepEqual(before.Annotations, after.Annotations) ||
+			!before.Status.LastPodEventTime.Equal(&after.Status.LastPodEventTime) || before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero() {
+			return true
+		}
+		for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeInitialized, karpv1.ConditionTypeDrifted, karpv1.ConditionTypeConsolidatable} {
+			b, a := meta.FindStatusCondition(before.Status.Conditions, t), meta.FindStatusCondition(after.Status.Conditions, t)
+			if (a == nil) != (b == nil) || (a != nil && (a.Status != b.Status || a.Reason != b.Reason)) {
+				return true
+			}
+		}
+		return false
+	},
+}
+
+// SetupWithManager registers the reconciler. A NodeClaim is reconciled again when it changes
+// in a way that matters, when its NodePool changes, and when its KCNodeClass changes.
+func (r *ConditionsReconciler) SetupWithManager(mgr manager.Manager) error {
+	return builder.ControllerManagedBy(mgr).
+		Named("nodeclaim.disruption").
+		For(&karpv1.NodeClaim{}, builder.WithPredicates(nodeClaimChanged)).
+		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.claims(ctx, func(nc *karpv1.NodeClaim) bool { return nc.Labels[karpv1.LabelNodePool] == o.GetName() })
+		})).
+		Watches(&kcv1.KCNodeClass{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.claims(ctx, func(nc *karpv1.NodeClaim) bool {
+				return nc.Spec.NodeClassRef != nil && nc.Spec.NodeClassRef.Name == o.GetName()
+			})
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		Complete(r)
+}
+
+func (r *ConditionsReconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {
+	list := &karpv1.NodeClaimList{}
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if match(&list.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: list.Items[i].Name}})
+		}
+	}
+	return out
+}

@@ -1,0 +1,344 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package disruption replaces or removes nodes that drifted, expired, emptied or are
+// underused, one budget at a time, without breaking PodDisruptionBudgets, and says what holds
+// the nodes it leaves alone.
+//
+// It has four parts. Two NodeClaim reconcilers keep the conditions the methods read: Drifted
+// (NodePool template hash and requirements, KCNodeClass and VM through the cloud provider) and
+// Consolidatable (consolidateAfter since the last pod event, which a pod watcher stamps). The
+// expiration reconciler deletes NodeClaims whose expireAfter elapsed, whatever the budgets.
+// And the disruption controller, a singleton loop, takes a snapshot of the cluster every few
+// seconds, tries the methods in order (emptiness, drift, multi-node consolidation, single-node
+// consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
+// delay, and carries the command out: taint, launch replacements, wait for them to
+// initialize, delete.
+package disruption
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// Defaults of the disruption loop.
+const (
+	DefaultPollInterval = 10 * time.Second
+	// ConsolidatedRecheck is how long consolidation is skipped while the cluster looks the same
+	// as when consolidation last found nothing to do.
+	ConsolidatedRecheck = 5 * time.Minute
+	// StaleTaintGrace is how long a karpenter.sh/disrupted taint that no command and no
+	// deletion accounts for (left by a restart) stays before it is removed.
+	StaleTaintGrace = 30 * time.Second
+)
+
+// Controller is the disruption loop. It runs on the leader only.
+type Controller struct {
+	Client client.Client
+	// APIReader reads objects fresh for read-modify-write; Client when nil.
+	APIReader     client.Reader
+	CloudProvider cloudprovider.CloudProvider
+	Recorder      events.EventRecorder
+	// PollInterval is the time between two passes; DefaultPollInterval when zero.
+	PollInterval time.Duration
+	// ValidationDelay is how long a consolidation command waits before it is checked again
+	// and carried out; DefaultValidationDelay when zero.
+	ValidationDelay time.Duration
+	// ReplacementTimeout bounds the wait for replacements; DefaultReplacementTimeout when zero.
+	ReplacementTimeout time.Duration
+	// EventRepeat is how long the same explanation is not published again; DefaultEventRepeat
+	// when zero.
+	EventRepeat time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	orchestrator *orchestrator
+	events       *eventLog
+	validating   *validating
+	consolidated *consolidatedState
+	staleSince   map[string]time.Time
+}
+
+// validating is a consolidation command waiting for its second look.
+type validating struct {
+	cmd       *Command
+	decidedAt time.Time
+}
+
+type consolidatedState struct {
+	fingerprint uint64
+	at          time.Time
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// NeedLeaderElection makes only the leader disrupt.
+func (c *Controller) NeedLeaderElection() bool { return true }
+
+// Start runs passes until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	c.init()
+	logger := log.FromContext(ctx).WithName("disruption")
+	ctx = log.IntoContext(ctx, logger)
+	ticker := time.NewTicker(c.PollInterval)
+	defer ticker.Stop()
+	for {
+		if err := c.Pass(ctx); err != nil && ctx.Err() == nil {
+			logger.Error(err, "disruption pass failed")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+func (c *Controller) init() {
+	if c.orchestrator != nil {
+		return
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.APIReader == nil {
+		c.APIReader = c.Client
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = DefaultPollInterval
+	}
+	if c.ValidationDelay <= 0 {
+		c.ValidationDelay = DefaultValidationDelay
+	}
+	if c.ReplacementTimeout <= 0 {
+		c.ReplacementTimeout = DefaultReplacementTimeout
+	}
+	c.events = newEventLog(c.Recorder, c.EventRepeat, c.Now)
+	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, events: c.events, now: c.Now, timeout: c.ReplacementTimeout}
+	c.staleSince = map[string]time.Time{}
+}
+
+// Pass advances the commands under way, then decides (or validates) the next command and
+// starts it.
+func (c *Controller) Pass(ctx context.Context) error {
+	c.init()
+	c.orchestrator.advance(ctx)
+
+	start := c.Now()
+	in, err := c.snapshotInput(ctx)
+	if err != nil {
+		return err
+	}
+	snap := NewSnapshot(in)
+	c.removeStaleTaints(ctx, snap)
+
+	if v := c.validating; v != nil {
+		if c.Now().Sub(v.decidedAt) < c.ValidationDelay {
+			return nil
+		}
+		c.validating = nil
+		cmd, why := snap.Validate(v.cmd)
+		if cmd == nil {
+			log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
+				"reason", v.cmd.ReasonLabel(), "method", v.cmd.Method, "nodeclaims", v.cmd.Names(), "why", why)
+			return nil
+		}
+		return c.orchestrator.start(ctx, cmd)
+	}
+
+	fingerprint := snap.Fingerprint()
+	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.Now().Sub(c.consolidated.at) < ConsolidatedRecheck
+	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.Now})
+	evaluationDuration.Observe(c.Now().Sub(start).Seconds())
+	c.report(snap, d)
+	switch {
+	case d.Consolidated:
+		c.consolidated = &consolidatedState{fingerprint: fingerprint, at: c.Now()}
+	case !skip:
+		c.consolidated = nil
+	}
+	if d.Command == nil {
+		return nil
+	}
+	if d.Command.NeedsValidation() {
+		log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", d.Command.String())
+		c.validating = &validating{cmd: d.Command, decidedAt: c.Now()}
+		return nil
+	}
+	return c.orchestrator.start(ctx, d.Command)
+}
+
+// snapshotInput lists what a decision reads. Lists come from the cache without copies: the
+// snapshot never modifies them.
+func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
+	in := SnapshotInput{Now: c.Now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}}
+	pools := &karpv1.NodePoolList{}
+	if err := c.Client.List(ctx, pools, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	for i := range pools.Items {
+		np := &pools.Items[i]
+		in.NodePools = append(in.NodePools, np)
+		types, err := c.CloudProvider.GetInstanceTypes(ctx, np)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "listing instance types; the NodePool's nodes cannot be priced or replaced now", "NodePool", np.Name)
+			continue
+		}
+		in.InstanceTypes[np.Name] = types
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := c.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	existing := sets.New[string]()
+	for i := range claims.Items {
+		in.NodeClaims = append(in.NodeClaims, &claims.Items[i])
+		existing.Insert(claims.Items[i].Name)
+	}
+	nodes := &corev1.NodeList{}
+	if err := c.Client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	for i := range nodes.Items {
+		in.Nodes = append(in.Nodes, &nodes.Items[i])
+	}
+	pods := &corev1.PodList{}
+	if err := c.Client.List(ctx, pods, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	for i := range pods.Items {
+		in.Pods = append(in.Pods, &pods.Items[i])
+	}
+	pdbs := &policyv1.PodDisruptionBudgetList{}
+	if err := c.Client.List(ctx, pdbs, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	for i := range pdbs.Items {
+		in.PDBs = append(in.PDBs, &pdbs.Items[i])
+	}
+	daemonSets := &appsv1.DaemonSetList{}
+	if err := c.Client.List(ctx, daemonSets, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	for _, ds := range daemonSets.Items {
+		in.DaemonSetPods = append(in.DaemonSetPods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
+	}
+	namespaces := &corev1.NamespaceList{}
+	if err := c.Client.List(ctx, namespaces, client.UnsafeDisableDeepCopy); err != nil {
+		return in, err
+	}
+	in.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
+	for _, ns := range namespaces.Items {
+		in.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	volumes, err := c.volumeRequirements(ctx, in.Pods)
+	if err != nil {
+		return in, err
+	}
+	in.VolumeRequirements = volumes
+	in.InFlight = c.orchestrator.inFlight()
+	in.Nominated = c.orchestrator.nominated(existing)
+	return in, nil
+}
+
+// report publishes what a decision found: explanations as events, eligible nodes and allowed
+// disruptions as metrics.
+func (c *Controller) report(snap *Snapshot, d *Decision) {
+	for reason, n := range d.Eligible {
+		eligibleNodes.WithLabelValues(string(reason)).Set(float64(n))
+	}
+	for _, name := range snap.poolNames {
+		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized} {
+			allowedDisruptions.WithLabelValues(name, string(reason)).Set(float64(snap.budget(name, reason).Nodes))
+		}
+	}
+	for _, b := range d.Blocked {
+		eventType := corev1.EventTypeNormal
+		if b.Reason == EventDisruptionReplacementFailed {
+			eventType = corev1.EventTypeWarning
+		}
+		c.events.publish(b.Node.NodeClaim, eventType, b.Reason, "Disrupt", b.Message)
+		if b.Node.Node != nil {
+			c.events.publish(b.Node.Node, eventType, b.Reason, "Disrupt", b.Message)
+		}
+	}
+	for _, p := range d.BudgetBlocked {
+		c.events.publish(p.NodePool, corev1.EventTypeNormal, EventDisruptionBlocked, "Disrupt", p.Message)
+	}
+	for _, m := range d.TimedOut {
+		t := "multi"
+		if m == MethodSingleNode {
+			t = "single"
+		}
+		consolidationTimeouts.WithLabelValues(t).Inc()
+	}
+}
+
+// removeStaleTaints removes the karpenter.sh/disrupted taint from nodes that no command under
+// way and no deletion accounts for (a restart in the middle of a command leaves them), once
+// they have been seen so for StaleTaintGrace.
+func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
+	seen := sets.New[string]()
+	for _, n := range snap.nodes {
+		if n.Node == nil || !n.tainted() || n.deleting() || n.inFlight {
+			continue
+		}
+		name := n.Node.Name
+		seen.Insert(name)
+		since, ok := c.staleSince[name]
+		if !ok {
+			c.staleSince[name] = c.Now()
+			continue
+		}
+		if c.Now().Sub(since) < StaleTaintGrace {
+			continue
+		}
+		fresh := &karpv1.NodeClaim{}
+		if err := c.APIReader.Get(ctx, client.ObjectKeyFromObject(n.NodeClaim), fresh); err != nil || !fresh.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := c.orchestrator.untaint(ctx, name); err != nil {
+			log.FromContext(ctx).Error(err, "removing a stale disrupted taint", "Node", map[string]string{"name": name})
+			continue
+		}
+		_ = c.orchestrator.clearDisruptionReason(ctx, n.Name())
+		log.FromContext(ctx).Info("removed a disrupted taint no command accounts for", "Node", map[string]string{"name": name})
+		delete(c.staleSince, name)
+	}
+	for name := range c.staleSince {
+		if !seen.Has(name) {
+			delete(c.staleSince, name)
+		}
+	}
+}

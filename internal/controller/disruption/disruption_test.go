@@ -1,0 +1,582 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+)
+
+// createNodeClass creates a KCNodeClass of the given worker version and waits until it is
+// ready.
+func createNodeClass(name, version string) *kcv1.KCNodeClass {
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
+			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
+	}).Should(Succeed())
+	return nc
+}
+
+// createNodePool creates a NodePool of the node class of the same name (m2a instance types,
+// labelled pool=<name>, consolidating at once) adjusted by mutate, and waits until it is ready
+// and stamped with its template hash.
+func createNodePool(name string, mutate func(*karpv1.NodePool)) *karpv1.NodePool {
+	np := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: karpv1.NodePoolSpec{
+			Template: karpv1.NodeClaimTemplate{
+				ObjectMeta: karpv1.ObjectMeta{Labels: map[string]string{"pool": name}},
+				Spec: karpv1.NodeClaimTemplateSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{
+						{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}},
+					},
+					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: name},
+					ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
+				},
+			},
+			Disruption: karpv1.Disruption{
+				ConsolidationPolicy: karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized,
+				ConsolidateAfter:    karpv1.MustParseNillableDuration("0s"),
+				Budgets:             []karpv1.Budget{{Nodes: "100%"}},
+			},
+		},
+	}
+	if mutate != nil {
+		mutate(np)
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady)).To(BeTrue())
+		g.Expect(np.Annotations).To(HaveKey(karpv1.NodePoolHashAnnotationKey))
+	}).Should(Succeed())
+	return np
+}
+
+// updatePool changes a NodePool, retrying on conflicts with its controller.
+func updatePool(name string, mutate func(*karpv1.NodePool)) {
+	EventuallyWithOffset(1, func() error {
+		np := &karpv1.NodePool{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, np); err != nil {
+			return err
+		}
+		mutate(np)
+		return k8sClient.Update(ctx, np)
+	}).Should(Succeed())
+}
+
+// launchNode creates a NodeClaim of the pool for one instance type, as provisioning would, and
+// returns its name once its node is initialized.
+func launchNode(pool string, instanceType string, expireAfter string) string {
+	np := &karpv1.NodePool{}
+	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKey{Name: pool}, np)).To(Succeed())
+	labels := map[string]string{karpv1.LabelNodePool: pool}
+	for k, v := range np.Spec.Template.Labels {
+		labels[k] = v
+	}
+	nc := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: pool + "-",
+			Labels:       labels,
+			Annotations: map[string]string{
+				karpv1.NodePoolHashAnnotationKey:        np.Annotations[karpv1.NodePoolHashAnnotationKey],
+				karpv1.NodePoolHashVersionAnnotationKey: np.Annotations[karpv1.NodePoolHashVersionAnnotationKey],
+			},
+		},
+		Spec: karpv1.NodeClaimSpec{
+			Taints: np.Spec.Template.Spec.Taints,
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{
+				{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{pool}},
+				{Key: karpv1.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{instanceType}},
+			},
+			Resources:    karpv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+			NodeClassRef: np.Spec.Template.Spec.NodeClassRef,
+			ExpireAfter:  karpv1.MustParseNillableDuration(expireAfter),
+		},
+	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue())
+	}).Should(Succeed())
+	return nc.Name
+}
+
+func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
+	return func(g Gomega) []karpv1.NodeClaim {
+		list := &karpv1.NodeClaimList{}
+		g.Expect(k8sClient.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		return list.Items
+	}
+}
+
+func names(claims []karpv1.NodeClaim) []string {
+	out := make([]string, len(claims))
+	for i, c := range claims {
+		out[i] = c.Name
+	}
+	slices.Sort(out)
+	return out
+}
+
+func getClaim(name string) (*karpv1.NodeClaim, error) {
+	nc := &karpv1.NodeClaim{}
+	return nc, k8sClient.Get(ctx, client.ObjectKey{Name: name}, nc)
+}
+
+// gone succeeds once the NodeClaims no longer exist.
+func gone(claims ...string) func(Gomega) {
+	return func(g Gomega) {
+		for _, name := range claims {
+			_, err := getClaim(name)
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nodeclaim %s still exists", name)
+		}
+	}
+}
+
+// untouched succeeds while the NodeClaims exist, are not being deleted and their nodes are
+// not tainted for disruption.
+func untouched(claims ...string) func(Gomega) {
+	return func(g Gomega) {
+		for _, name := range claims {
+			nc, err := getClaim(name)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(nc.DeletionTimestamp).To(BeNil(), "nodeclaim %s is being deleted", name)
+			node := &corev1.Node{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+			g.Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "node of %s is tainted", name)
+		}
+	}
+}
+
+// podsOf returns the pods of a deployment and the nodes they are bound to ("" when pending).
+func podsOf(app string) func(Gomega) map[string]string {
+	return func(g Gomega) map[string]string {
+		list := &corev1.PodList{}
+		g.Expect(k8sClient.List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"app": app})).To(Succeed())
+		out := map[string]string{}
+		for _, p := range list.Items {
+			if p.DeletionTimestamp.IsZero() {
+				out[p.Name] = p.Spec.NodeName
+			}
+		}
+		return out
+	}
+}
+
+// allBound succeeds once the deployment has n pods, all bound, to nodes of the given
+// NodeClaims when any are given.
+func allBound(app string, n int, onClaims ...string) func(Gomega) {
+	return func(g Gomega) {
+		pods := podsOf(app)(g)
+		g.Expect(pods).To(HaveLen(n))
+		for pod, node := range pods {
+			g.Expect(node).NotTo(BeEmpty(), "pod %s is pending", pod)
+			if len(onClaims) > 0 {
+				g.Expect(onClaims).To(ContainElement(node[len("node-"):]), "pod %s is on %s", pod, node)
+			}
+		}
+	}
+}
+
+// eventNotes returns the notes of the events with reason about the named object.
+func eventNotes(name, reason string) func(Gomega) []string {
+	return func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Reason == reason {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}
+}
+
+// counter reads a counter of the controller-runtime registry.
+func counter(name string, labels map[string]string) float64 {
+	families, err := crmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
+					continue metrics
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
+// twoNodesWithPods launches two nodes of the pool (whose budgets must block disruption while
+// this runs) and a deployment of one pod on each.
+func twoNodesWithPods(pool, instanceType, expireAfter, app, cpu string, opts ...func(*corev1.Pod)) (string, string) {
+	a := launchNode(pool, instanceType, expireAfter)
+	b := launchNode(pool, instanceType, expireAfter)
+	actors.deploy(app, 2, podTemplate(cpu, append([]func(*corev1.Pod){onPool(pool)}, opts...)...))
+	EventuallyWithOffset(1, allBound(app, 2, a, b)).Should(Succeed())
+	EventuallyWithOffset(1, func(g Gomega) {
+		nodes := sets.New[string]()
+		for _, node := range podsOf(app)(g) {
+			nodes.Insert(node)
+		}
+		g.Expect(nodes.Len()).To(Equal(2), "one pod on each node")
+	}).Should(Succeed())
+	return a, b
+}
+
+var blockAll = []karpv1.Budget{{Nodes: "0"}}
+
+var _ = Describe("Disruption", func() {
+	AfterEach(func() {
+		actors.reset()
+		Expect(k8sClient.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace("default"), client.GracePeriodSeconds(0))).To(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &policyv1.PodDisruptionBudget{}, client.InNamespace("default"))).To(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{})).To(Succeed())
+		Eventually(func(g Gomega) {
+			claims := &karpv1.NodeClaimList{}
+			g.Expect(k8sClient.List(ctx, claims)).To(Succeed())
+			g.Expect(claims.Items).To(BeEmpty())
+			nodes := &corev1.NodeList{}
+			g.Expect(k8sClient.List(ctx, nodes)).To(Succeed())
+			g.Expect(nodes.Items).To(BeEmpty())
+		}).Should(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodePool{})).To(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &kcv1.KCNodeClass{})).To(Succeed())
+		Eventually(func(g Gomega) {
+			classes := &kcv1.KCNodeClassList{}
+			g.Expect(k8sClient.List(ctx, classes)).To(Succeed())
+			g.Expect(classes.Items).To(BeEmpty())
+		}).Should(Succeed())
+	})
+
+	It(`replaces drifted nodes strictly one after the other under a budget of nodes: "1" when kubernetesVersion changes, pods rescheduled each time (seed 003)`, func() {
+		createNodeClass("checkout", "1.35")
+		createNodePool("checkout", func(np *karpv1.NodePool) {
+			np.Spec.Template.Labels = map[string]string{"team": "checkout", "env": "dev"}
+			np.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule}}
+			np.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{
+				{Key: karpv1.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a.large"}},
+			}
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+			np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "1"}}
+		})
+		checkout := func(p *corev1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"team": "checkout"}
+			tolerating("dedicated", "CheckoutApp")(p)
+		}
+		actors.deploy("checkout", 3, podTemplate("700m", checkout))
+		actors.deploy("checkout-redis", 1, podTemplate("300m", checkout))
+
+		By("provisioning two v1.35 nodes for the checkout pods")
+		Eventually(func(g Gomega) {
+			g.Expect(claimsOf("checkout")(g)).To(HaveLen(2))
+			allBound("checkout", 3)(g)
+			allBound("checkout-redis", 1)(g)
+		}).Should(Succeed())
+		old := names(claimsOf("checkout")(Default))
+		for _, name := range old {
+			nc, err := getClaim(name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(nc.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.35"))
+			Expect(nc.Labels).To(HaveKeyWithValue("team", "checkout"))
+		}
+
+		By("watching that no more than one old node is disrupted at any time")
+		var mu sync.Mutex
+		maxDisrupted, sampling := 0, true
+		go func() {
+			defer GinkgoRecover()
+			for {
+				mu.Lock()
+				if !sampling {
+					mu.Unlock()
+					return
+				}
+				mu.Unlock()
+				disrupted := 0
+				for _, name := range old {
+					nc, err := getClaim(name)
+					if err != nil {
+						continue // gone: its disruption is over
+					}
+					node := &corev1.Node{}
+					tainted := nc.Status.NodeName != "" && k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node) == nil &&
+						slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key })
+					instanceGone := meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInstanceTerminating)
+					if (tainted || !nc.DeletionTimestamp.IsZero()) && !instanceGone {
+						disrupted++
+					}
+				}
+				mu.Lock()
+				maxDisrupted = max(maxDisrupted, disrupted)
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		DeferCleanup(func() { mu.Lock(); sampling = false; mu.Unlock() })
+
+		By("upgrading the KCNodeClass to 1.36")
+		Eventually(func() error {
+			nc := &kcv1.KCNodeClass{}
+			if err := k8sClient.Get(ctx, client.ObjectKey{Name: "checkout"}, nc); err != nil {
+				return err
+			}
+			nc.Spec.Bootstrap.KubernetesVersion = "1.36"
+			return k8sClient.Update(ctx, nc)
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			for _, name := range old {
+				nc, err := getClaim(name)
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				g.Expect(err).NotTo(HaveOccurred())
+				drifted := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDrifted)
+				g.Expect(drifted).NotTo(BeNil())
+				g.Expect(drifted.Reason).To(Equal("KubernetesVersionDrift"))
+				g.Expect(drifted.Message).To(ContainSubstring("launched for Kubernetes 1.35; KCNodeClass checkout now asks for 1.36"))
+			}
+		}).Should(Succeed())
+
+		By("replacing the first node, then the second")
+		var first string
+		Eventually(func(g Gomega) {
+			for _, name := range old {
+				if _, err := getClaim(name); apierrors.IsNotFound(err) {
+					first = name
+				}
+			}
+			g.Expect(first).NotTo(BeEmpty())
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			allBound("checkout", 3)(g)
+			allBound("checkout-redis", 1)(g)
+			for _, node := range podsOf("checkout")(g) {
+				g.Expect(node).NotTo(Equal("node-"+first), "pods left the first drifted node")
+			}
+		}).Should(Succeed())
+		Eventually(gone(old...), 90*time.Second).Should(Succeed())
+
+		By("leaving every checkout pod on a v1.36 node")
+		claims := claimsOf("checkout")(Default)
+		Expect(claims).NotTo(BeEmpty())
+		var current []string
+		for _, c := range claims {
+			Expect(c.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
+			Expect(c.Labels).To(HaveKeyWithValue("team", "checkout"))
+			current = append(current, c.Name)
+		}
+		Eventually(allBound("checkout", 3, current...)).Should(Succeed())
+		Eventually(allBound("checkout-redis", 1, current...)).Should(Succeed())
+		mu.Lock()
+		Expect(maxDisrupted).To(Equal(1), "the two drifted nodes were disrupted one at a time")
+		mu.Unlock()
+		for _, name := range old {
+			Expect(eventNotes(name, disruption.EventDriftDetected)(Default)).To(ContainElement(ContainSubstring("KubernetesVersionDrift")))
+			Expect(eventNotes(name, disruption.EventDisruptionTerminating)(Default)).To(ContainElement(ContainSubstring("now that its replacement")))
+		}
+		Expect(counter("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "checkout", "reason": "drifted"})).To(BeNumerically(">=", 2))
+	})
+
+	It("holds drift and consolidation of nodes whose pods a PodDisruptionBudget allows no disruption of, and says so", func() {
+		createNodeClass("pdb", "1.36")
+		createNodePool("pdb", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = blockAll })
+		a, b := twoNodesWithPods("pdb", "m2a.xlarge", "720h", "web", "500m")
+		pdb := &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+			Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(2)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+		}
+		Expect(k8sClient.Create(ctx, pdb)).To(Succeed())
+		// No kube-controller-manager runs here: write the status its disruption controller would.
+		pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: 0, CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 2}
+		Expect(k8sClient.Status().Update(ctx, pdb)).To(Succeed())
+
+		By("letting consolidation at the two underused nodes")
+		updatePool("pdb", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+		for _, name := range []string{a, b} {
+			Eventually(eventNotes(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`PodDisruptionBudget default/web allows no disruption of pod default/web-\d+ now`)))
+		}
+		Consistently(untouched(a, b), "3s").Should(Succeed())
+
+		By("drifting them: still held")
+		updatePool("pdb", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "pdb-v2" })
+		Eventually(func(g Gomega) {
+			for _, name := range []string{a, b} {
+				nc, err := getClaim(name)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
+			}
+		}).Should(Succeed())
+		Consistently(untouched(a, b), "3s").Should(Succeed())
+
+		By("removing the PodDisruptionBudget: the nodes are replaced")
+		Expect(k8sClient.Delete(ctx, pdb)).To(Succeed())
+		Eventually(gone(a, b)).Should(Succeed())
+		Eventually(allBound("web", 2)).Should(Succeed())
+	})
+
+	It("lets karpenter.sh/do-not-disrupt hold consolidation but not expiry", func() {
+		createNodeClass("dnd", "1.36")
+		createNodePool("dnd", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = blockAll })
+		a, b := twoNodesWithPods("dnd", "m2a.xlarge", "30s", "batch", "500m", annotated(karpv1.DoNotDisruptAnnotationKey, "true"))
+		updatePool("dnd", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+
+		By("holding consolidation of the underused nodes, with an event naming the pod")
+		for _, name := range []string{a, b} {
+			Eventually(eventNotes(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`pod default/batch-\d+ is annotated karpenter.sh/do-not-disrupt`)))
+		}
+		Consistently(untouched(a, b), "3s").Should(Succeed())
+
+		By("expiring them anyway after expireAfter, pods rescheduled on new nodes")
+		Eventually(gone(a, b)).Should(Succeed())
+		for _, name := range []string{a, b} {
+			Expect(eventNotes(name, disruption.EventExpired)(Default)).To(ContainElement(ContainSubstring("expireAfter (30s) has elapsed")))
+		}
+		Eventually(allBound("batch", 2)).Should(Succeed())
+		Expect(counter("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "dnd", "reason": "expired"})).To(BeNumerically(">=", 2))
+	})
+
+	It("never removes a node with pods under WhenEmpty, and removes it once it is empty", func() {
+		createNodeClass("empty", "1.36")
+		createNodePool("empty", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+			np.Spec.Disruption.Budgets = blockAll
+		})
+		a, b := twoNodesWithPods("empty", "m2a.xlarge", "720h", "web", "500m")
+		updatePool("empty", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+		Consistently(untouched(a, b), "5s").Should(Succeed())
+
+		By("scaling the pods away: the empty nodes go")
+		actors.scale("web", 0)
+		Eventually(gone(a, b)).Should(Succeed())
+		Expect(claimsOf("empty")(Default)).To(BeEmpty(), "nothing replaced them")
+	})
+
+	It("replaces two half-empty nodes with one cheaper node under WhenEmptyOrUnderutilized", func() {
+		createNodeClass("merge", "1.36")
+		createNodePool("merge", func(np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements[0].Values = []string{"m2a", "c2a"}
+			np.Spec.Disruption.Budgets = blockAll
+		})
+		a, b := twoNodesWithPods("merge", "m2a.xlarge", "720h", "web", "1500m")
+		before := counter("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})
+		updatePool("merge", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+
+		Eventually(gone(a, b)).Should(Succeed())
+		claims := claimsOf("merge")(Default)
+		Expect(claims).To(HaveLen(1))
+		Expect(claims[0].Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "c2a.xlarge"), "the cheapest type for 3 CPUs, cheaper than one m2a.xlarge")
+		Eventually(allBound("web", 2, claims[0].Name)).Should(Succeed())
+		Expect(counter("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(before + 1))
+	})
+
+	It("holds drift outside a budget's maintenance window and replaces inside it", func() {
+		now := time.Now().UTC()
+		cronAt := func(t time.Time) string { return fmt.Sprintf("%d %d * * *", t.Minute(), t.Hour()) }
+		createNodeClass("window", "1.36")
+		createNodePool("window", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+			// Disruption is blocked for 23h a day from an hour ago: the one-hour maintenance
+			// window opens in 22h.
+			np.Spec.Disruption.Budgets = []karpv1.Budget{
+				{Nodes: "100%"},
+				{Nodes: "0", Schedule: ptr.To(cronAt(now.Add(-time.Hour))), Duration: &metav1.Duration{Duration: 23 * time.Hour}},
+			}
+		})
+		a := launchNode("window", "m2a.large", "720h")
+		actors.deploy("web", 1, podTemplate("500m", onPool("window")))
+		Eventually(allBound("web", 1, a)).Should(Succeed())
+
+		updatePool("window", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "window-v2" })
+		Eventually(func(g Gomega) {
+			nc, err := getClaim(a)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
+		}).Should(Succeed())
+		Eventually(eventNotes("window", disruption.EventDisruptionBlocked)).Should(ContainElement(
+			ContainSubstring(`no Drifted disruptions allowed: budget 1 (nodes: "0", schedule "` + cronAt(now.Add(-time.Hour)) + `" for 23h0m0s) allows 0 of 1 nodes`)))
+		Consistently(untouched(a), "3s").Should(Succeed())
+
+		By("moving the window so that it is open now")
+		updatePool("window", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.Budgets[1].Schedule = ptr.To(cronAt(time.Now().UTC().Add(2 * time.Minute)))
+		})
+		Eventually(gone(a)).Should(Succeed())
+		Eventually(allBound("web", 1)).Should(Succeed())
+	})
+
+	It("drifts the nodes of a NodePool whose template label changes, and replaces them", func() {
+		createNodeClass("labels", "1.36")
+		createNodePool("labels", func(np *karpv1.NodePool) {
+			np.Spec.Template.Labels["team"] = "checkout"
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+		})
+		actors.deploy("web", 1, podTemplate("500m", onPool("labels")))
+		Eventually(func(g Gomega) {
+			g.Expect(claimsOf("labels")(g)).To(HaveLen(1))
+			allBound("web", 1)(g)
+		}).Should(Succeed())
+		old := claimsOf("labels")(Default)[0].Name
+
+		updatePool("labels", func(np *karpv1.NodePool) { np.Spec.Template.Labels["team"] = "payments" })
+		Eventually(eventNotes(old, disruption.EventDriftDetected)).Should(ContainElement(ContainSubstring("NodePoolDrifted: NodePool labels's template changed")))
+		Eventually(gone(old)).Should(Succeed())
+		claims := claimsOf("labels")(Default)
+		Expect(claims).To(HaveLen(1))
+		Expect(claims[0].Labels).To(HaveKeyWithValue("team", "payments"))
+		Eventually(allBound("web", 1, claims[0].Name)).Should(Succeed())
+	})
+})

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// EventExpired is published on a NodeClaim deleted because its expireAfter elapsed.
+const EventExpired = "Expired"
+
+// ExpirationReconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
+// budgets, PodDisruptionBudgets and karpenter.sh/do-not-disrupt do not hold it. The NodeClaim's
+// termination drains the node (PodDisruptionBudgets are honoured until terminationGracePeriod
+// runs out) and the evicted pods are provisioned for like any pending pods.
+type ExpirationReconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
+
+// Reconcile deletes the NodeClaim once it has expired, and otherwise comes back then.
+func (r *ExpirationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	expireAfter := nc.Spec.ExpireAfter.Duration
+	if !nc.DeletionTimestamp.IsZero() || expireAfter == nil {
+		return reconcile.Result{}, nil
+	}
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
+	}
+	if left := nc.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
+		return reconcile.Result{RequeueAfter: left}, nil
+	}
+	if err := r.Client.Delete(ctx, nc, client.Preconditions{UID: &nc.UID}); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	drain := "draining waits for PodDisruptionBudgets without a time limit (no terminationGracePeriod)"
+	if g := nc.Spec.TerminationGracePeriod; g != nil {
+		drain = fmt.Sprintf("draining takes at most its terminationGracePeriod (%s)", g.Duration)
+	}
+	message := fmt.Sprintf("expireAfter (%s) has elapsed: the NodeClaim is deleted and its pods are rescheduled; budgets and karpenter.sh/do-not-disrupt do not hold expiry, and %s", *expireAfter, drain)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, EventExpired, "Expire", "%s", message)
+	}
+	nodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
+	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nc.Name, "reason", "expired",
+		"NodeClaim", map[string]string{"name": nc.Name}, "expireAfter", expireAfter.String(), "age", now.Sub(nc.CreationTimestamp.Time).Round(time.Second).String())
+	return reconcile.Result{}, nil
+}
+
+// SetupWithManager registers the reconciler.
+func (r *ExpirationReconciler) SetupWithManager(mgr manager.Manager) error {
+	return builder.ControllerManagedBy(mgr).
+		Named("nodeclaim.expiration").
+		For(&karpv1.NodeClaim{}).
+		Complete(r)
+}

@@ -1,0 +1,368 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// DefaultReplacementTimeout is how long a command waits for its replacements to initialize
+// before it gives up and rolls back.
+const DefaultReplacementTimeout = 10 * time.Minute
+
+// NominationGrace is how long replacements stay off the candidate list after their command
+// deleted the nodes they replace and those are gone: the evicted pods take a moment to be
+// recreated and scheduled onto them.
+const NominationGrace = time.Minute
+
+// Event reasons of the orchestration.
+const (
+	EventDisruptionLaunching   = "DisruptionLaunching"
+	EventDisruptionTerminating = "DisruptionTerminating"
+	EventDisruptionFailed      = "DisruptionFailed"
+)
+
+// orchestrator carries out commands: taint the candidates' nodes karpenter.sh/disrupted:
+// NoSchedule, launch the replacements, wait until they are initialized, then delete the
+// candidates' NodeClaims (their termination drains the nodes and deletes the VMs). When a
+// step fails, the replacements are deleted and the candidates untainted.
+type orchestrator struct {
+	client  client.Client
+	reader  client.Reader // fresh reads for read-modify-write
+	events  *eventLog
+	now     func() time.Time
+	timeout time.Duration
+
+	running   []*running
+	completed []*completed
+}
+
+// running is a command waiting for its replacements.
+type running struct {
+	id           string
+	cmd          *Command
+	replacements []string
+	started      time.Time
+}
+
+// completed remembers a finished command's replacements while its candidates drain.
+type completed struct {
+	replacements []string
+	candidates   []string
+	until        time.Time
+}
+
+var commandIDs atomic.Int64
+
+// inFlight names the candidates and replacements of the commands under way.
+func (o *orchestrator) inFlight() sets.Set[string] {
+	out := sets.New[string]()
+	for _, r := range o.running {
+		out.Insert(r.cmd.Names()...)
+		out.Insert(r.replacements...)
+	}
+	return out
+}
+
+// nominated names the replacements of finished commands whose candidates still exist, or
+// vanished less than NominationGrace ago.
+func (o *orchestrator) nominated(existing sets.Set[string]) sets.Set[string] {
+	out := sets.New[string]()
+	now := o.now()
+	kept := o.completed[:0]
+	for _, c := range o.completed {
+		for _, name := range c.candidates {
+			if existing.Has(name) {
+				c.until = now.Add(NominationGrace)
+				break
+			}
+		}
+		if now.After(c.until) {
+			continue
+		}
+		out.Insert(c.replacements...)
+		kept = append(kept, c)
+	}
+	o.completed = kept
+	return out
+}
+
+// start begins a command: taints, replacements, and, when it has none, the deletion.
+func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
+	id := strconv.FormatInt(commandIDs.Add(1), 10)
+	logger := log.FromContext(ctx).WithValues("command", id, "reason", cmd.ReasonLabel(), "decision", cmd.Decision(), "method", cmd.Method)
+	ctx = log.IntoContext(ctx, logger)
+	logger.Info(cmd.String(), "nodeclaims", cmd.Names(), "savings", cmd.Savings)
+	decisionsTotal.WithLabelValues(cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
+
+	r := &running{id: id, cmd: cmd, started: o.now()}
+	if err := o.taint(ctx, cmd); err != nil {
+		o.rollback(ctx, r, fmt.Sprintf("tainting the nodes failed: %v", err))
+		return err
+	}
+	o.markDisrupted(ctx, cmd)
+	for _, n := range cmd.Replacements {
+		name, err := o.launch(ctx, n)
+		if err != nil {
+			o.rollback(ctx, r, fmt.Sprintf("creating a replacement failed: %v", err))
+			return err
+		}
+		r.replacements = append(r.replacements, name)
+	}
+	if len(r.replacements) == 0 {
+		return o.finish(ctx, r)
+	}
+	for _, c := range cmd.Candidates {
+		msg := fmt.Sprintf("%s (%s): launching %s before the node is drained", cmd.Reason, cmd.Method, strings.Join(r.replacements, ", "))
+		o.events.publish(c.NodeClaim, corev1.EventTypeNormal, EventDisruptionLaunching, "Disrupt", msg)
+	}
+	o.running = append(o.running, r)
+	return nil
+}
+
+// advance moves each running command on: once its replacements are initialized the
+// candidates are deleted; a replacement that disappears, or that does not initialize in time,
+// rolls the command back.
+func (o *orchestrator) advance(ctx context.Context) {
+	var still []*running
+	for _, r := range o.running {
+		logger := log.FromContext(ctx).WithValues("command", r.id, "reason", r.cmd.ReasonLabel(), "decision", r.cmd.Decision(), "method", r.cmd.Method)
+		rctx := log.IntoContext(ctx, logger)
+		ready, why := o.replacementsReady(ctx, r)
+		switch {
+		case why != "":
+			o.rollback(rctx, r, why)
+		case ready:
+			if err := o.finish(rctx, r); err != nil {
+				logger.Error(err, "deleting the disrupted nodeclaims failed; retrying")
+				still = append(still, r)
+			}
+		case o.now().Sub(r.started) > o.timeout:
+			o.rollback(rctx, r, fmt.Sprintf("the replacements did not initialize within %s", o.timeout))
+		default:
+			still = append(still, r)
+		}
+	}
+	o.running = still
+}
+
+// replacementsReady reports whether every replacement is initialized, or why the command
+// cannot go on.
+func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool, string) {
+	ready := true
+	for _, name := range r.replacements {
+		nc := &karpv1.NodeClaim{}
+		err := o.client.Get(ctx, client.ObjectKey{Name: name}, nc)
+		if apierrors.IsNotFound(err) {
+			// The cache may not have seen the NodeClaim created a moment ago: ask the API server.
+			err = o.reader.Get(ctx, client.ObjectKey{Name: name}, nc)
+		}
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, fmt.Sprintf("replacement nodeclaim %s was deleted before it initialized (its launch failed)", name)
+			}
+			return false, ""
+		}
+		if !nc.DeletionTimestamp.IsZero() {
+			return false, fmt.Sprintf("replacement nodeclaim %s is being deleted before it initialized (its launch failed)", name)
+		}
+		if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized) {
+			ready = false
+		}
+	}
+	return ready, ""
+}
+
+// finish deletes the candidates' NodeClaims; their termination drains the nodes.
+func (o *orchestrator) finish(ctx context.Context, r *running) error {
+	var errs []error
+	for _, c := range r.cmd.Candidates {
+		nc := c.NodeClaim
+		err := o.client.Delete(ctx, nc, client.Preconditions{UID: &nc.UID})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("deleting nodeclaim %s: %w", nc.Name, err))
+			continue
+		}
+		if err == nil {
+			nodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nc.Labels[karpv1.LabelCapacityType]).Inc()
+			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
+			if len(r.replacements) > 0 {
+				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"
+			}
+			o.events.publish(nc, corev1.EventTypeNormal, EventDisruptionTerminating, "Disrupt", msg)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	log.FromContext(ctx).Info("deleting disrupted nodeclaims", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
+	if len(r.replacements) > 0 {
+		o.completed = append(o.completed, &completed{replacements: r.replacements, candidates: r.cmd.Names(), until: o.now().Add(NominationGrace)})
+	}
+	return nil
+}
+
+// rollback undoes a command: replacements deleted, taints and DisruptionReason removed.
+func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
+	logger := log.FromContext(ctx)
+	logger.Error(errors.New(why), "abandoning disruption command, rolling back", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
+	queueFailures.WithLabelValues(r.cmd.Decision(), r.cmd.ReasonLabel(), r.cmd.ConsolidationType()).Inc()
+	for _, name := range r.replacements {
+		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := o.client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", map[string]string{"name": name})
+		}
+	}
+	for _, c := range r.cmd.Candidates {
+		if err := o.untaint(ctx, c.Node.Name); err != nil {
+			logger.Error(err, "removing the disrupted taint", "Node", map[string]string{"name": c.Node.Name})
+		}
+		if err := o.clearDisruptionReason(ctx, c.Name()); err != nil {
+			logger.Error(err, "clearing the DisruptionReason condition", "NodeClaim", map[string]string{"name": c.Name()})
+		}
+		o.events.publish(c.NodeClaim, corev1.EventTypeWarning, EventDisruptionFailed, "Disrupt",
+			fmt.Sprintf("%s (%s) abandoned and rolled back: %s", r.cmd.Reason, r.cmd.Method, why))
+	}
+}
+
+// taint puts karpenter.sh/disrupted:NoSchedule on every candidate's node.
+func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
+	for _, c := range cmd.Candidates {
+		if err := o.updateNode(ctx, c.Node.Name, func(node *corev1.Node) bool {
+			if hasDisruptedTaint(node) {
+				return false
+			}
+			node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+			return true
+		}); err != nil {
+			return fmt.Errorf("node %s: %w", c.Node.Name, err)
+		}
+		log.FromContext(ctx).Info("tainted node", "Node", map[string]string{"name": c.Node.Name},
+			"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
+	}
+	return nil
+}
+
+// untaint removes karpenter.sh/disrupted from a node.
+func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
+	return client.IgnoreNotFound(o.updateNode(ctx, nodeName, func(node *corev1.Node) bool {
+		var kept []corev1.Taint
+		for _, t := range node.Spec.Taints {
+			if !t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == len(node.Spec.Taints) {
+			return false
+		}
+		node.Spec.Taints = kept
+		return true
+	}))
+}
+
+// updateNode reads a node fresh and patches it with optimistic locking (a merge patch replaces
+// the taint list whole), retrying on conflicts.
+func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(*corev1.Node) bool) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node := &corev1.Node{}
+		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+			return err
+		}
+		stored := node.DeepCopy()
+		if !mutate(node) {
+			return nil
+		}
+		return o.client.Patch(ctx, node, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+	})
+}
+
+// markDisrupted sets the DisruptionReason condition on the candidates (best effort: it is for
+// people reading the NodeClaim).
+func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
+	for _, c := range cmd.Candidates {
+		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nc *karpv1.NodeClaim) bool {
+			return meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
+				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()), ObservedGeneration: nc.Generation,
+			})
+		})
+		if err != nil {
+			log.FromContext(ctx).Error(err, "setting the DisruptionReason condition", "NodeClaim", map[string]string{"name": c.Name()})
+		}
+	}
+}
+
+func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) error {
+	return o.updateNodeClaimStatus(ctx, name, func(nc *karpv1.NodeClaim) bool {
+		return meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason)
+	})
+}
+
+func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, mutate func(*karpv1.NodeClaim) bool) error {
+	return client.IgnoreNotFound(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		nc := &karpv1.NodeClaim{}
+		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
+			return err
+		}
+		stored := nc.DeepCopy()
+		if !nc.DeletionTimestamp.IsZero() || !mutate(nc) {
+			return nil
+		}
+		return o.client.Status().Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+	}))
+}
+
+// launch creates a replacement NodeClaim as provisioning creates one: from its NodePool's
+// template, labelled with the NodePool and stamped with the template hash drift compares.
+func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
+	nc := n.ToNodeClaim()
+	nc.GenerateName = n.NodePoolName + "-"
+	if nc.Labels == nil {
+		nc.Labels = map[string]string{}
+	}
+	nc.Labels[karpv1.LabelNodePool] = n.NodePoolName
+	for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
+		if v, ok := n.NodePool.Annotations[key]; ok {
+			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
+		}
+	}
+	if err := o.client.Create(ctx, nc); err != nil {
+		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
+	}
+	log.FromContext(ctx).Info("created nodeclaim", "NodePool", map[string]string{"name": n.NodePoolName},
+		"NodeClaim", map[string]string{"name": nc.Name}, "pods", len(n.Pods), "requests", n.Requests,
+		"instance-types", typeNames(n, 5))
+	return nc.Name, nil
+}

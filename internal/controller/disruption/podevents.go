@@ -1,0 +1,129 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// PodEventDedupe is the shortest time between two writes of a NodeClaim's lastPodEventTime;
+// it is shorter than the validation delay, so a pod event during validation is always seen.
+const PodEventDedupe = 10 * time.Second
+
+// PodEventsReconciler writes status.lastPodEventTime on a NodeClaim when a pod is bound to its
+// node, finishes, or is deleted from it: consolidateAfter counts from there.
+type PodEventsReconciler struct {
+	Client client.Client
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Reconcile stamps the NodeClaim named in the request, unless it was stamped within
+// PodEventDedupe.
+func (r *PodEventsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
+	}
+	if !nc.DeletionTimestamp.IsZero() || now.Sub(nc.Status.LastPodEventTime.Time) < PodEventDedupe {
+		return reconcile.Result{}, nil
+	}
+	stored := nc.DeepCopy()
+	nc.Status.LastPodEventTime = metav1.NewTime(now)
+	if err := r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+		if apierrors.IsConflict(err) {
+			return reconcile.Result{RequeueAfter: time.Second}, nil
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns
+// the pod's node.
+func (r *PodEventsReconciler) SetupWithManager(mgr manager.Manager) error {
+	return builder.ControllerManagedBy(mgr).
+		Named("nodeclaim.podevents").
+		Watches(&corev1.Pod{}, &podEventHandler{client: mgr.GetClient()}).
+		Complete(r)
+}
+
+// podEventHandler enqueues the NodeClaim of a pod's node when the pod is bound to it, finishes,
+// starts terminating, or is deleted.
+type podEventHandler struct {
+	client client.Client
+}
+
+var _ handler.EventHandler = (*podEventHandler)(nil)
+
+func (h *podEventHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	if pod, ok := e.Object.(*corev1.Pod); ok && pod.Spec.NodeName != "" && !terminal(pod) {
+		h.enqueue(ctx, pod.Spec.NodeName, q)
+	}
+}
+
+func (h *podEventHandler) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	before, ok1 := e.ObjectOld.(*corev1.Pod)
+	after, ok2 := e.ObjectNew.(*corev1.Pod)
+	if !ok1 || !ok2 || after.Spec.NodeName == "" {
+		return
+	}
+	if before.Spec.NodeName != after.Spec.NodeName || terminal(before) != terminal(after) ||
+		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero() {
+		h.enqueue(ctx, after.Spec.NodeName, q)
+	}
+}
+
+func (h *podEventHandler) Delete(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	if pod, ok := e.Object.(*corev1.Pod); ok && pod.Spec.NodeName != "" {
+		h.enqueue(ctx, pod.Spec.NodeName, q)
+	}
+}
+
+func (h *podEventHandler) Generic(context.Context, event.GenericEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+}
+
+// enqueue finds the NodeClaim of a node through the owner reference registration puts on it.
+func (h *podEventHandler) enqueue(ctx context.Context, nodeName string, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	node := &corev1.Node{}
+	if err := h.client.Get(ctx, client.ObjectKey{Name: nodeName}, node); err != nil {
+		return
+	}
+	for _, o := range node.OwnerReferences {
+		if o.Kind == "NodeClaim" && o.APIVersion == karpv1.GroupVersion.String() {
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKey{Name: o.Name}})
+		}
+	}
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+var (
+	ctx       context.Context
+	cancel    context.CancelFunc
+	testEnv   *envtest.Environment
+	k8sClient client.Client
+	emu       *emulator.Emulator
+	actors    *clusterActors
+)
+
+func TestDisruptionSuite(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(60 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "Disruption suite")
+}
+
+// The whole stack runs on envtest against the KakaoCloud emulator: node classes, NodePools,
+// the NodeClaim lifecycle, provisioning and disruption. The suite plays the parts a real
+// cluster adds (clusterActors): kubelets that register the VMs as nodes, a scheduler that
+// binds pods, and ReplicaSets that recreate evicted pods.
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx, cancel = context.WithCancel(context.TODO())
+	cluster, err := testenv.StartCluster(false)
+	Expect(err).NotTo(HaveOccurred())
+	testEnv, k8sClient = cluster.Env, cluster.Client
+	mgr := cluster.Manager
+
+	var stop func()
+	var kc *kakaocloud.Client
+	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
+	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	Expect(err).NotTo(HaveOccurred())
+
+	recorder := mgr.GetEventRecorder("karpenter")
+	provider, _ := kakao.Assemble(kakao.Components{
+		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder,
+	})
+	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr)).To(Succeed())
+	Expect((&provisioning.Provisioner{
+		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
+		Batcher: provisioning.NewBatcher(100*time.Millisecond, time.Second),
+	}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&disruption.ConditionsReconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&disruption.PodEventsReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
+	Expect((&disruption.ExpirationReconciler{Client: mgr.GetClient(), Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
+	Expect(mgr.Add(&disruption.Controller{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), CloudProvider: provider, Recorder: recorder,
+		PollInterval: 300 * time.Millisecond, ValidationDelay: time.Second,
+	})).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+
+	actors = newClusterActors(k8sClient)
+	go actors.run(ctx)
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	Expect(testEnv.Stop()).To(Succeed())
+})
