@@ -63,15 +63,30 @@ k8s-binaries: ## Build kube-apiserver, etcd, kubectl, kube-scheduler, kube-contr
 	K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh
 
 .PHONY: test
-test: verify vet k8s-binaries ## Vet, then run unit and envtest suites against a real kube-apiserver and etcd.
+test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
+	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
+
+.PHONY: test-e2e
+test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is one (make local-up), else a new one, torn down after.
+	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
 
 .PHONY: bench
 bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types.
 	go test ./internal/scheduling/ -run='^$$' -bench=BenchmarkSchedulingDiverse -benchtime=3x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
+
+##@ Local cluster
+
+.PHONY: local-up
+local-up: k8s-binaries ## Start a local cluster (control plane, kwok nodes, KakaoCloud emulator, this operator); prints export KUBECONFIG=...
+	@K8S_VERSION=$(K8S_VERSION) hack/local-up
+
+.PHONY: local-down
+local-down: ## Stop the local cluster and remove its state.
+	@hack/local-down
 
 ##@ Build
 

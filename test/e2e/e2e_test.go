@@ -1,0 +1,227 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+var _ = Describe("Provisioning", func() {
+	It("scales inflate to 30 one-CPU pods onto just enough new nodes", func() {
+		By("applying the README's KCNodeClass and NodePool with kubectl")
+		out, err := kubectlApply(readmeManifest("inflate"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		DeferCleanup(deletePool, "inflate")
+		waitPoolReady("inflate")
+
+		By("creating inflate and scaling it to 30")
+		createDeployment("inflate", 0, podTemplate("inflate", "1"))
+		out, err = kubectl("-n", namespace, "scale", "deployment", "inflate", "--replicas=30")
+		Expect(err).NotTo(HaveOccurred(), out)
+
+		Eventually(func(g Gomega) {
+			g.Expect(running(podsOf("inflate")(g))).To(Equal(30))
+		}).Should(Succeed(), "all 30 pods Running")
+
+		claims := claimsOf("inflate")(Default)
+		Expect(claims).NotTo(BeEmpty())
+		live := map[string]kakaocloud.Instance{}
+		for _, vm := range vms(Default) {
+			live[kcv1.ProviderIDPrefix+vm.ID] = vm
+		}
+		for _, c := range claims {
+			for _, condition := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
+				Expect(meta.IsStatusConditionTrue(c.Status.Conditions, condition)).To(BeTrue(), "NodeClaim %s %s", c.Name, condition)
+			}
+			vm, ok := live[c.Status.ProviderID]
+			Expect(ok).To(BeTrue(), "NodeClaim %s has a VM (%s)", c.Name, c.Status.ProviderID)
+			Expect(vm.Status).To(Equal(kakaocloud.InstanceStatusActive))
+			Expect(vm.Flavor.Name).To(Equal(c.Labels[corev1.LabelInstanceTypeStable]))
+		}
+
+		nodes := nodesOf("inflate")(Default)
+		Expect(nodes).To(HaveLen(len(claims)), "one node per NodeClaim")
+		var total, smallest int64
+		for i, n := range nodes {
+			Expect(ready(n)).To(BeTrue(), "node %s Ready", n.Name)
+			Expect(n.Spec.Taints).NotTo(ContainElement(karpv1.UnregisteredNoExecuteTaint), "node %s registered", n.Name)
+			cpu := n.Status.Allocatable.Cpu().MilliValue()
+			total += cpu
+			if i == 0 || cpu < smallest {
+				smallest = cpu
+			}
+		}
+		Expect(total).To(BeNumerically(">=", 30000), "the nodes hold 30 CPUs")
+		Expect(total-smallest).To(BeNumerically("<", 30000), "just enough nodes: without the smallest, 30 CPUs do not fit")
+		fmt.Fprintf(GinkgoWriter, "%d NodeClaims: %v\n", len(claims), instanceTypes(claims))
+	})
+
+	It("empties a pool with kubectl delete nodeclaims -l karpenter.sh/nodepool=<name>", func() {
+		createPool("emptied", nil)
+		var pods []*corev1.Pod
+		for i := range 3 {
+			template := podTemplate("emptied", "1")
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("emptied-%d", i), Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
+			pod.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "emptied"}
+			Expect(kube.Create(ctx, pod)).To(Succeed())
+			DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
+			pods = append(pods, pod)
+		}
+		Eventually(func(g Gomega) int { return running(podsOf("emptied")(g)) }).Should(Equal(3))
+		var ids []string
+		for _, c := range claimsOf("emptied")(Default) {
+			ids = append(ids, c.Status.ProviderID)
+		}
+		Expect(ids).NotTo(BeEmpty())
+
+		out, err := kubectl("delete", "nodeclaims", "-l", karpv1.LabelNodePool+"=emptied")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("deleted"))
+
+		Eventually(claimsOf("emptied")).Should(BeEmpty())
+		Eventually(nodesOf("emptied")).Should(BeEmpty())
+		Eventually(func(g Gomega) []string {
+			var left []string
+			for _, id := range vmIDs(g) {
+				left = append(left, kcv1.ProviderIDPrefix+id)
+			}
+			return left
+		}).ShouldNot(ContainElements(ids), "the VMs are gone from the emulator")
+		Eventually(podsOf("emptied")).Should(BeEmpty(), "the pods were evicted")
+	})
+
+	It("launches nothing from a NodePool with limits.cpu 0, and says so on the pod", func() {
+		createPool("frozen", func(p *karpv1.NodePool) {
+			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("0")}
+		})
+		template := podTemplate("frozen", "1")
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "frozen", Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
+		pod.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "frozen"}
+		Expect(kube.Create(ctx, pod)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
+
+		Eventually(eventNotes("frozen", "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
+		Consistently(claimsOf("frozen")).Should(BeEmpty())
+		Expect(vms(Default)).To(BeEmpty())
+		Expect(kube.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Expect(pod.Spec.NodeName).To(BeEmpty())
+	})
+
+	It("puts the template's labels and taints on the nodes, and only tolerating pods there", func() {
+		taint := corev1.Taint{Key: "dedicated", Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule}
+		createPool("checkout", func(p *karpv1.NodePool) {
+			p.Spec.Template.Labels = map[string]string{"team": "checkout"}
+			p.Spec.Template.Spec.Taints = []corev1.Taint{taint}
+		})
+		createPool("general", nil)
+
+		checkout := podTemplate("checkout", "1")
+		checkout.Spec.NodeSelector = map[string]string{"team": "checkout"}
+		checkout.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule}}
+		createDeployment("checkout", 4, checkout)
+		createDeployment("web", 4, podTemplate("web", "1"))
+		Eventually(func(g Gomega) {
+			g.Expect(running(podsOf("checkout")(g))).To(Equal(4))
+			g.Expect(running(podsOf("web")(g))).To(Equal(4))
+		}).Should(Succeed())
+
+		checkoutNodes := map[string]bool{}
+		for _, n := range nodesOf("checkout")(Default) {
+			checkoutNodes[n.Name] = true
+			Expect(n.Labels).To(HaveKeyWithValue("team", "checkout"), "node %s", n.Name)
+			Expect(n.Spec.Taints).To(ContainElement(taint), "node %s", n.Name)
+		}
+		Expect(checkoutNodes).NotTo(BeEmpty())
+		for _, n := range nodesOf("general")(Default) {
+			Expect(n.Labels).NotTo(HaveKey("team"), "node %s", n.Name)
+			Expect(n.Spec.Taints).NotTo(ContainElement(taint), "node %s", n.Name)
+		}
+		for _, p := range podsOf("checkout")(Default) {
+			Expect(checkoutNodes).To(HaveKey(p.Spec.NodeName), "checkout pod %s runs on a checkout node", p.Name)
+		}
+		for _, p := range podsOf("web")(Default) {
+			Expect(checkoutNodes).NotTo(HaveKey(p.Spec.NodeName), "web pod %s does not tolerate the taint", p.Name)
+		}
+	})
+})
+
+var _ = Describe("KCNodeClass webhook", func() {
+	It("refuses a Kubernetes version Kubernetes Engine deprecated, on create and on change", func() {
+		manifest := `apiVersion: karpenter.kakaocloud.com/v1
+kind: KCNodeClass
+metadata:
+  name: deprecated
+spec:
+  bootstrap:
+    kubernetesVersion: "1.33"
+  subnetSelectorTerms:
+  - name: karpenter-subnet-a
+  securityGroupSelectorTerms:
+  - name: karpenter-workers
+`
+		out, err := kubectlApply(manifest)
+		Expect(err).To(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`spec.bootstrap.kubernetesVersion: Invalid value: "1.33": Kubernetes Engine does not offer Kubernetes 1.33 \(deprecated or unknown\); allowed versions: (1.36, 1.35|1.35, 1.36)`))
+		Expect(kube.Get(ctx, client.ObjectKey{Name: "deprecated"}, &kcv1.KCNodeClass{})).NotTo(Succeed())
+
+		nodeClass := &kcv1.KCNodeClass{
+			ObjectMeta: metav1.ObjectMeta{Name: "versioned"},
+			Spec: kcv1.KCNodeClassSpec{
+				Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+				SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}},
+				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			},
+		}
+		Expect(kube.Create(ctx, nodeClass)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(client.IgnoreNotFound(kube.Delete(ctx, nodeClass))).To(Succeed())
+			Eventually(func() error { return kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), &kcv1.KCNodeClass{}) }).ShouldNot(Succeed())
+		})
+		Eventually(func(g Gomega) {
+			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+			nodeClass.Spec.Bootstrap.KubernetesVersion = "1.33"
+			err := kube.Update(ctx, nodeClass)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring("Kubernetes Engine does not offer Kubernetes 1.33"))
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+			nodeClass.Spec.Bootstrap.KubernetesVersion = "1.35"
+			g.Expect(kube.Update(ctx, nodeClass)).To(Succeed(), "one minor below the control plane is allowed")
+		}).Should(Succeed())
+	})
+})
+
+func instanceTypes(claims []karpv1.NodeClaim) []string {
+	var names []string
+	for _, c := range claims {
+		names = append(names, c.Labels[corev1.LabelInstanceTypeStable])
+	}
+	return names
+}

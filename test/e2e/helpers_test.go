@@ -1,0 +1,305 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// namespace holds the suite's workloads.
+const namespace = "default"
+
+// kubectl runs the cluster's kubectl as the admin and returns what it printed.
+func kubectl(args ...string) (string, error) {
+	cmd := exec.Command(cluster.kubectl, append([]string{"--kubeconfig", cluster.kubeconfig}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// kubectlApply applies a manifest with kubectl, as a user would.
+func kubectlApply(manifest string) (string, error) {
+	cmd := exec.Command(cluster.kubectl, "--kubeconfig", cluster.kubeconfig, "apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(manifest)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// vms returns the emulator's VMs, deleting ones included, from its admin API.
+func vms(g Gomega) []kakaocloud.Instance {
+	resp, err := http.Get(cluster.emulatorURL + "/_emulator/instances")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	var body struct {
+		Instances []kakaocloud.Instance `json:"instances"`
+	}
+	g.Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
+	return body.Instances
+}
+
+func vmIDs(g Gomega) []string {
+	var ids []string
+	for _, vm := range vms(g) {
+		ids = append(ids, vm.ID)
+	}
+	return ids
+}
+
+// readmeManifest is the KCNodeClass and NodePool of the README, under another name.
+func readmeManifest(name string) string {
+	return strings.NewReplacer("NAME", name).Replace(`apiVersion: karpenter.kakaocloud.com/v1
+kind: KCNodeClass
+metadata:
+  name: NAME
+spec:
+  bootstrap:
+    kubernetesVersion: "1.36"
+  subnetSelectorTerms:
+  - name: karpenter-subnet-a
+  securityGroupSelectorTerms:
+  - name: karpenter-workers
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: NAME
+spec:
+  template:
+    spec:
+      requirements:
+      - key: karpenter.kakaocloud.com/instance-family
+        operator: In
+        values: ["m2a", "c2a", "r2a"]
+      nodeClassRef:
+        group: karpenter.kakaocloud.com
+        kind: KCNodeClass
+        name: NAME
+  limits:
+    cpu: 1000
+`)
+}
+
+// createPool creates a KCNodeClass and a NodePool of the same name, as in the README but
+// without consolidation (so that a spec about provisioning sees only its own nodes change),
+// with tweak applied to the NodePool, waits until both are Ready, and removes them, their
+// NodeClaims, nodes and VMs when the spec ends.
+func createPool(name string, tweak func(*karpv1.NodePool)) {
+	GinkgoHelper()
+	nodeClass := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+		},
+	}
+	pool := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: karpv1.NodePoolSpec{
+			Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{
+					{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a", "c2a", "r2a"}},
+				},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: name},
+			}},
+			Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("Never")},
+			Limits:     karpv1.Limits{corev1.ResourceCPU: resource.MustParse("1000")},
+		},
+	}
+	if tweak != nil {
+		tweak(pool)
+	}
+	Expect(kube.Create(ctx, nodeClass)).To(Succeed())
+	Expect(kube.Create(ctx, pool)).To(Succeed())
+	DeferCleanup(deletePool, name)
+	waitPoolReady(name)
+}
+
+func waitPoolReady(name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		nodeClass := &kcv1.KCNodeClass{}
+		g.Expect(kube.Get(ctx, client.ObjectKey{Name: name}, nodeClass)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue(), "KCNodeClass %s Ready", name)
+		pool := &karpv1.NodePool{}
+		g.Expect(kube.Get(ctx, client.ObjectKey{Name: name}, pool)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(pool.Status.Conditions, karpv1.ConditionTypeReady)).To(BeTrue(), "NodePool %s Ready", name)
+	}).Should(Succeed())
+}
+
+// deletePool empties and deletes a pool: its NodeClaims (which drains and removes their nodes
+// and VMs), then the NodePool and the KCNodeClass, and waits until all of it is gone.
+func deletePool(name string) {
+	GinkgoHelper()
+	var vmsOfPool []string
+	for _, c := range claimsOf(name)(Default) {
+		if id, ok := strings.CutPrefix(c.Status.ProviderID, kcv1.ProviderIDPrefix); ok {
+			vmsOfPool = append(vmsOfPool, id)
+		}
+	}
+	Expect(kube.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: name})).To(Succeed())
+	Eventually(claimsOf(name)).Should(BeEmpty(), "NodeClaims of %s deleted", name)
+	Eventually(nodesOf(name)).Should(BeEmpty(), "nodes of %s deleted", name)
+	Expect(client.IgnoreNotFound(kube.Delete(ctx, &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+	Expect(client.IgnoreNotFound(kube.Delete(ctx, &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+	Eventually(func(g Gomega) {
+		g.Expect(kube.Get(ctx, client.ObjectKey{Name: name}, &karpv1.NodePool{})).NotTo(Succeed())
+		g.Expect(kube.Get(ctx, client.ObjectKey{Name: name}, &kcv1.KCNodeClass{})).NotTo(Succeed())
+	}).Should(Succeed(), "NodePool and KCNodeClass %s deleted", name)
+	if len(vmsOfPool) > 0 {
+		Eventually(vmIDs).ShouldNot(ContainElements(vmsOfPool), "the VMs of %s are gone", name)
+	}
+}
+
+func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
+	return func(g Gomega) []karpv1.NodeClaim {
+		list := &karpv1.NodeClaimList{}
+		g.Expect(kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		return list.Items
+	}
+}
+
+func nodesOf(pool string) func(Gomega) []corev1.Node {
+	return func(g Gomega) []corev1.Node {
+		list := &corev1.NodeList{}
+		g.Expect(kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		return list.Items
+	}
+}
+
+// leftovers names what an earlier run left: NodePools, NodeClaims, nodes, VMs.
+func leftovers(g Gomega) []string {
+	var left []string
+	pools := &karpv1.NodePoolList{}
+	g.Expect(kube.List(ctx, pools)).To(Succeed())
+	for _, p := range pools.Items {
+		left = append(left, "NodePool "+p.Name)
+	}
+	claims := &karpv1.NodeClaimList{}
+	g.Expect(kube.List(ctx, claims)).To(Succeed())
+	for _, c := range claims.Items {
+		left = append(left, "NodeClaim "+c.Name)
+	}
+	nodes := &corev1.NodeList{}
+	g.Expect(kube.List(ctx, nodes)).To(Succeed())
+	for _, n := range nodes.Items {
+		left = append(left, "Node "+n.Name)
+	}
+	for _, id := range vmIDs(g) {
+		left = append(left, "VM "+id)
+	}
+	return left
+}
+
+// podTemplate is a pod of the inflate kind: pause, one container asking for cpu.
+func podTemplate(app, cpu string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
+		Spec: corev1.PodSpec{
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers: []corev1.Container{{
+				Name: app, Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}},
+			}},
+		},
+	}
+}
+
+// createDeployment creates a Deployment of replicas pods and deletes it, and waits for its
+// pods to go, when the spec ends.
+func createDeployment(name string, replicas int32, template corev1.PodTemplateSpec) *appsv1.Deployment {
+	GinkgoHelper()
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: template.Labels},
+			Template: template,
+		},
+	}
+	Expect(kube.Create(ctx, d)).To(Succeed())
+	DeferCleanup(func() {
+		Expect(client.IgnoreNotFound(kube.Delete(ctx, d))).To(Succeed())
+		Eventually(podsOf(template.Labels["app"])).Should(BeEmpty(), "pods of %s deleted", name)
+	})
+	return d
+}
+
+func podsOf(app string) func(Gomega) []corev1.Pod {
+	return func(g Gomega) []corev1.Pod {
+		list := &corev1.PodList{}
+		g.Expect(kube.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{"app": app})).To(Succeed())
+		return list.Items
+	}
+}
+
+// running returns how many pods are Running and Ready.
+func running(pods []corev1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" && slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+			return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
+func ready(node corev1.Node) bool {
+	return slices.ContainsFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool {
+		return c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+	})
+}
+
+// eventNotes returns the notes of the events of reason about the object named name.
+func eventNotes(name, reason string) func(Gomega) []string {
+	return func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(kube.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Reason == reason {
+				notes = append(notes, fmt.Sprintf("%s: %s", e.ReportingController, e.Note))
+			}
+		}
+		return notes
+	}
+}
