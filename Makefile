@@ -73,10 +73,11 @@ test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
 
 .PHONY: bench
-bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types.
+bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types, consolidation decisions.
 	go test ./internal/scheduling/ -run='^$$' -bench=BenchmarkSchedulingDiverse -benchtime=3x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
+	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000' -benchtime=3x -count=3
 
 ##@ Local cluster
 

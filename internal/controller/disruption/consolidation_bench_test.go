@@ -31,11 +31,18 @@ import (
 // three families from 2 to 16 vCPU drawn at random, a fifth of the nodes underused (10-30% of
 // their CPU and memory requested, by fewer pods) and the rest busy (70-90%), every node
 // consolidatable, in one WhenEmptyOrUnderutilized NodePool with the default 10% budget.
-func benchCluster(nodes, pods int) *cluster {
+func benchCluster(nodes, pods int) *cluster { return benchClusterUnderused(nodes, pods, 5) }
+
+// benchClusterUnderused is benchCluster with one node in underusedEvery underused (none when
+// 0), at 10-30% of their CPU and memory, and the others at 70-90% (99.5-100% when none is underused).
+func benchClusterUnderused(nodes, pods, underusedEvery int) *cluster {
 	rng := rand.New(rand.NewPCG(42, 42))
 	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized))
 	types := testInstanceTypes()
-	underused := nodes / 5
+	underused := 0
+	if underusedEvery > 0 {
+		underused = nodes / underusedEvery
+	}
 	// Underused nodes run about half as many pods as busy ones; together they run pods pods.
 	busyPods := float64(pods) / (float64(nodes-underused) + 0.5*float64(underused))
 	placed := 0
@@ -47,17 +54,25 @@ func benchCluster(nodes, pods int) *cluster {
 		c.in.Nodes = append(c.in.Nodes, node)
 
 		count, util := int(busyPods+0.5), 0.7+0.2*rng.Float64()
-		if i%5 == 0 {
+		if underusedEvery == 0 {
+			util = 0.995 + 0.005*rng.Float64()
+		}
+		if underusedEvery > 0 && i%underusedEvery == 0 {
 			count, util = int(busyPods/2+0.5), 0.1+0.2*rng.Float64()
 		}
 		if i == nodes-1 {
 			count = pods - placed
 		}
+		// Pod sizes vary by ±20% around the mean, scaled so that the node is at util exactly.
+		jitters, sum := make([]float64, count), 0.0
+		for j := range jitters {
+			jitters[j] = 0.8 + 0.4*rng.Float64()
+			sum += jitters[j]
+		}
 		alloc := it.Allocatable()
-		cpu := float64(alloc.Cpu().MilliValue()) * util / float64(count)
-		mem := float64(alloc.Memory().Value()) * util / float64(count)
-		for j := range count {
-			jitter := 0.8 + 0.4*rng.Float64()
+		cpu := float64(alloc.Cpu().MilliValue()) * util / sum
+		mem := float64(alloc.Memory().Value()) * util / sum
+		for j, jitter := range jitters {
 			p := testPod(fmt.Sprintf("pod-%04d-%02d", i, j), node.Name, "0", "0")
 			p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{
 				corev1.ResourceCPU:    *resource.NewMilliQuantity(int64(cpu*jitter), resource.DecimalSI),
@@ -91,4 +106,21 @@ func BenchmarkConsolidation1000(b *testing.B) {
 	b.ReportMetric(float64(len(d.Command.Candidates)), "nodes")
 	b.ReportMetric(float64(len(d.Command.Replacements)), "replacements")
 	b.Logf("%s: %s, savings %.3f", d.Command.Method, d.Command, d.Command.Savings)
+}
+
+// BenchmarkConsolidationNothingToDo1000 times a decision that finds nothing: 1000 nodes
+// 99.5-100% requested, 10 000 pods. Multi-node consolidation gives up at its first step and
+// single-node consolidation tries every candidate its budget allows.
+func BenchmarkConsolidationNothingToDo1000(b *testing.B) {
+	c := benchClusterUnderused(1000, 10000, 0)
+	var d *Decision
+	b.ResetTimer()
+	for b.Loop() {
+		d = NewSnapshot(c.in).Decide(Options{})
+	}
+	b.StopTimer()
+	if d.Command != nil {
+		b.Fatalf("unexpected command %s", d.Command)
+	}
+	b.ReportMetric(float64(len(d.Blocked)), "explained")
 }

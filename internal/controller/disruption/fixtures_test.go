@@ -70,19 +70,20 @@ func testInstanceType(name string, vcpu, memGiB int64, price float64) *cloudprov
 }
 
 // testInstanceTypes: general purpose (4 GiB/vCPU), compute (2 GiB/vCPU) and memory (8 GiB/vCPU)
-// families from 2 to 16 vCPU, priced by size.
+// families from 2 to 16 vCPU, priced like the provider's built-in relative costs (1 per vCPU,
+// 0.125 per GiB).
 func testInstanceTypes() []*cloudprovider.InstanceType {
 	var out []*cloudprovider.InstanceType
 	for _, f := range []struct {
 		name   string
 		perCPU int64
-		price  float64
-	}{{"m2a", 4, 0.05}, {"c2a", 2, 0.04}, {"r2a", 8, 0.065}} {
+	}{{"m2a", 4}, {"c2a", 2}, {"r2a", 8}} {
 		for _, s := range []struct {
 			name string
 			cpu  int64
 		}{{"large", 2}, {"xlarge", 4}, {"2xlarge", 8}, {"4xlarge", 16}} {
-			out = append(out, testInstanceType(f.name+"."+s.name, s.cpu, s.cpu*f.perCPU, f.price*float64(s.cpu)))
+			mem := s.cpu * f.perCPU
+			out = append(out, testInstanceType(f.name+"."+s.name, s.cpu, mem, float64(s.cpu)+0.125*float64(mem)))
 		}
 	}
 	return out

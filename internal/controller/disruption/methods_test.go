@@ -215,8 +215,8 @@ func TestConsolidation(t *testing.T) {
 			t.Fatalf("want one cheaper replacement: %s, savings %v", cmd, cmd.Savings)
 		}
 		for _, it := range cmd.Replacements[0].InstanceTypes {
-			if of, _ := it.Offerings.Cheapest(); of.Price >= 0.4 {
-				t.Errorf("replacement type %s costs %v, not less than the two nodes' 0.4", it.Name, of.Price)
+			if of, _ := it.Offerings.Cheapest(); of.Price >= 12 {
+				t.Errorf("replacement type %s costs %v, not less than the two nodes' 12", it.Name, of.Price)
 			}
 		}
 	})
@@ -226,8 +226,8 @@ func TestConsolidation(t *testing.T) {
 		b := c.node("b", "default", "m2a.large", isConsolidatable)
 		c.pods(testPod("p1", a, "4", "8Gi"), testPod("p2", a, "2", "8Gi"), testPod("small", b, "500m", "1Gi"))
 		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
-		if cmd.Savings != 0.1 {
-			t.Errorf("savings %v, want the m2a.large's 0.1", cmd.Savings)
+		if cmd.Savings != 3 {
+			t.Errorf("savings %v, want the m2a.large's 3", cmd.Savings)
 		}
 	})
 	t.Run("replaces one node by a strictly cheaper one only", func(t *testing.T) {
@@ -250,7 +250,7 @@ func TestConsolidation(t *testing.T) {
 		c.pods(testPod("p2", small, "1500m", "3Gi"))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "small", EventUnconsolidatable, "no instance type that fits its pods costs less than 0.08")
+		expectBlocked(t, d, "small", EventUnconsolidatable, "no instance type that fits its pods costs less than 2.5")
 	})
 	t.Run("does not replace several nodes by one of their own types", func(t *testing.T) {
 		// Replacing a and b by an m2a.2xlarge is deleting b with extra steps: b goes alone.
