@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,6 +52,8 @@ type clusterActors struct {
 	mu          sync.Mutex
 	deployments map[string]*deployment
 	serial      int
+	// unbooted VMs do not register as nodes while set: a launch that never comes up.
+	unbooted atomic.Bool
 }
 
 type deployment struct {
@@ -92,6 +95,7 @@ func (a *clusterActors) reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.deployments = map[string]*deployment{}
+	a.unbooted.Store(false)
 }
 
 func (a *clusterActors) kubelets(ctx context.Context) {
@@ -111,7 +115,7 @@ func (a *clusterActors) kubelets(ctx context.Context) {
 		}
 		node := byProviderID[nc.Status.ProviderID]
 		if node == nil {
-			if !nc.DeletionTimestamp.IsZero() {
+			if !nc.DeletionTimestamp.IsZero() || a.unbooted.Load() {
 				continue
 			}
 			labels := maps.Clone(nc.Labels)

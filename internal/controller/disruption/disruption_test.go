@@ -536,7 +536,7 @@ var _ = Describe("Disruption", func() {
 				{Nodes: "0", Schedule: ptr.To(cronAt(now.Add(-time.Hour))), Duration: &metav1.Duration{Duration: 23 * time.Hour}},
 			}
 		})
-		a := launchNode("window", "m2a.large", "720h")
+		a := launchNode("window", "m2a.large", "720h") // the active block keeps it while it is empty
 		actors.deploy("web", 1, podTemplate("500m", onPool("window")))
 		Eventually(allBound("web", 1, a)).Should(Succeed())
 
@@ -554,6 +554,52 @@ var _ = Describe("Disruption", func() {
 		updatePool("window", func(np *karpv1.NodePool) {
 			np.Spec.Disruption.Budgets[1].Schedule = ptr.To(cronAt(time.Now().UTC().Add(2 * time.Minute)))
 		})
+		Eventually(gone(a)).Should(Succeed())
+		Eventually(allBound("web", 1)).Should(Succeed())
+	})
+
+	It("rolls a command back when its replacement fails to come up, and tries again", func() {
+		createNodeClass("rollback", "1.36")
+		createNodePool("rollback", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+			np.Spec.Disruption.Budgets = blockAll
+		})
+		a := launchNode("rollback", "m2a.large", "720h")
+		actors.deploy("web", 1, podTemplate("500m", onPool("rollback")))
+		Eventually(allBound("web", 1, a)).Should(Succeed())
+		updatePool("rollback", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+		failures := counter("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})
+
+		By("drifting the node while new VMs never boot")
+		actors.unbooted.Store(true)
+		updatePool("rollback", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "rollback-v2" })
+		var replacement string
+		Eventually(func(g Gomega) {
+			for _, c := range claimsOf("rollback")(g) {
+				if c.Name != a {
+					replacement = c.Name
+				}
+			}
+			g.Expect(replacement).NotTo(BeEmpty())
+		}).Should(Succeed())
+		nc, err := getClaim(a)
+		Expect(err).NotTo(HaveOccurred())
+		node := &corev1.Node{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+		Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "tainted before its replacement launches")
+		Expect(meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
+
+		By("failing the replacement (as liveness deletes a NodeClaim whose node never registers)")
+		Expect(k8sClient.Delete(ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replacement}})).To(Succeed())
+		Eventually(eventNotes(a, disruption.EventDisruptionFailed)).Should(ContainElement(ContainSubstring("abandoned and rolled back: replacement nodeclaim " + replacement)))
+		Expect(counter("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})).To(BeNumerically(">", failures))
+		nc, err = getClaim(a)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(nc.DeletionTimestamp).To(BeNil(), "the node stays when its replacement failed")
+		allBound("web", 1, a)(Default) // its pod never moved
+
+		By("letting VMs boot again: the next attempt replaces it")
+		actors.unbooted.Store(false)
 		Eventually(gone(a)).Should(Succeed())
 		Eventually(allBound("web", 1)).Should(Succeed())
 	})
