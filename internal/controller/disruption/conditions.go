@@ -105,7 +105,9 @@ func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	stored := nc.DeepCopy()
 	result, err := r.drift(ctx, nc, np)
 	if err != nil {
-		log.FromContext(ctx).Error(err, "checking drift with the cloud provider")
+		// The Drifted condition stays as it was; Consolidatable is still written.
+		log.FromContext(ctx).Error(err, "checking drift with the cloud provider; trying again in a minute")
+		result = minRequeue(result, reconcile.Result{RequeueAfter: time.Minute})
 	}
 	result = minRequeue(result, r.consolidatable(nc, np))
 	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
@@ -119,7 +121,7 @@ func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		}
 		r.announceDrift(ctx, stored, nc)
 	}
-	return result, err
+	return result, nil
 }
 
 // restampHash writes the NodePool's template hash on a NodeClaim stamped by an older hash
