@@ -84,6 +84,7 @@ var _ = Describe("Provisioning", func() {
 
 	It("empties a pool with kubectl delete nodeclaims -l karpenter.sh/nodepool=<name>", func() {
 		createPool("emptied", nil)
+		By("running 3 pods on the pool's nodes")
 		var pods []*corev1.Pod
 		for i := range 3 {
 			template := podTemplate("emptied", "1")
@@ -100,6 +101,7 @@ var _ = Describe("Provisioning", func() {
 		}
 		Expect(ids).NotTo(BeEmpty())
 
+		By("kubectl delete nodeclaims -l karpenter.sh/nodepool=emptied")
 		out, err := kubectl("delete", "nodeclaims", "-l", karpv1.LabelNodePool+"=emptied")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("deleted"))
@@ -140,6 +142,7 @@ var _ = Describe("Provisioning", func() {
 			p.Spec.Template.Spec.Taints = []corev1.Taint{taint}
 		})
 		createPool("general", nil)
+		By("running 4 pods that tolerate the taint and select team=checkout, and 4 that do not tolerate it")
 
 		checkout := podTemplate("checkout", "1")
 		checkout.Spec.NodeSelector = map[string]string{"team": "checkout"}
@@ -185,6 +188,7 @@ spec:
   securityGroupSelectorTerms:
   - name: karpenter-workers
 `
+		By("kubectl apply of a KCNodeClass on 1.33")
 		out, err := kubectlApply(manifest)
 		Expect(err).To(HaveOccurred(), out)
 		Expect(out).To(MatchRegexp(`spec.bootstrap.kubernetesVersion: Invalid value: "1.33": Kubernetes Engine does not offer Kubernetes 1.33 \(deprecated or unknown\); allowed versions: (1.36, 1.35|1.35, 1.36)`))
@@ -198,6 +202,7 @@ spec:
 				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 			},
 		}
+		By("changing a KCNodeClass on 1.36 to 1.33, then to 1.35")
 		Expect(kube.Create(ctx, nodeClass)).To(Succeed())
 		DeferCleanup(func() {
 			Expect(client.IgnoreNotFound(kube.Delete(ctx, nodeClass))).To(Succeed())
