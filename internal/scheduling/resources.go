@@ -100,6 +100,16 @@ func withPodsDefault(v resVec) resVec {
 	return v
 }
 
+// subLimited returns a-b over a's keys only: what a limit has left once b is used. Resources
+// the limit does not name stay unlimited.
+func (a resVec) subLimited(b resVec) resVec {
+	out := make(resVec, len(a))
+	for k, v := range a {
+		out[k] = v - b[k]
+	}
+	return out
+}
+
 // exceeded returns the resources of a that are above limit, sorted; keys absent from limit are
 // unlimited.
 func (a resVec) exceeded(limit resVec) []string {

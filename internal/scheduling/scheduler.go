@@ -195,7 +195,7 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 		for _, it := range types {
 			largest = maxVec(largest, it.capacity)
 		}
-		t.remaining = t.remaining.sub(largest)
+		t.remaining = t.remaining.subLimited(largest)
 	}
 	n.add(p, reqs, types, ds)
 	return n, nil

@@ -226,7 +226,7 @@ func (e expectation) check(t *testing.T, in Input, res *Results) {
 		}
 	}
 	if len(res.PodErrors) != e.errors {
-		t.Errorf("PodErrors = %d, want %d: %v", len(res.PodErrors), e.errors, res.PodErrors)
+		t.Errorf("PodErrors = %d, want %d: %v", len(res.PodErrors), e.errors, errorsOf(res))
 	}
 	for _, want := range e.errContains {
 		found := false
@@ -236,7 +236,7 @@ func (e expectation) check(t *testing.T, in Input, res *Results) {
 			}
 		}
 		if !found {
-			t.Errorf("no pod error contains %q: %v", want, res.PodErrors)
+			t.Errorf("no pod error contains %q: %v", want, errorsOf(res))
 		}
 	}
 	for key, want := range e.reqs {
@@ -356,6 +356,14 @@ func TestSchedule(t *testing.T) {
 				NodePools: []NodePoolInput{{NodePool: nodePool("default", 0), InstanceTypes: fakeTypes(), Remaining: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16")}}},
 			},
 			want: expectation{nodeClaims: 1, podsPer: []int{15}, firstTypes: []string{"c2a.4xlarge"}, errors: 5, errContains: []string{"would exceed limits cpu"}},
+		},
+		{
+			name: "a cpu limit leaves memory and pods unlimited: several NodeClaims open within it",
+			in: Input{
+				Pods:      pods(20, "1", "1Gi", withNodeSelector(kcv1.LabelInstanceSize, "2xlarge")),
+				NodePools: []NodePoolInput{{NodePool: nodePool("default", 0), InstanceTypes: fakeTypes(), Remaining: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("40")}}},
+			},
+			want: expectation{nodeClaims: 3, podsPer: []int{7, 7, 6}},
 		},
 		{
 			name: "daemonset overhead makes a bigger type necessary",
