@@ -22,12 +22,15 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,7 +62,8 @@ type Reconciler struct {
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
 
-	launches launchCache
+	launches  launchCache
+	announced announcements
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;update;patch;delete
@@ -225,4 +229,35 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 			return nil
 		})).
 		Complete(r)
+}
+
+// announcements remember which steps of a NodeClaim were logged: a pass on a copy the cache
+// has not updated yet repeats a step's (idempotent) writes, and must not repeat its log line.
+type announcements struct {
+	mu   sync.Mutex
+	done map[types.UID]sets.Set[string]
+}
+
+// first reports whether the step is announced for the first time.
+func (a *announcements) first(uid types.UID, step string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done == nil {
+		a.done = map[types.UID]sets.Set[string]{}
+	}
+	if a.done[uid].Has(step) {
+		return false
+	}
+	if a.done[uid] == nil {
+		a.done[uid] = sets.New[string]()
+	}
+	a.done[uid].Insert(step)
+	return true
+}
+
+// forget drops a NodeClaim that is gone.
+func (a *announcements) forget(uid types.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.done, uid)
 }

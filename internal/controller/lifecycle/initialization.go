@@ -62,7 +62,9 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 		}
 	}
 	setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
-	log.FromContext(ctx).Info("initialized nodeclaim", "Node", map[string]string{"name": node.Name}, "allocatable", node.Status.Allocatable)
+	if r.announced.first(nc.UID, karpv1.ConditionTypeInitialized) {
+		log.FromContext(ctx).Info("initialized nodeclaim", "Node", map[string]string{"name": node.Name}, "allocatable", node.Status.Allocatable)
+	}
 	return reconcile.Result{}, nil
 }
 

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -81,6 +82,21 @@ func get(nc *karpv1.NodeClaim) func(Gomega) *karpv1.NodeClaim {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 		return current
 	}
+}
+
+// counterTotal sums every series of a counter in the manager's registry.
+func counterTotal(name string) float64 {
+	families, err := crmetrics.Registry.Gather()
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() == name {
+			for _, m := range f.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
 }
 
 func conditionTrue(t string) OmegaMatcher {
@@ -224,6 +240,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 
 		By("evicting, deleting the VM, the node and the NodeClaim once the budget allows it")
+		terminatedBefore := counterTotal("karpenter_nodeclaims_terminated_total")
 		Expect(k8sClient.Delete(ctx, pdb)).To(Succeed())
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}))
@@ -235,6 +252,8 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
 		}).Should(BeTrue())
+		// Passes on stale copies after the NodeClaim is gone must not count it again.
+		Consistently(func() float64 { return counterTotal("karpenter_nodeclaims_terminated_total") - terminatedBefore }, "2s").Should(Equal(1.0))
 	})
 
 	It("deletes a NodeClaim that no instance type can satisfy, and says why", func() {

@@ -61,7 +61,9 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	}
 	nc.Status.NodeName = node.Name
 	setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, "Registered", "the node registered")
-	log.FromContext(ctx).Info("registered nodeclaim", "Node", map[string]string{"name": node.Name})
+	if r.announced.first(nc.UID, karpv1.ConditionTypeRegistered) {
+		log.FromContext(ctx).Info("registered nodeclaim", "Node", map[string]string{"name": node.Name})
+	}
 	return reconcile.Result{}, nil
 }
 

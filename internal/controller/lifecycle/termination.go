@@ -82,9 +82,11 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 	stored := nc.DeepCopy()
 	controllerutil.RemoveFinalizer(nc, karpv1.TerminationFinalizer)
 	// Optimistic locking: finalizers are a list a stale merge patch would overwrite whole.
-	if err := r.Client.Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
-		return reconcile.Result{}, err
+	if err := r.Client.Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); err != nil {
+		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	r.announced.forget(nc.UID)
 	nodeClaimsTerminated.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", map[string]string{"name": nc.Name}, "provider-id", nc.Status.ProviderID)
 	return reconcile.Result{}, nil
