@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package volumetopology says where pods' persistent volumes keep them: a bound volume's node
+// affinity (a zonal disk stays in its zone), or an unbound claim's StorageClass allowed
+// topologies (WaitForFirstConsumer provisions where the pod lands). Provisioning and
+// disruption both simulate pods with it.
+package volumetopology
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
+
+// Volumes is one read of the cluster's claims, volumes and storage classes.
+type Volumes struct {
+	claims  map[string]*corev1.PersistentVolumeClaim // namespace/name
+	volumes map[string]*corev1.PersistentVolume
+	classes map[string]*storagev1.StorageClass
+}
+
+// Load lists the claims, volumes and storage classes once (from the cache).
+func Load(ctx context.Context, reader client.Reader) (*Volumes, error) {
+	claims := &corev1.PersistentVolumeClaimList{}
+	volumes := &corev1.PersistentVolumeList{}
+	classes := &storagev1.StorageClassList{}
+	for _, list := range []client.ObjectList{claims, volumes, classes} {
+		if err := reader.List(ctx, list); err != nil {
+			return nil, err
+		}
+	}
+	v := &Volumes{
+		claims:  make(map[string]*corev1.PersistentVolumeClaim, len(claims.Items)),
+		volumes: make(map[string]*corev1.PersistentVolume, len(volumes.Items)),
+		classes: make(map[string]*storagev1.StorageClass, len(classes.Items)),
+	}
+	for i := range claims.Items {
+		v.claims[claims.Items[i].Namespace+"/"+claims.Items[i].Name] = &claims.Items[i]
+	}
+	for i := range volumes.Items {
+		v.volumes[volumes.Items[i].Name] = &volumes.Items[i]
+	}
+	for i := range classes.Items {
+		v.classes[classes.Items[i].Name] = &classes.Items[i]
+	}
+	return v, nil
+}
+
+// Requirements returns where the pod's volumes keep it. waiting, when not empty, names what
+// the pod waits for (a claim or volume that does not exist yet): the kube-scheduler cannot
+// place such a pod either.
+func (v *Volumes) Requirements(pod *corev1.Pod) (reqs scheduling.Requirements, waiting string) {
+	reqs = scheduling.Requirements{}
+	for _, vol := range pod.Spec.Volumes {
+		var name string
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			name = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			name = pod.Name + "-" + vol.Name // the claim the ephemeral volume controller creates
+		default:
+			continue
+		}
+		pvc := v.claims[pod.Namespace+"/"+name]
+		if pvc == nil {
+			return nil, fmt.Sprintf("waiting for PersistentVolumeClaim %s/%s", pod.Namespace, name)
+		}
+		if pvc.Spec.VolumeName != "" {
+			pv := v.volumes[pvc.Spec.VolumeName]
+			if pv == nil {
+				return nil, fmt.Sprintf("waiting for PersistentVolume %s of claim %s/%s", pvc.Spec.VolumeName, pod.Namespace, name)
+			}
+			if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil && len(na.Required.NodeSelectorTerms) > 0 {
+				// Terms are ORed; like pod node affinity, the first one is used.
+				reqs.Add(scheduling.FromNodeSelectorRequirements(na.Required.NodeSelectorTerms[0].MatchExpressions...).Values()...)
+			}
+			continue
+		}
+		if pvc.Spec.StorageClassName == nil {
+			continue
+		}
+		// A class that does not exist yet holds the claim, not the node choice.
+		if sc := v.classes[*pvc.Spec.StorageClassName]; sc != nil && len(sc.AllowedTopologies) > 0 {
+			exprs := make([]corev1.NodeSelectorRequirement, 0, len(sc.AllowedTopologies[0].MatchLabelExpressions))
+			for _, e := range sc.AllowedTopologies[0].MatchLabelExpressions {
+				exprs = append(exprs, corev1.NodeSelectorRequirement{Key: e.Key, Operator: corev1.NodeSelectorOpIn, Values: e.Values})
+			}
+			reqs.Add(scheduling.FromNodeSelectorRequirements(exprs...).Values()...)
+		}
+	}
+	return reqs, ""
+}
