@@ -81,6 +81,10 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 
 ##@ Local cluster
 
+.PHONY: demo
+demo: ## The main job: a local cluster, the product documents' scenarios with a timeline, then tear down.
+	K8S_VERSION=$(K8S_VERSION) hack/demo.sh
+
 .PHONY: local-up
 local-up: k8s-binaries ## Start a local cluster (control plane, kwok nodes, KakaoCloud emulator, this operator); prints export KUBECONFIG=...
 	@K8S_VERSION=$(K8S_VERSION) hack/local-up
