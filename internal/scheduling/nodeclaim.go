@@ -58,6 +58,10 @@ type NewNodeClaim struct {
 	podRequests resVec
 	dsRequests  resVec
 	ports       []hostPort
+	// largest is the per-resource maximum allocatable of the types the NodeClaim was opened
+	// with: a pod that does not fit it fits none of the types left, and is turned away before
+	// any requirement is computed. Types only narrow, so it stays a valid bound.
+	largest resVec
 }
 
 // itInfo is an instance type with what the scheduler needs of it precomputed.
@@ -166,6 +170,12 @@ func (n *NewNodeClaim) view() *nodeView { return &nodeView{reqs: n.reqs, hostnam
 // and returns the narrowed requirements, the instance types that remain and the daemonset
 // overhead.
 func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*itInfo, resVec, error) {
+	if n.largest == nil {
+		n.largest = largestAllocatable(n.types)
+	}
+	if !fitsSum(n.podRequests, p.requests, n.largest) {
+		return nil, nil, nil, &doesNotFitError{n.podRequests, p.requests}
+	}
 	if err := p.tolerates(n.tmpl.taints); err != nil {
 		return nil, nil, nil, err
 	}
@@ -213,6 +223,26 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 		}
 	}
 	return merged, kept, ds, nil
+}
+
+// doesNotFitError is formatted only when read: most are discarded while other NodeClaims are
+// tried.
+type doesNotFitError struct{ placed, pod resVec }
+
+func (e *doesNotFitError) Error() string {
+	return "no instance type fits " + describeVec(e.placed.add(e.pod))
+}
+
+func largestAllocatable(types []*itInfo) resVec {
+	out := resVec{}
+	for _, t := range types {
+		for k, v := range t.allocatable {
+			if cur, ok := out[k]; !ok || v > cur {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }
 
 func typeReqs(types []*itInfo) []Requirements {
