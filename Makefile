@@ -74,7 +74,8 @@ test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is
 
 .PHONY: bench
 bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types, consolidation decisions.
-	go test ./internal/scheduling/ -run='^$$' -bench=BenchmarkSchedulingDiverse -benchtime=3x -count=3
+	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse(100|1000|5000)$$' -benchtime=3x -count=3
+	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse20000|SchedulingKakaoCloud' -benchtime=1x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
 	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000' -benchtime=3x -count=3
