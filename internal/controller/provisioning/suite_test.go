@@ -18,7 +18,6 @@ package provisioning_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,16 +28,9 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv/stack"
 )
 
 var (
@@ -64,26 +56,10 @@ var _ = BeforeSuite(func() {
 	testEnv, k8sClient = cluster.Env, cluster.Client
 	mgr := cluster.Manager
 
-	var stop func()
-	var kc *kakaocloud.Client
-	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
+	st, err := stack.Start(ctx, mgr)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
-	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
-	Expect(err).NotTo(HaveOccurred())
-
-	recorder := mgr.GetEventRecorder("karpenter")
-	provider, _ := kakao.Assemble(kakao.Components{
-		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder,
-	})
-	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr)).To(Succeed())
-	Expect((&provisioning.Provisioner{
-		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
-		Batcher: provisioning.NewBatcher(100*time.Millisecond, time.Second),
-	}).SetupWithManager(mgr)).To(Succeed())
+	DeferCleanup(st.Stop)
+	emu = st.Emulator
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())
