@@ -20,10 +20,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -122,6 +125,12 @@ spec:
 // NodeClaims, nodes and VMs when the spec ends.
 func createPool(name string, tweak func(*karpv1.NodePool)) {
 	GinkgoHelper()
+	createPoolOf(name, nil, tweak)
+}
+
+// createPoolOf is createPool with nodeClassTweak applied to the KCNodeClass as well.
+func createPoolOf(name string, nodeClassTweak func(*kcv1.KCNodeClass), tweak func(*karpv1.NodePool)) {
+	GinkgoHelper()
 	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kcv1.KCNodeClassSpec{
@@ -142,6 +151,9 @@ func createPool(name string, tweak func(*karpv1.NodePool)) {
 			Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("Never")},
 			Limits:     karpv1.Limits{corev1.ResourceCPU: resource.MustParse("1000")},
 		},
+	}
+	if nodeClassTweak != nil {
+		nodeClassTweak(nodeClass)
 	}
 	if tweak != nil {
 		tweak(pool)
@@ -301,5 +313,119 @@ func eventNotes(name, reason string) func(Gomega) []string {
 			}
 		}
 		return notes
+	}
+}
+
+// update reads obj fresh, applies mutate and writes it back, again on conflicts.
+func update[T client.Object](obj T, mutate func(T)) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		mutate(obj)
+		g.Expect(kube.Update(ctx, obj)).To(Succeed())
+	}).Should(Succeed(), "updating %T %s", obj, obj.GetName())
+}
+
+// emulatorAdmin calls the emulator's admin API (path below /_emulator) with a JSON body and
+// expects 200.
+func emulatorAdmin(method, path string, body any) {
+	GinkgoHelper()
+	data, err := json.Marshal(body)
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequest(method, cluster.emulatorURL+"/_emulator"+path, bytes.NewReader(data))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s /_emulator%s: %s", method, path, answer)
+}
+
+// emulatorCalls returns how many calls of op the emulator has received.
+func emulatorCalls(g Gomega, op string) int {
+	resp, err := http.Get(cluster.emulatorURL + "/_emulator/calls")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	var body struct {
+		Calls map[string]int `json:"calls"`
+	}
+	g.Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
+	return body.Calls[op]
+}
+
+// operatorMetric returns the value of the operator's metric sample whose name and labels
+// (as Prometheus prints them, e.g. `name{label="value"}`) are given, and whether it is there.
+func operatorMetric(g Gomega, sample string) (string, bool) {
+	g.Expect(cluster.operatorMetrics).NotTo(BeEmpty(), "cluster.env names OPERATOR_METRICS_URL")
+	resp, err := http.Get(cluster.operatorMetrics)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// disrupted: the node is tainted karpenter.sh/disrupted or being deleted.
+func disrupted(node corev1.Node) bool {
+	return !node.DeletionTimestamp.IsZero() || slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool {
+		return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint)
+	})
+}
+
+// initialized: the NodeClaim's node is registered and initialized.
+func initialized(c karpv1.NodeClaim) bool {
+	return meta.IsStatusConditionTrue(c.Status.Conditions, karpv1.ConditionTypeInitialized)
+}
+
+func claimNames(claims []karpv1.NodeClaim) []string {
+	var names []string
+	for _, c := range claims {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// poolPod is a pod of the inflate kind that only the NodePool pool's nodes take.
+func poolPod(pool, app, cpu string) corev1.PodTemplateSpec {
+	template := podTemplate(app, cpu)
+	template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: pool}
+	return template
+}
+
+// requirement is a NodePool requirement.
+func requirement(key string, op corev1.NodeSelectorOperator, values ...string) karpv1.NodeSelectorRequirementWithMinValues {
+	return karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values}
+}
+
+// sampleEvery calls f every interval on its own goroutine until the returned stop is called;
+// stop returns once f no longer runs. f must not use Gomega's Default (it does not run on
+// the spec's goroutine).
+func sampleEvery(interval time.Duration, f func(now time.Time)) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(exited)
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for {
+			f(time.Now())
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		<-exited
 	}
 }

@@ -51,6 +51,8 @@ type clusterEnv struct {
 	operatorLog string
 	// operatorHealth is the operator's health probe.
 	operatorHealth string
+	// operatorMetrics is the operator's Prometheus endpoint.
+	operatorMetrics string
 }
 
 var (
@@ -92,7 +94,7 @@ func readClusterEnv(dir string) (clusterEnv, error) {
 	env := clusterEnv{
 		dir: dir, kubeconfig: values["KUBECONFIG"], kubectl: values["KUBECTL"],
 		emulatorURL: values["KAKAOCLOUD_EMULATOR_URL"], operatorLog: values["OPERATOR_LOG"],
-		operatorHealth: values["OPERATOR_HEALTH_URL"],
+		operatorHealth: values["OPERATOR_HEALTH_URL"], operatorMetrics: values["OPERATOR_METRICS_URL"],
 	}
 	if env.kubeconfig == "" || env.kubectl == "" || env.emulatorURL == "" {
 		return env, fmt.Errorf("%s/cluster.env lacks KUBECONFIG, KUBECTL or KAKAOCLOUD_EMULATOR_URL", dir)
