@@ -198,6 +198,13 @@ func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClas
 		}
 		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is not ready: %s", ref.Name, why)}
 	}
+	if ready.ObservedGeneration != 0 && ready.ObservedGeneration < nodeClass.Generation {
+		// The spec changed (a new Kubernetes version, say) and the status still describes the
+		// old one: launching now could boot the old version's image under the new version's
+		// labels. This passes within a reconcile, so it is retried rather than refused.
+		return nil, fmt.Errorf("KCNodeClass %s changed (generation %d) and its status is still for generation %d; waiting for it to be recomputed",
+			ref.Name, nodeClass.Generation, ready.ObservedGeneration)
+	}
 	return nodeClass, nil
 }
 
