@@ -449,7 +449,7 @@ func TestToNodeClaim(t *testing.T) {
 		NodePools: []NodePoolInput{poolInput(np)},
 	})
 	if len(res.NewNodeClaims) != 1 {
-		t.Fatalf("NodeClaims = %d, errors %v", len(res.NewNodeClaims), res.PodErrors)
+		t.Fatalf("NodeClaims = %d, errors %v", len(res.NewNodeClaims), errorsOf(res))
 	}
 	n := res.NewNodeClaims[0]
 	nc := n.ToNodeClaim()
