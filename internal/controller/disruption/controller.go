@@ -33,9 +33,7 @@ import (
 	"context"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,6 +41,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
 
 // Defaults of the disruption loop.
@@ -199,17 +198,17 @@ func (c *Controller) Pass(ctx context.Context) error {
 	return c.orchestrator.start(ctx, d.Command)
 }
 
-// snapshotInput lists what a decision reads. Lists come from the cache without copies: the
-// snapshot never modifies them.
+// snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
+// never modified), each NodePool's instance types, and what the orchestration has under way.
 func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	in := SnapshotInput{Now: c.Now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}}
-	pools := &karpv1.NodePoolList{}
-	if err := c.Client.List(ctx, pools, client.UnsafeDisableDeepCopy); err != nil {
+	cluster, err := state.Read(ctx, c.Client)
+	if err != nil {
 		return in, err
 	}
-	for i := range pools.Items {
-		np := &pools.Items[i]
-		in.NodePools = append(in.NodePools, np)
+	in.NodePools, in.NodeClaims, in.Nodes, in.Pods = cluster.NodePools, cluster.NodeClaims, cluster.Nodes, cluster.Pods
+	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
+	for _, np := range in.NodePools {
 		types, err := c.CloudProvider.GetInstanceTypes(ctx, np)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "listing instance types; the NodePool's nodes cannot be priced or replaced now", "NodePool", np.Name)
@@ -217,50 +216,9 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 		}
 		in.InstanceTypes[np.Name] = types
 	}
-	claims := &karpv1.NodeClaimList{}
-	if err := c.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
 	existing := sets.New[string]()
-	for i := range claims.Items {
-		in.NodeClaims = append(in.NodeClaims, &claims.Items[i])
-		existing.Insert(claims.Items[i].Name)
-	}
-	nodes := &corev1.NodeList{}
-	if err := c.Client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
-	for i := range nodes.Items {
-		in.Nodes = append(in.Nodes, &nodes.Items[i])
-	}
-	pods := &corev1.PodList{}
-	if err := c.Client.List(ctx, pods, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
-	for i := range pods.Items {
-		in.Pods = append(in.Pods, &pods.Items[i])
-	}
-	pdbs := &policyv1.PodDisruptionBudgetList{}
-	if err := c.Client.List(ctx, pdbs, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
-	for i := range pdbs.Items {
-		in.PDBs = append(in.PDBs, &pdbs.Items[i])
-	}
-	daemonSets := &appsv1.DaemonSetList{}
-	if err := c.Client.List(ctx, daemonSets, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
-	for _, ds := range daemonSets.Items {
-		in.DaemonSetPods = append(in.DaemonSetPods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
-	}
-	namespaces := &corev1.NamespaceList{}
-	if err := c.Client.List(ctx, namespaces, client.UnsafeDisableDeepCopy); err != nil {
-		return in, err
-	}
-	in.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
-	for _, ns := range namespaces.Items {
-		in.NamespaceLabels[ns.Name] = ns.Labels
+	for _, nc := range in.NodeClaims {
+		existing.Insert(nc.Name)
 	}
 	volumes, err := c.volumeRequirements(ctx, in.Pods)
 	if err != nil {

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,6 +42,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
 
 var (
@@ -91,26 +91,19 @@ func (p *Provisioner) Start(ctx context.Context) error {
 
 // Provision schedules the pending pods and creates the NodeClaims they need.
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
-	pods, err := p.pendingPods(ctx)
-	if err != nil || len(pods) == 0 {
+	cluster, err := state.Read(ctx, p.Client)
+	if err != nil {
 		return nil, err
 	}
-	input := scheduling.Input{}
+	pods := pendingPods(cluster)
+	if len(pods) == 0 {
+		return nil, nil
+	}
+	input := scheduling.Input{NamespaceLabels: cluster.NamespaceLabels, DaemonSetPods: cluster.DaemonSetPods, ExistingNodes: existingCapacity(cluster)}
 	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, pods); err != nil {
 		return nil, err
 	}
-	if input.NodePools, err = p.nodePools(ctx); err != nil {
-		return nil, err
-	}
-	if input.NamespaceLabels, err = p.namespaceLabels(ctx); err != nil {
-		return nil, err
-	}
-	if input.ExistingNodes, err = p.existingCapacity(ctx); err != nil {
-		return nil, err
-	}
-	if input.DaemonSetPods, err = p.daemonSetPods(ctx); err != nil {
-		return nil, err
-	}
+	input.NodePools = p.nodePools(ctx, cluster)
 	start := time.Now()
 	results := scheduling.Schedule(input)
 	schedulingDuration.Observe(time.Since(start).Seconds())
@@ -198,33 +191,21 @@ func Provisionable(pod *corev1.Pod) bool {
 	return false
 }
 
-func (p *Provisioner) pendingPods(ctx context.Context) ([]*corev1.Pod, error) {
-	list := &corev1.PodList{}
-	if err := p.Client.List(ctx, list); err != nil {
-		return nil, err
-	}
+func pendingPods(cluster *state.Cluster) []*corev1.Pod {
 	var pods []*corev1.Pod
-	for i := range list.Items {
-		if Provisionable(&list.Items[i]) {
-			pods = append(pods, &list.Items[i])
+	for _, pod := range cluster.Pods {
+		if Provisionable(pod) {
+			pods = append(pods, pod)
 		}
 	}
-	return pods, nil
+	return pods
 }
 
-// nodePools returns the ready NodePools with their instance types and remaining limits.
-func (p *Provisioner) nodePools(ctx context.Context) ([]scheduling.NodePoolInput, error) {
-	pools := &karpv1.NodePoolList{}
-	if err := p.Client.List(ctx, pools); err != nil {
-		return nil, err
-	}
-	claims := &karpv1.NodeClaimList{}
-	if err := p.Client.List(ctx, claims); err != nil {
-		return nil, err
-	}
+// nodePools returns the NodePools with their instance types and remaining limits; one that is
+// not ready comes with the reason.
+func (p *Provisioner) nodePools(ctx context.Context, cluster *state.Cluster) []scheduling.NodePoolInput {
 	var out []scheduling.NodePoolInput
-	for i := range pools.Items {
-		np := &pools.Items[i]
+	for _, np := range cluster.NodePools {
 		if !np.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -243,14 +224,14 @@ func (p *Provisioner) nodePools(ctx context.Context) ([]scheduling.NodePoolInput
 			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", np.Name)
 			continue
 		}
-		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: remaining(np, claims.Items)})
+		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: remaining(np, cluster.NodeClaims)})
 	}
-	return out, nil
+	return out
 }
 
 // remaining is the NodePool's limits minus what its NodeClaims hold (their capacity once
 // launched, their requests before); nil when it has no limits.
-func remaining(np *karpv1.NodePool, claims []karpv1.NodeClaim) corev1.ResourceList {
+func remaining(np *karpv1.NodePool, claims []*karpv1.NodeClaim) corev1.ResourceList {
 	if len(np.Spec.Limits) == 0 {
 		return nil
 	}
@@ -277,48 +258,27 @@ func remaining(np *karpv1.NodePool, claims []karpv1.NodeClaim) corev1.ResourceLi
 // what their pods already request, and the NodeClaims still coming up, sized by what they
 // were launched for. Counting the latter is what keeps a pod that waits for its node from
 // causing a second NodeClaim.
-func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.ExistingNode, error) {
-	nodes := &corev1.NodeList{}
-	if err := p.Client.List(ctx, nodes, client.HasLabels{karpv1.LabelNodePool}); err != nil {
-		return nil, err
-	}
-	pods := &corev1.PodList{}
-	if err := p.Client.List(ctx, pods); err != nil {
-		return nil, err
-	}
-	requested := map[string]corev1.ResourceList{}
-	bound := map[string][]*corev1.Pod{}
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		bound[pod.Spec.NodeName] = append(bound[pod.Spec.NodeName], pod)
-		sum := requested[pod.Spec.NodeName]
-		if sum == nil {
-			sum = corev1.ResourceList{}
-		}
-		for name, q := range scheduling.PodRequests(pod) {
-			v := sum[name]
-			v.Add(q)
-			sum[name] = v
-		}
-		requested[pod.Spec.NodeName] = sum
-	}
+func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
+	bound := cluster.BoundPods()
 	var out []scheduling.ExistingNode
 	registered := map[string]bool{}
-	for _, n := range nodes.Items {
-		if !n.DeletionTimestamp.IsZero() || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key }) {
+	for _, n := range cluster.Nodes {
+		if _, managed := n.Labels[karpv1.LabelNodePool]; !managed || !n.DeletionTimestamp.IsZero() ||
+			slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key }) {
 			continue
 		}
 		registered[n.Spec.ProviderID] = true
-		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested[n.Name], Pods: bound[n.Name]})
+		requested := corev1.ResourceList{}
+		for _, pod := range bound[n.Name] {
+			for name, q := range scheduling.PodRequests(pod) {
+				v := requested[name]
+				v.Add(q)
+				requested[name] = v
+			}
+		}
+		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name]})
 	}
-	claims := &karpv1.NodeClaimList{}
-	if err := p.Client.List(ctx, claims); err != nil {
-		return nil, err
-	}
-	for _, c := range claims.Items {
+	for _, c := range cluster.NodeClaims {
 		if !c.DeletionTimestamp.IsZero() || (c.Status.ProviderID != "" && registered[c.Status.ProviderID]) {
 			continue
 		}
@@ -332,33 +292,7 @@ func (p *Provisioner) existingCapacity(ctx context.Context) ([]scheduling.Existi
 		}
 		out = append(out, node)
 	}
-	return out, nil
-}
-
-// namespaceLabels are the labels of every namespace, for pod affinity namespace selectors.
-func (p *Provisioner) namespaceLabels(ctx context.Context) (map[string]map[string]string, error) {
-	list := &corev1.NamespaceList{}
-	if err := p.Client.List(ctx, list); err != nil {
-		return nil, err
-	}
-	out := make(map[string]map[string]string, len(list.Items))
-	for _, ns := range list.Items {
-		out[ns.Name] = ns.Labels
-	}
-	return out, nil
-}
-
-// daemonSetPods are the pods every daemonset would add to a new node.
-func (p *Provisioner) daemonSetPods(ctx context.Context) ([]*corev1.Pod, error) {
-	list := &appsv1.DaemonSetList{}
-	if err := p.Client.List(ctx, list); err != nil {
-		return nil, err
-	}
-	pods := make([]*corev1.Pod, 0, len(list.Items))
-	for _, ds := range list.Items {
-		pods = append(pods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
-	}
-	return pods, nil
+	return out
 }
 
 // podTrigger starts a batch whenever a provisionable pod appears or changes.

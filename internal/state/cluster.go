@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package state is the cluster as the controllers that decide about nodes see it. Provisioning
+// and disruption each read it once per decision from the manager's shared informer cache, so
+// both decide on the same objects: NodePools, NodeClaims (the ones in flight included, which
+// keeps a pod that waits for its node from causing a second NodeClaim), nodes, pods, the pods
+// each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels.
+package state
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
+
+// Cluster is one read of the cluster. Its objects come from the cache without copies: they
+// are read-only.
+type Cluster struct {
+	NodePools  []*karpv1.NodePool
+	NodeClaims []*karpv1.NodeClaim
+	Nodes      []*corev1.Node
+	Pods       []*corev1.Pod
+	// DaemonSetPods are one pod per DaemonSet, its template: what it adds to every node it
+	// runs on.
+	DaemonSetPods []*corev1.Pod
+	PDBs          []*policyv1.PodDisruptionBudget
+	// NamespaceLabels are the labels of every namespace, for pod affinity namespace
+	// selectors.
+	NamespaceLabels map[string]map[string]string
+}
+
+// Read lists the cluster from reader (the manager's cache).
+func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
+	c := &Cluster{}
+	pools := &karpv1.NodePoolList{}
+	claims := &karpv1.NodeClaimList{}
+	nodes := &corev1.NodeList{}
+	pods := &corev1.PodList{}
+	pdbs := &policyv1.PodDisruptionBudgetList{}
+	daemonSets := &appsv1.DaemonSetList{}
+	namespaces := &corev1.NamespaceList{}
+	for _, list := range []client.ObjectList{pools, claims, nodes, pods, pdbs, daemonSets, namespaces} {
+		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+	}
+	c.NodePools = pointers(pools.Items)
+	c.NodeClaims = pointers(claims.Items)
+	c.Nodes = pointers(nodes.Items)
+	c.Pods = pointers(pods.Items)
+	c.PDBs = pointers(pdbs.Items)
+	for _, ds := range daemonSets.Items {
+		c.DaemonSetPods = append(c.DaemonSetPods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
+	}
+	c.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
+	for _, ns := range namespaces.Items {
+		c.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return c, nil
+}
+
+func pointers[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
+// BoundPods returns, by node name, the pods bound to each node that still run there (not
+// succeeded or failed).
+func (c *Cluster) BoundPods() map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, pod := range c.Pods {
+		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package state_test
+
+import (
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+func pod(name, node string, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: phase}}
+}
+
+func TestRead(t *testing.T) {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agent"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent"}}},
+		}},
+	}
+	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(
+		ds,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: map[string]string{"tier": "data"}}},
+		&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+		pod("running", "node-a", corev1.PodRunning), pod("done", "node-a", corev1.PodSucceeded), pod("pending", "", corev1.PodPending),
+	).Build()
+
+	cluster, err := state.Read(t.Context(), kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cluster.NodePools) != 1 || len(cluster.Nodes) != 1 || len(cluster.Pods) != 3 {
+		t.Errorf("read %d NodePools, %d nodes, %d pods; want 1, 1, 3", len(cluster.NodePools), len(cluster.Nodes), len(cluster.Pods))
+	}
+	if len(cluster.DaemonSetPods) != 1 || cluster.DaemonSetPods[0].Labels["app"] != "agent" || cluster.DaemonSetPods[0].Spec.Containers[0].Name != "agent" {
+		t.Errorf("DaemonSet pods = %v, want the agent's template", cluster.DaemonSetPods)
+	}
+	if cluster.NamespaceLabels["data"]["tier"] != "data" {
+		t.Errorf("namespace labels = %v", cluster.NamespaceLabels)
+	}
+	bound := cluster.BoundPods()
+	var names []string
+	for _, p := range bound["node-a"] {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"running"}) || len(bound) != 1 {
+		t.Errorf("bound pods = %v, want only the running pod on node-a", bound)
+	}
+}
