@@ -138,12 +138,16 @@ func (d *demo) run(ctx context.Context) error {
 	if len(before) < 2 {
 		return fmt.Errorf("scenario 3 needs at least 2 nodes, got %d", len(before))
 	}
-	if err := d.patchNodePool(ctx, func(np *karpv1.NodePool) {
+	np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if err := d.patch(ctx, np, `patched NodePool default: disruption.budgets = [{nodes: "1"}]`, func() {
 		np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "1"}}
 	}); err != nil {
 		return err
 	}
-	if err := d.patchNodeClass(ctx, func(nc *kcv1.KCNodeClass) { nc.Spec.Bootstrap.KubernetesVersion = toVersion }); err != nil {
+	nc := &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if err := d.patch(ctx, nc, "patched KCNodeClass default: bootstrap.kubernetesVersion = "+toVersion, func() {
+		nc.Spec.Bootstrap.KubernetesVersion = toVersion
+	}); err != nil {
 		return err
 	}
 	maxDisrupting := 0
@@ -277,36 +281,19 @@ func (d *demo) setUp(ctx context.Context) error {
 }
 
 func (d *demo) scale(ctx context.Context, replicas int32) error {
-	deploy := &appsv1.Deployment{}
-	if err := d.kube.Get(ctx, client.ObjectKey{Namespace: demoNamespace, Name: "inflate"}, deploy); err != nil {
-		return err
-	}
-	stored := deploy.DeepCopy()
-	deploy.Spec.Replicas = &replicas
-	d.timeline.printf("kubectl scale deployment inflate --replicas %d", replicas)
-	return d.kube.Patch(ctx, deploy, client.MergeFrom(stored))
+	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: demoNamespace, Name: "inflate"}}
+	return d.patch(ctx, deploy, fmt.Sprintf("kubectl scale deployment inflate --replicas %d", replicas), func() { deploy.Spec.Replicas = &replicas })
 }
 
-func (d *demo) patchNodePool(ctx context.Context, mutate func(*karpv1.NodePool)) error {
-	np := &karpv1.NodePool{}
-	if err := d.kube.Get(ctx, client.ObjectKey{Name: "default"}, np); err != nil {
+// patch changes obj (read fresh first) with mutate and prints what says it did.
+func (d *demo) patch(ctx context.Context, obj client.Object, what string, mutate func()) error {
+	if err := d.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
-	stored := np.DeepCopy()
-	mutate(np)
-	d.timeline.printf("patched NodePool default: disruption.budgets = [{nodes: \"1\"}]")
-	return d.kube.Patch(ctx, np, client.MergeFrom(stored))
-}
-
-func (d *demo) patchNodeClass(ctx context.Context, mutate func(*kcv1.KCNodeClass)) error {
-	nc := &kcv1.KCNodeClass{}
-	if err := d.kube.Get(ctx, client.ObjectKey{Name: "default"}, nc); err != nil {
-		return err
-	}
-	stored := nc.DeepCopy()
-	mutate(nc)
-	d.timeline.printf("patched KCNodeClass default: bootstrap.kubernetesVersion = %s", nc.Spec.Bootstrap.KubernetesVersion)
-	return d.kube.Patch(ctx, nc, client.MergeFrom(stored))
+	stored := obj.DeepCopyObject().(client.Object)
+	mutate()
+	d.timeline.printf("%s", what)
+	return d.kube.Patch(ctx, obj, client.MergeFrom(stored))
 }
 
 // waitFor polls cond every second until it holds, failing after the scenario timeout.

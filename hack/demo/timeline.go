@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -232,9 +233,5 @@ func eventTime(e *eventsv1.Event) time.Time {
 func (t *timeline) launchedTypes() map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[string]string, len(t.launched))
-	for k, v := range t.launched {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(t.launched)
 }

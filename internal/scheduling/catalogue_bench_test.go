@@ -19,7 +19,6 @@ package scheduling_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,25 +30,20 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
 // catalogueTypes lists the instance types of the emulator's built-in catalogue, through the
 // client and the instance type provider as the controller does, for a node class with a subnet
 // in each zone.
 func catalogueTypes(b *testing.B) []*cloudprovider.InstanceType {
-	emu := emulator.New(emulator.Options{})
-	server := httptest.NewServer(emu)
-	b.Cleanup(server.Close)
-	client, err := kakaocloud.New(kakaocloud.Config{
-		Endpoints:   emu.Endpoints(server.URL),
-		Credentials: kakaocloud.StaticCredentials{AccessKeyID: emulator.DefaultAccessKeyID, SecretAccessKey: emulator.DefaultSecretAccessKey},
-	})
+	_, client, stop, err := testenv.Emulator(emulator.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(stop)
 	nc := &kcv1.KCNodeClass{}
 	for i, z := range []string{emulator.ZoneA, emulator.ZoneB, emulator.ZoneC} {
 		nc.Status.Subnets = append(nc.Status.Subnets, kcv1.Subnet{ID: fmt.Sprint("subnet-", i), Zone: z})

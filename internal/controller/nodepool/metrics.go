@@ -42,8 +42,7 @@ func init() {
 // recordMetrics publishes the NodePool's usage and limits; resources it no longer has are
 // dropped so that a removed limit does not linger.
 func recordMetrics(np *karpv1.NodePool) {
-	usage.DeletePartialMatch(prometheus.Labels{"nodepool": np.Name})
-	limit.DeletePartialMatch(prometheus.Labels{"nodepool": np.Name})
+	forgetMetrics(np.Name)
 	set := func(g *prometheus.GaugeVec, l corev1.ResourceList) {
 		for name, q := range l {
 			g.WithLabelValues(np.Name, string(name)).Set(q.AsApproximateFloat64())

@@ -113,7 +113,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		if zones := zoneExplanation(pod, input.NodePools); zones != "" {
 			msg += "; " + zones
 		}
-		p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %s", msg)
+		p.failedScheduling(pod, msg)
 	}
 	var created []*karpv1.NodeClaim
 	for _, n := range results.NewNodeClaims {
@@ -138,6 +138,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		created = append(created, nc)
 	}
 	return created, nil
+}
+
+// failedScheduling tells the pod why provisioning gives it no node.
+func (p *Provisioner) failedScheduling(pod *corev1.Pod, why string) {
+	p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %s", why)
 }
 
 // zoneExplanation says, for a pod that asks for zones, which NodePools' node classes have no

@@ -37,7 +37,7 @@ func (p *Provisioner) volumeTopology(ctx context.Context, pods []*corev1.Pod) ([
 	for _, pod := range pods {
 		r, waiting := volumes.Requirements(pod)
 		if waiting != "" {
-			p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %s", waiting)
+			p.failedScheduling(pod, waiting)
 			continue
 		}
 		if len(r) > 0 {
