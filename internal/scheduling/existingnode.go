@@ -18,6 +18,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -30,7 +31,11 @@ type ExistingNode struct {
 	Name        string
 	Labels      map[string]string
 	Taints      []corev1.Taint
-	Allocatable corev1.ResourceList
+	// Unschedulable is a cordoned node's spec.unschedulable: only pods that tolerate
+	// node.kubernetes.io/unschedulable:NoSchedule may go there (the kube-scheduler's
+	// NodeUnschedulable plugin), whether or not the node also has that taint.
+	Unschedulable bool
+	Allocatable   corev1.ResourceList
 	// Requested is what the pods already bound to the node request (daemonsets included).
 	Requested corev1.ResourceList
 	// Requirements, when set, describe a NodeClaim that is not launched yet: what its node may
@@ -39,6 +44,10 @@ type ExistingNode struct {
 	Requirements Requirements
 	// Pods are the pods bound to the node. Topology spread and pod (anti-)affinity count them.
 	Pods []*corev1.Pod
+	// TopologyOnly nodes take no pods in the simulation (a node being deleted or disrupted,
+	// a node a disruption simulation does not try), but the pods on them still count for
+	// topology spread and pod (anti-)affinity, as they do for the kube-scheduler.
+	TopologyOnly bool
 }
 
 // existingNode is an ExistingNode during one scheduling run.
@@ -71,8 +80,39 @@ func newExistingNode(n *ExistingNode) *existingNode {
 	return e
 }
 
+// cordoned is the taint a cordoned node is treated as having.
+var cordoned = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+
+// reserveDaemons keeps room for the daemonsets that will run on the node and have no pod there
+// yet (a NodeClaim in flight, a node just registered): their pods come whatever else lands.
+func (e *existingNode) reserveDaemons(daemons []*podInfo) {
+	for _, d := range daemons {
+		name := daemonSetName(d.pod)
+		if name == "" || tolerates(d.pod, e.node.Taints, false) != nil {
+			continue
+		}
+		if e.labels != nil && labelsSatisfy(e.labels, d.requirements) != nil || e.labels == nil && !daemonRuns(e.reqs, d.requirements) {
+			continue
+		}
+		if !slices.ContainsFunc(e.node.Pods, func(pod *corev1.Pod) bool { return daemonSetName(pod) == name && pod.Namespace == d.pod.Namespace }) {
+			e.available = e.available.sub(d.requests)
+		}
+	}
+}
+
+// daemonSetName is the name of the DaemonSet that controls the pod ("" when none does). The
+// daemonset pods of a scheduling input (templates) carry the same owner reference.
+func daemonSetName(pod *corev1.Pod) string {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "DaemonSet" && o.Controller != nil && *o.Controller {
+			return o.Name
+		}
+	}
+	return ""
+}
+
 func (e *existingNode) view() *nodeView {
-	return &nodeView{labels: e.labels, reqs: e.reqs, hostname: e.hostname}
+	return &nodeView{labels: e.labels, reqs: e.reqs, hostname: e.hostname, taints: e.node.Taints}
 }
 
 // canAdd checks whether the pod can be placed on the node now, with the topology requirements
@@ -80,6 +120,9 @@ func (e *existingNode) view() *nodeView {
 func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, error) {
 	if err := p.tolerates(e.node.Taints); err != nil {
 		return nil, err
+	}
+	if e.node.Unschedulable && tolerates(p.pod, []corev1.Taint{cordoned}, false) != nil {
+		return nil, fmt.Errorf("the node is cordoned (unschedulable)")
 	}
 	if !p.requests.fitsIn(e.available) {
 		return nil, fmt.Errorf("insufficient resources for %s", describeVec(p.requests))

@@ -164,7 +164,9 @@ func merge(a, b Requirements) Requirements {
 	return out
 }
 
-func (n *NewNodeClaim) view() *nodeView { return &nodeView{reqs: n.reqs, hostname: n.hostname} }
+func (n *NewNodeClaim) view() *nodeView {
+	return &nodeView{reqs: n.reqs, hostname: n.hostname, taints: n.tmpl.taints}
+}
 
 // canAdd checks whether the pod, with the topology requirements for it on this NodeClaim, fits
 // and returns the narrowed requirements, the instance types that remain and the daemonset

@@ -165,10 +165,11 @@ func (r Requirements) Intersects(other Requirements) error {
 }
 
 // Compatible is Intersects plus one rule for keys r does not mention: when other requires such a
-// key to exist (In, Exists, Gt, Lt, Gte, Lte) and the key is well-known (karpv1.WellKnownLabels),
-// they conflict, because the value of a well-known label comes from the instance type, zone,
-// capacity type or NodePool and cannot be invented. A custom key is fine: the NodePool's labels
-// can put it on a new node. Call it as nodeRequirements.Compatible(podRequirements).
+// key to exist (In, Exists, Gt, Lt, Gte, Lte), they conflict, because a node gets only the labels
+// its requirements define. A well-known label's value comes from the instance type, zone,
+// capacity type or NodePool; a custom label must be defined by the NodePool, in its
+// requirements or its template labels, as upstream Karpenter requires: otherwise any pod could
+// label new nodes as it wished. Call it as nodeRequirements.Compatible(podRequirements).
 func (r Requirements) Compatible(other Requirements) error {
 	if r.IsCompatible(other) {
 		return nil
@@ -179,7 +180,7 @@ func (r Requirements) Compatible(other Requirements) error {
 // IsCompatible is Compatible without the error; it does not allocate.
 func (r Requirements) IsCompatible(other Requirements) bool {
 	for key, o := range other {
-		if _, ok := r[key]; !ok && !o.absentOK && karpv1.WellKnownLabels.Has(key) {
+		if _, ok := r[key]; !ok && !o.absentOK {
 			return false
 		}
 	}
@@ -203,7 +204,7 @@ func (r Requirements) intersects(other Requirements) bool {
 }
 
 // conflicts builds the error for every conflicting key, in key order.
-func (r Requirements) conflicts(other Requirements, undefinedWellKnown bool) error {
+func (r Requirements) conflicts(other Requirements, undefined bool) error {
 	keys := sets.KeySet(r).Union(sets.KeySet(other))
 	var errs []error
 	for _, key := range sets.List(keys) {
@@ -214,23 +215,32 @@ func (r Requirements) conflicts(other Requirements, undefinedWellKnown bool) err
 			if !a.intersects(b) {
 				errs = append(errs, fmt.Errorf("key %s: %s does not intersect %s", key, a.describeValues(), b.describeValues()))
 			}
-		case inOther && undefinedWellKnown && !b.absentOK && karpv1.WellKnownLabels.Has(key):
+		case inOther && undefined && !b.absentOK && karpv1.WellKnownLabels.Has(key):
 			errs = append(errs, fmt.Errorf("key %s: %s requires a well-known label that is undefined", key, b.describeValues()))
+		case inOther && undefined && !b.absentOK:
+			errs = append(errs, fmt.Errorf("label %s is not defined by the nodepool (in its requirements or template labels)", key))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Labels returns, for every key restricted to exactly one value, that value: the labels a node
-// launched for these requirements carries. Restricted keys (karpv1.IsRestrictedLabel, e.g.
-// kubernetes.io/hostname and karpenter.sh/nodepool) are left out; the controller sets those.
+// Labels returns the labels a node launched for these requirements carries: for every key
+// restricted to exactly one value, that value; for a custom key that must exist, one value it
+// allows (the smallest), since the node needs the label and every pod placed on it accepts any
+// of them. A well-known key left open is decided by the launch (instance type, zone), and
+// restricted keys (karpv1.IsRestrictedLabel, e.g. kubernetes.io/hostname and
+// karpenter.sh/nodepool) are set by the controller: both are left out.
 func (r Requirements) Labels() map[string]string {
 	labels := map[string]string{}
 	for key, req := range r {
-		if req.complement || len(req.values) != 1 || karpv1.IsRestrictedLabel(key) {
+		if karpv1.IsRestrictedLabel(key) {
 			continue
 		}
-		for v := range req.values {
+		single := !req.complement && len(req.values) == 1
+		if !single && (karpv1.WellKnownLabels.Has(key) || req.absentOK) {
+			continue
+		}
+		if v, ok := req.Any(); ok {
 			labels[key] = v
 		}
 	}

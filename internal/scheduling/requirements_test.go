@@ -103,8 +103,16 @@ func TestCompatible(t *testing.T) {
 		want string
 	}{
 		{"matching", NewRequirements(NewRequirement(karpv1.LabelTopologyZone, opIn, zoneB)), ""},
-		{"custom key can be added by NodePool labels", NewRequirements(NewRequirement("team", opIn, "ml")), ""},
-		{"custom Exists", NewRequirements(NewRequirement("team", opExists)), ""},
+		// A custom label must be defined by the NodePool, as upstream Karpenter requires; the
+		// node would not carry it otherwise, and the pod would never bind.
+		{"custom In undefined", NewRequirements(NewRequirement("team", opIn, "ml")),
+			"label team is not defined by the nodepool (in its requirements or template labels)"},
+		{"custom Exists undefined", NewRequirements(NewRequirement("team", opExists)),
+			"label team is not defined by the nodepool (in its requirements or template labels)"},
+		{"custom NotIn undefined", NewRequirements(NewRequirement("team", opNotIn, "ml")), ""},
+		{"custom DoesNotExist undefined", NewRequirements(NewRequirement("team", opDoesNotExist)), ""},
+		{"restricted domain undefined", NewRequirements(NewRequirement("node-restriction.kubernetes.io/role", opIn, "db")),
+			"label node-restriction.kubernetes.io/role is not defined by the nodepool (in its requirements or template labels)"},
 		{"well-known In undefined",
 			NewRequirements(NewRequirement(kcv1.LabelInstanceGPUName, opIn, "a100")),
 			"key karpenter.kakaocloud.com/instance-gpu-name: [a100] requires a well-known label that is undefined"},
@@ -183,6 +191,9 @@ func TestFromLabelsAndLabels(t *testing.T) {
 		NewRequirement("gone", opDoesNotExist),
 		NewRequirement("other", opNotIn, "x"),
 		NewRequirement(karpv1.LabelCapacityType, opIn, karpv1.CapacityTypeSpot),
+		// A custom label that must exist gets one of its values: the node needs the label.
+		NewRequirement("tier", opIn, "silver", "gold"),
+		NewRequirement("rack", opExists),
 	)
 	r.Add(NewRequirement(karpv1.LabelTopologyZone, opIn, zoneB, zoneC))
 	want := map[string]string{
@@ -191,6 +202,8 @@ func TestFromLabelsAndLabels(t *testing.T) {
 		karpv1.LabelTopologyZone: zoneB,
 		kcv1.LabelInstanceFamily: "m2a",
 		karpv1.LabelCapacityType: karpv1.CapacityTypeSpot,
+		"tier":                   "gold",
+		"rack":                   "0",
 	}
 	if got := r.Labels(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Labels() = %v, want %v", got, want)

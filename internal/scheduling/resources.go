@@ -221,7 +221,13 @@ func podHostPorts(pod *corev1.Pod) []hostPort {
 			}
 		}
 	}
-	collect(pod.Spec.InitContainers)
+	// An ordinary init container has finished, and released its ports, before the pod's
+	// containers start; a sidecar (restartable init container) holds them as long as they do.
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			collect(pod.Spec.InitContainers[i : i+1])
+		}
+	}
 	collect(pod.Spec.Containers)
 	return out
 }

@@ -80,6 +80,17 @@ type Results struct {
 	ExistingPlacements map[string][]*corev1.Pod
 	// PodErrors says, for every pod that could not be placed, why not.
 	PodErrors map[*corev1.Pod]error
+	// Placed lists every placement in the order the simulation made it: what each pod saw
+	// when it was placed depends on the pods placed before it.
+	Placed []Placement
+}
+
+// Placement is where one pod was placed: an existing node (by ExistingNode name) or a new
+// NodeClaim.
+type Placement struct {
+	Pod          *corev1.Pod
+	ExistingNode string
+	NodeClaim    *NewNodeClaim
 }
 
 // poolTemplate is a NodePool prepared for a run.
@@ -212,13 +223,20 @@ func Schedule(in Input) *Results {
 		}
 	}
 	// A pod may need one placed after it (required pod affinity to a later pod): try the
-	// failures once more now that every other pod is placed.
-	if len(failed) > 0 && len(failed) < len(s.pods) {
+	// failures again, in further passes as long as a pass places one, as upstream's queue
+	// does by putting them back.
+	for progress := len(failed) < len(s.pods); progress && len(failed) > 0; {
+		progress = false
+		left := failed[:0]
 		for _, p := range failed {
 			if err := s.place(p); err == nil {
 				delete(s.res.PodErrors, p.pod)
+				progress = true
+				continue
 			}
+			left = append(left, p)
 		}
+		failed = left
 	}
 	return s.results()
 }
@@ -268,6 +286,7 @@ func newScheduler(in Input) *scheduler {
 	existingTerms := map[*corev1.Pod][]podTerm{}
 	for i := range in.ExistingNodes {
 		e := newExistingNode(&in.ExistingNodes[i])
+		e.reserveDaemons(daemons)
 		s.existing[i] = e
 		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(e.node.Taints)
 		for _, pod := range e.node.Pods {
@@ -283,11 +302,9 @@ func newScheduler(in Input) *scheduler {
 			s.topo.domainsFromLabels(e.labels)
 		}
 	}
-	s.topo.seal()
+	s.topo.seal(s.existing, s.pools)
 	for _, e := range s.existing {
-		for _, pod := range e.node.Pods {
-			s.topo.countExisting(pod, existingTerms[pod], e.view())
-		}
+		s.topo.countNode(e.node.Pods, existingTerms, e.view())
 	}
 	for _, p := range s.pods {
 		s.topo.bind(p)
@@ -312,6 +329,9 @@ func (s *scheduler) placeRelaxing(p *podInfo) error {
 // new NodeClaim from the first NodePool that can take it.
 func (s *scheduler) place(p *podInfo) error {
 	for _, e := range s.existing {
+		if e.node.TopologyOnly {
+			continue
+		}
 		v := e.view()
 		topoReqs, err := s.topo.requirementsFor(p, v)
 		if err != nil {
@@ -323,6 +343,7 @@ func (s *scheduler) place(p *podInfo) error {
 		}
 		e.add(p, reqs)
 		s.topo.record(p, e.view())
+		s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, ExistingNode: e.node.Name})
 		return nil
 	}
 	if s.placeOpen(p) {
@@ -339,6 +360,7 @@ func (s *scheduler) place(p *podInfo) error {
 		s.topo.record(p, n.view())
 		s.claims = append(s.claims, n)
 		s.byPods = append(s.byPods, n)
+		s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, NodeClaim: n})
 		return nil
 	}
 	if len(s.pools) == 0 {
@@ -362,6 +384,7 @@ func (s *scheduler) placeOpen(p *podInfo) bool {
 		}
 		n.add(p, reqs, types, ds)
 		s.topo.record(p, n.view())
+		s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, NodeClaim: n})
 		// n has one more pod: move it right past the claims that now have fewer.
 		j := i
 		for j+1 < len(byPods) && len(byPods[j+1].Pods) < len(n.Pods) {

@@ -71,6 +71,10 @@ type topologyGroup struct {
 	maxSkew    int32
 	minDomains int32
 	describe   string
+	// filter, for a spread, says which nodes count; eligible are the domains the spread is
+	// balanced over: those of counted nodes and of NodePools its pods can launch into.
+	filter   *spreadFilter
+	eligible []string
 
 	counts map[string]int32 // matching pods per domain; every known domain is present
 	total  int32
@@ -121,7 +125,7 @@ func (t *topology) termsOf(pod *corev1.Pod) ([]podTerm, error) {
 		if tsc.MinDomains != nil {
 			minDomains = *tsc.MinDomains
 		}
-		g := t.group(kindSpread, tsc.TopologyKey, sets.New(pod.Namespace), sel, tsc.MaxSkew, minDomains)
+		g := t.group(kindSpread, tsc.TopologyKey, sets.New(pod.Namespace), sel, tsc.MaxSkew, minDomains, newSpreadFilter(pod, tsc))
 		terms = append(terms, podTerm{group: g, preferred: tsc.WhenUnsatisfiable == corev1.ScheduleAnyway})
 	}
 	a := pod.Spec.Affinity
@@ -142,7 +146,7 @@ func (t *topology) termsOf(pod *corev1.Pod) ([]podTerm, error) {
 		if err != nil {
 			return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
 		}
-		terms = append(terms, podTerm{group: t.group(kind, term.TopologyKey, ns, sel, 0, 0), preferred: preferred, weight: weight})
+		terms = append(terms, podTerm{group: t.group(kind, term.TopologyKey, ns, sel, 0, 0, nil), preferred: preferred, weight: weight})
 		return nil
 	}
 	if pa := a.PodAffinity; pa != nil {
@@ -227,13 +231,16 @@ func (t *topology) termNamespaces(pod *corev1.Pod, term *corev1.PodAffinityTerm)
 }
 
 // group returns the group with this identity, creating it.
-func (t *topology) group(kind topologyKind, key string, ns sets.Set[string], sel labels.Selector, maxSkew, minDomains int32) *topologyGroup {
+func (t *topology) group(kind topologyKind, key string, ns sets.Set[string], sel labels.Selector, maxSkew, minDomains int32, filter *spreadFilter) *topologyGroup {
 	key = NormalizeKey(key)
 	nsDesc := "*"
 	if ns != nil {
 		nsDesc = strings.Join(sets.List(ns), ",")
 	}
 	id := fmt.Sprintf("%d|%s|%s|%s|%d|%d", kind, key, nsDesc, sel.String(), maxSkew, minDomains)
+	if filter != nil {
+		id += "|" + filter.id
+	}
 	if g, ok := t.groups[id]; ok {
 		return g
 	}
@@ -242,7 +249,7 @@ func (t *topology) group(kind topologyKind, key string, ns sets.Set[string], sel
 		desc = fmt.Sprintf("topology spread on %s (maxSkew %d) for pods matching {%s}", key, maxSkew, sel.String())
 	}
 	g := &topologyGroup{kind: kind, key: key, namespaces: ns, selector: sel, maxSkew: maxSkew, minDomains: minDomains,
-		describe: desc, counts: map[string]int32{}, owners: map[string]int32{}}
+		describe: desc, counts: map[string]int32{}, owners: map[string]int32{}, filter: filter}
 	t.groups[id] = g
 	t.ordered = append(t.ordered, g)
 	return g
@@ -257,8 +264,10 @@ func (t *topology) addDomains(key string, values ...string) {
 	}
 }
 
-// seal sorts the domains and gives every group a zero count for each known domain.
-func (t *topology) seal() {
+// seal sorts the domains, gives every group a zero count for each known domain, and works out
+// each spread's eligible domains: those of the nodes it counts and of the NodePools its pods
+// can launch into.
+func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 	for k := range t.domains {
 		slices.Sort(t.domains[k])
 	}
@@ -268,6 +277,25 @@ func (t *topology) seal() {
 				g.counts[d] = 0
 			}
 		}
+		if g.filter == nil || g.key == corev1.LabelHostname {
+			continue
+		}
+		eligible := sets.New[string]()
+		for _, e := range existing {
+			if v := e.view(); g.filter.admits(v) {
+				t.eachDomain(v, g.key, func(d string) { eligible.Insert(d) })
+			}
+		}
+		for _, pool := range pools {
+			if r, ok := pool.base[g.key]; ok && !r.IsComplement() && g.filter.admitsPool(pool) {
+				for _, d := range r.Values() {
+					if g.filter.reach.Get(g.key).Has(d) {
+						eligible.Insert(d)
+					}
+				}
+			}
+		}
+		g.eligible = sets.List(eligible)
 	}
 }
 
@@ -276,6 +304,7 @@ type nodeView struct {
 	labels   map[string]string // a real node's labels (normalized keys), or nil
 	reqs     Requirements      // a NodeClaim's requirements, when labels is nil
 	hostname string
+	taints   []corev1.Taint
 }
 
 // domains calls fn with each domain of key the node is or may become part of.
@@ -418,47 +447,49 @@ func (g *topologyGroup) allows(p *podInfo, d string, t *topology) bool {
 		if p.counted.Has(g) {
 			count++
 		}
-		return count-g.minCount(p, t) <= g.maxSkew
+		return count-g.minCount() <= g.maxSkew
 	case kindAffinity:
 		if g.counts[d] > 0 {
 			return true
 		}
-		// Nothing matches anywhere yet: a pod that matches its own term may start the group.
-		return g.total == 0 && p.counted.Has(g)
+		return p.startsAffinityGroups()
 	default:
 		return g.counts[d] == 0
 	}
 }
 
-// minCount is the smallest number of matching pods in a domain the pod may use (its node
-// affinity honoured); 0 for hostname spreads, where a new node is always possible, and when
-// fewer domains exist than minDomains.
-func (g *topologyGroup) minCount(p *podInfo, t *topology) int32 {
-	if g.key == corev1.LabelHostname {
-		return 0
-	}
-	domains := t.domains[g.key]
-	r, constrained := p.requirements[g.key]
-	eligible := int32(0)
-	min := int32(-1)
-	for _, d := range domains {
-		if constrained && !r.Has(d) {
-			continue
-		}
-		eligible++
-		if c := g.counts[d]; min < 0 || c < min {
-			min = c
+// startsAffinityGroups is the kube-scheduler's exception for the first pod of a group that
+// selects itself: when no pod anywhere matches any of the pod's pod affinity terms, the pod
+// may go anywhere if it matches all of them itself.
+func (p *podInfo) startsAffinityGroups() bool {
+	for _, term := range p.terms {
+		if g := term.group; g.kind == kindAffinity && (g.total > 0 || !p.counted.Has(g)) {
+			return false
 		}
 	}
-	if min < 0 || eligible < g.minDomains {
+	return true
+}
+
+// minCount is the smallest number of matching pods in an eligible domain of the spread; 0 for
+// hostname spreads, where a new node is always possible, and when fewer domains are eligible
+// than minDomains.
+func (g *topologyGroup) minCount() int32 {
+	if g.key == corev1.LabelHostname || len(g.eligible) == 0 || int32(len(g.eligible)) < g.minDomains {
 		return 0
 	}
-	return min
+	lowest := g.counts[g.eligible[0]]
+	for _, d := range g.eligible[1:] {
+		lowest = min(lowest, g.counts[d])
+	}
+	return lowest
 }
 
 // record counts a pod placed on a node in every group it is counted by.
 func (t *topology) record(p *podInfo, v *nodeView) {
 	for g := range p.counted {
+		if g.filter != nil && !g.filter.admits(v) {
+			continue
+		}
 		var domains []string
 		t.eachDomain(v, g.key, func(d string) { domains = append(domains, d) })
 		if g.kind == kindAntiAffinity {
@@ -499,20 +530,28 @@ func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
 	return terms
 }
 
-// countExisting counts a pod bound to an existing node in every group that matches it, and
-// marks the node's domains as taken for the anti-affinity terms it owns.
-func (t *topology) countExisting(pod *corev1.Pod, terms []podTerm, v *nodeView) {
+// countNode counts the pods bound to an existing node in every group that matches them, and
+// marks the node's domains as taken for the anti-affinity terms they own. A spread counts only
+// the nodes its filter admits and, like the kube-scheduler, no pod that is terminating.
+func (t *topology) countNode(pods []*corev1.Pod, terms map[*corev1.Pod][]podTerm, v *nodeView) {
 	for _, g := range t.ordered {
-		if !g.matches(pod) {
+		if g.filter != nil && !g.filter.admits(v) {
 			continue
 		}
-		t.eachDomain(v, g.key, func(d string) {
-			g.counts[d]++
-			g.total++
-		})
+		for _, pod := range pods {
+			if !g.matches(pod) || (g.kind == kindSpread && !pod.DeletionTimestamp.IsZero()) {
+				continue
+			}
+			t.eachDomain(v, g.key, func(d string) {
+				g.counts[d]++
+				g.total++
+			})
+		}
 	}
-	for _, term := range terms {
-		t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
+	for _, pod := range pods {
+		for _, term := range terms[pod] {
+			t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
+		}
 	}
 }
 

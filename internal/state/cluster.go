@@ -27,6 +27,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -73,14 +74,23 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	c.Nodes = pointers(nodes.Items)
 	c.Pods = pointers(pods.Items)
 	c.PDBs = pointers(pdbs.Items)
-	for _, ds := range daemonSets.Items {
-		c.DaemonSetPods = append(c.DaemonSetPods, &corev1.Pod{ObjectMeta: ds.Spec.Template.ObjectMeta, Spec: ds.Spec.Template.Spec})
+	for i := range daemonSets.Items {
+		c.DaemonSetPods = append(c.DaemonSetPods, daemonSetPod(&daemonSets.Items[i]))
 	}
 	c.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
 	for _, ns := range namespaces.Items {
 		c.NamespaceLabels[ns.Name] = ns.Labels
 	}
 	return c, nil
+}
+
+// daemonSetPod is the pod a DaemonSet adds to a node: its template, named and owned like the
+// pods it creates, so that a node that already runs one can be told from one that does not.
+func daemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
+	pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: ds.Spec.Template.Spec}
+	pod.Name, pod.Namespace = ds.Name, ds.Namespace
+	pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
+	return pod
 }
 
 func pointers[T any](items []T) []*T {

@@ -95,15 +95,13 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if err != nil {
 		return nil, err
 	}
-	pods := pendingPods(cluster)
-	if len(pods) == 0 {
+	if len(PendingPods(cluster)) == 0 {
 		return nil, nil
 	}
-	input := scheduling.Input{NamespaceLabels: cluster.NamespaceLabels, DaemonSetPods: cluster.DaemonSetPods, ExistingNodes: existingCapacity(cluster)}
-	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, pods); err != nil {
+	input := SchedulingInput(cluster, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
+	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
 		return nil, err
 	}
-	input.NodePools = p.nodePools(ctx, cluster)
 	start := time.Now()
 	results := scheduling.Schedule(input)
 	schedulingDuration.Observe(time.Since(start).Seconds())
@@ -177,10 +175,11 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 }
 
 // Provisionable says whether a pod is one provisioning should act on: not bound, not being
-// deleted, refused by the kube-scheduler as unschedulable, and not a DaemonSet's (those follow
-// nodes, they do not ask for them).
+// deleted, refused by the kube-scheduler as unschedulable, not a DaemonSet's (those follow
+// nodes, they do not ask for them), and not nominated to a node (the kube-scheduler is
+// preempting lower-priority pods to make room for it there).
 func Provisionable(pod *corev1.Pod) bool {
-	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() {
+	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() || pod.Status.NominatedNodeName != "" {
 		return false
 	}
 	for _, o := range pod.OwnerReferences {
@@ -196,7 +195,18 @@ func Provisionable(pod *corev1.Pod) bool {
 	return false
 }
 
-func pendingPods(cluster *state.Cluster) []*corev1.Pod {
+// SchedulingInput is what a provisioning pass simulates: the provisionable pods, every node
+// and NodeClaim in flight they could go to or that counts for their topology, the daemonsets,
+// namespace labels and the given NodePools. Volume topology is added by the caller.
+func SchedulingInput(cluster *state.Cluster, pools []scheduling.NodePoolInput) scheduling.Input {
+	return scheduling.Input{
+		Pods: PendingPods(cluster), NodePools: pools, ExistingNodes: existingCapacity(cluster),
+		DaemonSetPods: cluster.DaemonSetPods, NamespaceLabels: cluster.NamespaceLabels,
+	}
+}
+
+// PendingPods are the cluster's provisionable pods.
+func PendingPods(cluster *state.Cluster) []*corev1.Pod {
 	var pods []*corev1.Pod
 	for _, pod := range cluster.Pods {
 		if Provisionable(pod) {
@@ -206,9 +216,9 @@ func pendingPods(cluster *state.Cluster) []*corev1.Pod {
 	return pods
 }
 
-// nodePools returns the NodePools with their instance types and remaining limits; one that is
-// not ready comes with the reason.
-func (p *Provisioner) nodePools(ctx context.Context, cluster *state.Cluster) []scheduling.NodePoolInput {
+// NodePools returns the NodePools with their instance types (from instanceTypes) and
+// remaining limits; one that is not ready comes with the reason.
+func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error)) []scheduling.NodePoolInput {
 	var out []scheduling.NodePoolInput
 	for _, np := range cluster.NodePools {
 		if !np.DeletionTimestamp.IsZero() {
@@ -224,7 +234,7 @@ func (p *Provisioner) nodePools(ctx context.Context, cluster *state.Cluster) []s
 			out = append(out, scheduling.NodePoolInput{NodePool: np, Unavailable: "not ready: " + why})
 			continue
 		}
-		types, err := p.CloudProvider.GetInstanceTypes(ctx, np)
+		types, err := instanceTypes(ctx, np)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", np.Name)
 			continue
@@ -268,11 +278,13 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 	var out []scheduling.ExistingNode
 	registered := map[string]bool{}
 	for _, n := range cluster.Nodes {
-		if _, managed := n.Labels[karpv1.LabelNodePool]; !managed || !n.DeletionTimestamp.IsZero() ||
-			slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key }) {
-			continue
+		// Every node counts, managed or not: pods may land on any of them, and the pods on
+		// them count for topology. A node on its way out keeps its NodeClaim from looking in
+		// flight, and its pods still count where they run, but it takes no new pod.
+		if n.Spec.ProviderID != "" {
+			registered[n.Spec.ProviderID] = true
 		}
-		registered[n.Spec.ProviderID] = true
+		leaving := !n.DeletionTimestamp.IsZero() || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) })
 		requested := corev1.ResourceList{}
 		for _, pod := range bound[n.Name] {
 			for name, q := range scheduling.PodRequests(pod) {
@@ -281,7 +293,8 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 				requested[name] = v
 			}
 		}
-		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name]})
+		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable,
+			Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name], TopologyOnly: leaving})
 	}
 	for _, c := range cluster.NodeClaims {
 		if !c.DeletionTimestamp.IsZero() || (c.Status.ProviderID != "" && registered[c.Status.ProviderID]) {

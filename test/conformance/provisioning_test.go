@@ -1,0 +1,402 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/volumetopology"
+)
+
+var (
+	seeds     = flag.Int("seeds", 30, "how many seeds to judge")
+	firstSeed = flag.Uint64("seed", 1, "the first seed")
+	pods      = flag.Int("pods", 40, "pending pods per seed (about)")
+)
+
+// tally is what a run judged.
+type tally struct {
+	seeds, placements, pending, nodeClaims int
+	disagreements                          []string
+	kinds                                  map[string]int
+}
+
+// disagree records a disagreement of a kind (the kube-scheduler plugin that refused, or what
+// else went wrong).
+func (t *tally) disagree(seed uint64, kind, format string, args ...any) {
+	if t.kinds == nil {
+		t.kinds = map[string]int{}
+	}
+	t.kinds[kind]++
+	t.disagreements = append(t.disagreements, fmt.Sprintf("seed %d: ", seed)+fmt.Sprintf(format, args...))
+}
+
+// plugin is the kind of a refusal: the plugin's name before the colon.
+func plugin(err error) string {
+	kind, _, _ := strings.Cut(err.Error(), ":")
+	return kind
+}
+
+func (t *tally) report(tb testing.TB, what string) {
+	tb.Logf("%s: %d seeds, %d placements and %d pending pods judged, %d new NodeClaims, %d disagreements",
+		what, t.seeds, t.placements, t.pending, t.nodeClaims, len(t.disagreements))
+	for _, kind := range slices.Sorted(maps.Keys(t.kinds)) {
+		tb.Logf("  %s: %d", kind, t.kinds[kind])
+	}
+	for i, d := range t.disagreements {
+		if i == 20 {
+			tb.Errorf("... and %d more", len(t.disagreements)-20)
+			break
+		}
+		tb.Error(d)
+	}
+	if len(t.disagreements) > 0 {
+		tb.Logf("reproduce one seed with: go test ./... -run '%s' -seed=N -seeds=1 -v", tb.Name())
+	}
+}
+
+// TestProvisioningAgreesWithKubeScheduler runs provisioning twice per seed (the first batch's
+// NodeClaims stay in flight, some launched and some not, while their pods wait), and judges
+// the second run: every pod it places must pass the kube-scheduler's filters on that node, in
+// the order it placed them; every pod it leaves pending must fit no existing node; every label
+// of a new NodeClaim must be defined by its NodePool or be well-known.
+func TestProvisioningAgreesWithKubeScheduler(t *testing.T) {
+	ctx := t.Context()
+	var total tally
+	for seed := *firstSeed; seed < *firstSeed+uint64(*seeds); seed++ {
+		w := newWorld(seed)
+		w.drawWorkload(*pods / 3)
+		_, first := w.provision(ctx, t)
+		w.inFlight(first)
+		w.drawWorkload(*pods - *pods/3)
+		in, res := w.provision(ctx, t)
+		j, err := NewJudge(ctx, w.objects()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.judgeProvisioning(ctx, j, in, res, &total)
+		total.seeds++
+	}
+	total.report(t, "provisioning")
+}
+
+// cluster is the world as the controllers read it.
+func (w *world) cluster() *state.Cluster {
+	c := &state.Cluster{NodePools: w.nodePools, NodeClaims: w.nodeClaims, Nodes: w.nodes, Pods: w.pods, DaemonSetPods: w.daemonSets,
+		NamespaceLabels: map[string]map[string]string{}}
+	for _, ns := range w.namespaces {
+		c.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return c
+}
+
+func (w *world) objects() []runtime.Object {
+	var out []runtime.Object
+	for _, o := range w.volumes {
+		out = append(out, o)
+	}
+	for _, o := range w.claims {
+		out = append(out, o)
+	}
+	for _, o := range w.classes {
+		out = append(out, o)
+	}
+	for _, o := range w.namespaces {
+		out = append(out, o)
+	}
+	return out
+}
+
+// provision is what the provisioner does with the cluster: the same input, the volume
+// topology from the same package, the same simulation.
+func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, *scheduling.Results) {
+	cluster := w.cluster()
+	in := provisioning.SchedulingInput(cluster, provisioning.NodePools(ctx, cluster,
+		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
+			return w.instanceTypes, nil
+		}))
+	volumes, err := volumetopology.Load(ctx, fake.NewClientBuilder().WithRuntimeObjects(w.objects()...).Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeable := in.Pods[:0:0]
+	in.VolumeRequirements = map[*corev1.Pod]scheduling.Requirements{}
+	for _, pod := range in.Pods {
+		reqs, waiting := volumes.Requirements(pod)
+		if waiting != "" {
+			continue
+		}
+		if len(reqs) > 0 {
+			in.VolumeRequirements[pod] = reqs
+		}
+		placeable = append(placeable, pod)
+	}
+	in.Pods = placeable
+	return in, scheduling.Schedule(in)
+}
+
+// inFlight turns a run's NodeClaims into NodeClaims in flight: created, about half of them
+// launched (instance type and zone chosen, not registered yet). Their pods keep waiting.
+func (w *world) inFlight(res *scheduling.Results) {
+	for _, n := range res.NewNodeClaims {
+		nc := n.ToNodeClaim()
+		nc.Name = w.name("inflight")
+		if w.chance(0.5) {
+			it, zone := w.launchChoice(n.InstanceTypes, n.Requirements)
+			nc.Labels[karpv1.LabelInstanceType] = it.Name
+			nc.Labels[karpv1.LabelTopologyZone] = zone
+			nc.Labels[karpv1.LabelCapacityType] = "on-demand"
+			nc.Status.ProviderID = "kakaocloud:///" + nc.Name
+			nc.Status.Capacity, nc.Status.Allocatable = it.Capacity, it.Allocatable()
+		}
+		w.nodeClaims = append(w.nodeClaims, nc)
+	}
+}
+
+// launchChoice is what a launch may pick for a NodeClaim: any of its instance types, in any
+// zone its requirements and that type's offerings allow. Drawing at random checks that every
+// choice works, not just the cheapest.
+func (w *world) launchChoice(types []*cloudprovider.InstanceType, reqs scheduling.Requirements) (*cloudprovider.InstanceType, string) {
+	it := types[w.pick(len(types))]
+	var allowed []string
+	for _, of := range it.Offerings {
+		if of.Available && reqs.Get(karpv1.LabelTopologyZone).Has(of.Zone) {
+			allowed = append(allowed, of.Zone)
+		}
+	}
+	if len(allowed) == 0 {
+		return it, ""
+	}
+	return it, allowed[w.pick(len(allowed))]
+}
+
+// launchedNode is the node a kubelet registers for a NodeClaim of the instance type in zone,
+// once initialized: the NodeClaim's labels and taints (not its startup taints).
+func (w *world) launchedNode(name string, nc *karpv1.NodeClaim, it *cloudprovider.InstanceType, zone string) *corev1.Node {
+	labels := map[string]string{karpv1.LabelCapacityType: "on-demand", karpv1.LabelRegistered: "true", karpv1.LabelInitialized: "true"}
+	for k, v := range nc.Labels {
+		labels[k] = v
+	}
+	n := w.node(name, it.Name, zone, labels)
+	n.Spec.Taints = append(n.Spec.Taints, nc.Spec.Taints...)
+	return n
+}
+
+// typeByName finds an instance type.
+func (w *world) typeByName(name string) *cloudprovider.InstanceType {
+	for _, it := range w.instanceTypes {
+		if it.Name == name {
+			return it
+		}
+	}
+	return nil
+}
+
+// launchInFlight adds to c the nodes the NodeClaims in flight become, with their daemonset
+// pods, and returns each one's simulation name mapped to its node name.
+func (w *world) launchInFlight(c *Cluster) map[string]string {
+	names := map[string]string{}
+	registered := map[string]bool{}
+	for _, n := range w.nodes {
+		registered[n.Spec.ProviderID] = true
+	}
+	for _, nc := range w.nodeClaims {
+		if !nc.DeletionTimestamp.IsZero() || (nc.Status.ProviderID != "" && registered[nc.Status.ProviderID]) {
+			continue
+		}
+		var it *cloudprovider.InstanceType
+		zone := nc.Labels[karpv1.LabelTopologyZone]
+		if nc.Status.ProviderID != "" {
+			it = w.typeByName(nc.Labels[karpv1.LabelInstanceType])
+		} else {
+			reqs := scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
+			var types []*cloudprovider.InstanceType
+			for _, name := range reqs.Get(karpv1.LabelInstanceType).Values() {
+				types = append(types, w.typeByName(name))
+			}
+			it, zone = w.launchChoice(types, reqs)
+		}
+		node := w.launchedNode(nc.Name, nc, it, zone)
+		c.Nodes = append(c.Nodes, node)
+		w.bindDaemonSetsTo(c, node)
+		names["nodeclaim/"+nc.Name] = node.Name
+	}
+	return names
+}
+
+func (w *world) bindDaemonSetsTo(c *Cluster, n *corev1.Node) {
+	for _, ds := range w.daemonSets {
+		if daemonSetRunsOn(ds, n) {
+			c.Pods = append(c.Pods, daemonSetPod(ds, n.Name))
+		}
+	}
+}
+
+// judgeCluster is the kube-scheduler's view of the world before the decision: its nodes and
+// the pods bound to them that still hold their node.
+func (w *world) judgeCluster() *Cluster {
+	c := &Cluster{Nodes: append([]*corev1.Node(nil), w.nodes...)}
+	for _, pod := range w.pods {
+		if pod.Spec.NodeName != "" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			c.Pods = append(c.Pods, pod)
+		}
+	}
+	return c
+}
+
+func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.Input, res *scheduling.Results, t *tally) {
+	c := w.judgeCluster()
+	// A pod left pending is judged against the nodes whose size is known: the cluster's and
+	// the launched NodeClaims'. One not launched yet may become any of its instance types;
+	// the simulation counts only the room it was created for.
+	existing := c.nodeNames()
+	for _, nc := range w.nodeClaims {
+		if nc.Status.ProviderID != "" {
+			existing = append(existing, nc.Name)
+		}
+	}
+	nodeOf := w.launchInFlight(c)
+	for _, n := range w.nodes {
+		nodeOf[n.Name] = n.Name
+	}
+	newNodes := map[*scheduling.NewNodeClaim]string{}
+	for _, n := range res.NewNodeClaims {
+		t.nodeClaims++
+		nc := n.ToNodeClaim()
+		if invented := inventedLabels(n.NodePool, nc.Labels); len(invented) > 0 {
+			t.disagree(w.seed, "invented label", "a NodeClaim of NodePool %s carries labels no NodePool or instance type defines: %s", n.NodePoolName, strings.Join(invented, ", "))
+		}
+		it, zone := w.launchChoice(n.InstanceTypes, n.Requirements)
+		if zone == "" {
+			t.disagree(w.seed, "no zone", "a NodeClaim of NodePool %s has instance type %s and no zone its requirements allow (%s)", n.NodePoolName, it.Name, n.Requirements)
+			continue
+		}
+		node := w.launchedNode(w.name("new"), nc, it, zone)
+		c.Nodes = append(c.Nodes, node)
+		w.bindDaemonSetsTo(c, node)
+		newNodes[n] = node.Name
+	}
+	for _, p := range res.Placed {
+		t.placements++
+		target := nodeOf[p.ExistingNode]
+		if p.NodeClaim != nil {
+			target = newNodes[p.NodeClaim]
+		}
+		if target == "" {
+			continue // its NodeClaim had no zone, reported above
+		}
+		if err := j.Fits(ctx, c, p.Pod, target); err != nil {
+			t.disagree(w.seed, plugin(err), "pod %s placed on %s, which the kube-scheduler refuses: %v\n%s", p.Pod.Name, target, err, describe(c, p.Pod, target))
+		}
+		c.Bind(p.Pod, target)
+	}
+	for _, pod := range in.Pods {
+		why, ok := res.PodErrors[pod]
+		if !ok {
+			continue
+		}
+		t.pending++
+		feasible, err := j.Feasible(ctx, c, pod)
+		if err != nil {
+			t.disagree(w.seed, "prefilter error", "pod %s: %v", pod.Name, err)
+			continue
+		}
+		for _, name := range feasible {
+			if contains(existing, name) {
+				t.disagree(w.seed, "left pending", "pod %s left pending (%v), but the kube-scheduler would bind it to existing node %s\n%s", pod.Name, why, name, describe(c, pod, name))
+				break
+			}
+		}
+	}
+}
+
+// inventedLabels are the labels of a NodeClaim that neither the well-known keys, nor its
+// NodePool's template labels or requirements, define.
+func inventedLabels(np *karpv1.NodePool, labels map[string]string) []string {
+	var out []string
+	for k := range labels {
+		if karpv1.WellKnownLabels.Has(k) || karpv1.IsRestrictedLabel(k) {
+			continue
+		}
+		if _, ok := np.Spec.Template.Labels[k]; ok {
+			continue
+		}
+		defined := false
+		for _, r := range np.Spec.Template.Spec.Requirements {
+			defined = defined || r.Key == k
+		}
+		if !defined {
+			out = append(out, k+"="+labels[k])
+		}
+	}
+	return out
+}
+
+// describe is a small reproduction: the pod's constraints, the node, and what runs there.
+func describe(c *Cluster, pod *corev1.Pod, node string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  pod %s/%s labels=%v nodeSelector=%v requests=%s", pod.Namespace, pod.Name, pod.Labels, pod.Spec.NodeSelector, quantities(scheduling.PodRequests(pod)))
+	if pod.Spec.Affinity != nil {
+		affinity, _ := json.Marshal(pod.Spec.Affinity)
+		fmt.Fprintf(&b, " affinity=%s", affinity)
+	}
+	for _, tsc := range pod.Spec.TopologySpreadConstraints {
+		fmt.Fprintf(&b, " spread=%s/%d/%s", tsc.TopologyKey, tsc.MaxSkew, tsc.WhenUnsatisfiable)
+	}
+	if len(pod.Spec.Tolerations) > 0 {
+		fmt.Fprintf(&b, " tolerations=%v", pod.Spec.Tolerations)
+	}
+	for _, n := range c.Nodes {
+		if n.Name != node {
+			continue
+		}
+		fmt.Fprintf(&b, "\n  node %s labels=%v taints=%v allocatable=%s", n.Name, n.Labels, n.Spec.Taints, quantities(n.Status.Allocatable))
+	}
+	var on []string
+	for _, p := range c.Pods {
+		if p.Spec.NodeName == node {
+			on = append(on, fmt.Sprintf("%s(%s)", p.Name, quantities(scheduling.PodRequests(p))))
+		}
+	}
+	fmt.Fprintf(&b, "\n  pods there: %s", strings.Join(on, " "))
+	return b.String()
+}
+
+func quantities(l corev1.ResourceList) string {
+	parts := make([]string, 0, len(l))
+	for name, q := range l {
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
