@@ -28,9 +28,9 @@ import (
 // ExistingNode is a node already in the cluster (or launched and not yet ready) that pods may be
 // placed on before any new capacity is opened.
 type ExistingNode struct {
-	Name        string
-	Labels      map[string]string
-	Taints      []corev1.Taint
+	Name   string
+	Labels map[string]string
+	Taints []corev1.Taint
 	// Unschedulable is a cordoned node's spec.unschedulable: only pods that tolerate
 	// node.kubernetes.io/unschedulable:NoSchedule may go there (the kube-scheduler's
 	// NodeUnschedulable plugin), whether or not the node also has that taint.

@@ -53,10 +53,10 @@ func newSpreadFilter(pod *corev1.Pod, tsc *corev1.TopologySpreadConstraint) *spr
 	}
 	slices.Sort(f.keys)
 	type identity struct {
-		Keys         []string
-		NodeSelector map[string]string    `json:",omitempty"`
-		Affinity     *corev1.NodeSelector `json:",omitempty"`
-		Tolerations  []corev1.Toleration  `json:",omitempty"`
+		Keys                       []string
+		NodeSelector               map[string]string    `json:",omitempty"`
+		Affinity                   *corev1.NodeSelector `json:",omitempty"`
+		Tolerations                []corev1.Toleration  `json:",omitempty"`
 		HonorAffinity, HonorTaints bool
 	}
 	// The pods of a group share how they see domains: the same constraint keys, node affinity
