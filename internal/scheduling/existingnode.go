@@ -39,8 +39,8 @@ type ExistingNode struct {
 	// Requested is what the pods already bound to the node request (daemonsets included).
 	Requested corev1.ResourceList
 	// Requirements, when set, describe a NodeClaim that is not launched yet: what its node may
-	// still become. A pod whose requirements are compatible with them is counted on it instead
-	// of opening another NodeClaim for it; Labels are then ignored.
+	// still become. A pod whose requirements they guarantee (whatever the launch picks) is
+	// counted on it instead of opening another NodeClaim for it; Labels are then ignored.
 	Requirements Requirements
 	// Pods are the pods bound to the node. Topology spread and pod (anti-)affinity count them.
 	Pods []*corev1.Pod
@@ -137,10 +137,12 @@ func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, erro
 	if topo != nil {
 		podReqs = merge(podReqs, topo)
 	}
-	if err := e.reqs.Compatible(podReqs); err != nil {
+	// The NodeClaim exists: its requirements will not narrow for this pod, so they must
+	// already guarantee what the pod needs.
+	if err := e.reqs.Guarantees(podReqs); err != nil {
 		return nil, err
 	}
-	return merge(e.reqs, podReqs), nil
+	return e.reqs, nil
 }
 
 func (e *existingNode) add(p *podInfo, reqs Requirements) {

@@ -529,3 +529,32 @@ func formatInt(n int64, pad int) string {
 	}
 	return strings.Repeat("0", pad) + s
 }
+
+// Within reports whether every node that satisfies r also satisfies other: each value r allows,
+// and a missing label when r allows one. A complement is within other only when other excludes
+// no more and bounds it no tighter; bounded complements are compared conservatively.
+func (r *Requirement) Within(other *Requirement) bool {
+	if r.absentOK && !other.absentOK {
+		return false
+	}
+	if !r.complement {
+		for v := range r.values {
+			if !other.Has(v) {
+				return false
+			}
+		}
+		return true
+	}
+	if !other.complement {
+		return false
+	}
+	if other.hasLower && (!r.hasLower || r.lower < other.lower) || other.hasUpper && (!r.hasUpper || r.upper > other.upper) {
+		return false
+	}
+	for v := range other.values {
+		if _, excluded := r.values[v]; !excluded && r.Has(v) {
+			return false
+		}
+	}
+	return true
+}

@@ -187,6 +187,27 @@ func (r Requirements) IsCompatible(other Requirements) bool {
 	return r.intersects(other)
 }
 
+// Guarantees returns nil when every node that satisfies r satisfies other too, and otherwise an
+// error naming the first key (in order) where it may not. It is the test for a NodeClaim already
+// created: its requirements cannot be narrowed any more, so a pod may count on it only if
+// whatever the launch picks within them suits the pod.
+func (r Requirements) Guarantees(other Requirements) error {
+	for _, key := range other.Keys() {
+		o := other[key]
+		mine, ok := r[key]
+		if !ok {
+			if o.absentOK {
+				continue
+			}
+			return fmt.Errorf("key %s: %s is not guaranteed, the NodeClaim leaves it undefined", key, o.describeValues())
+		}
+		if !mine.Within(o) {
+			return fmt.Errorf("key %s: %s is not guaranteed by the NodeClaim's %s", key, o.describeValues(), mine.describeValues())
+		}
+	}
+	return nil
+}
+
 // IsIntersecting is Intersects without the error; it does not allocate.
 func (r Requirements) IsIntersecting(other Requirements) bool { return r.intersects(other) }
 

@@ -135,6 +135,19 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	return t
 }
 
+// exhausted reports whether the pool's limits leave room for none of its instance types.
+func (t *poolTemplate) exhausted() bool {
+	if t.remaining == nil {
+		return false
+	}
+	for _, it := range t.types {
+		if len(it.capacity.exceeded(t.remaining)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // daemonOverhead sums the requests of the daemonset pods that would run on a node with reqs.
 func (t *poolTemplate) daemonOverhead(reqs Requirements) resVec {
 	out := resVec{}

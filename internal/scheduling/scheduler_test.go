@@ -148,6 +148,18 @@ func withNodeSelector(kv ...string) func(*corev1.Pod) {
 	}
 }
 
+// withNodeAffinity adds one required node-affinity term of the expressions.
+func withNodeAffinity(exprs ...corev1.NodeSelectorRequirement) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &corev1.Affinity{}
+		}
+		p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}},
+		}}
+	}
+}
+
 func withToleration(key, value string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpEqual, Value: value, Effect: corev1.TaintEffectNoSchedule})
@@ -516,8 +528,10 @@ func TestToNodeClaim(t *testing.T) {
 }
 
 // TestInFlightNodeClaimTakesCompatiblePods is the NodeClaim created in an earlier round and not
-// launched yet: its zone is still open, so a pod that wants one of its zones waits for it
-// instead of opening a second NodeClaim, and a pod that wants another zone does not.
+// launched yet: its zone is still open, among a and b, and its requirements can no longer
+// change. A pod that accepts both zones waits for it instead of opening a second NodeClaim; a
+// pod that wants only a does not count on it (the launch may pick b, and the kube-scheduler
+// would then refuse the pod there), nor does a pod that wants another zone.
 func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 	inFlight := ExistingNode{
 		Name:        "nodeclaim/default-abcde",
@@ -528,17 +542,23 @@ func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 			NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a", "kr-central-2-b"),
 		),
 	}
+	wantsAOrB := pod("1", "1Gi", withNodeAffinity(corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-a", "kr-central-2-b"}}))
 	wantsA := pod("1", "1Gi", withNodeSelector(corev1.LabelTopologyZone, "kr-central-2-a"))
 	wantsC := pod("1", "1Gi", withNodeSelector(corev1.LabelTopologyZone, "kr-central-2-c"))
 	res := Schedule(Input{
-		Pods:          []*corev1.Pod{wantsA, wantsC},
+		Pods:          []*corev1.Pod{wantsAOrB, wantsA, wantsC},
 		NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
 		ExistingNodes: []ExistingNode{inFlight},
 	})
-	if placed := res.ExistingPlacements[inFlight.Name]; len(placed) != 1 || placed[0] != wantsA {
-		t.Errorf("in-flight NodeClaim got %v, want only the pod that wants kr-central-2-a", placed)
+	if placed := res.ExistingPlacements[inFlight.Name]; len(placed) != 1 || placed[0] != wantsAOrB {
+		t.Errorf("in-flight NodeClaim got %v, want only the pod that accepts both of its zones", placed)
 	}
-	if len(res.NewNodeClaims) != 1 || res.NewNodeClaims[0].Pods[0] != wantsC {
-		t.Errorf("new NodeClaims = %d, want one for the pod that wants kr-central-2-c", len(res.NewNodeClaims))
+	if len(res.NewNodeClaims) != 2 {
+		t.Fatalf("new NodeClaims = %d, want one each for the pods that want kr-central-2-a and kr-central-2-c", len(res.NewNodeClaims))
+	}
+	for _, n := range res.NewNodeClaims {
+		if len(n.Pods) != 1 || n.Pods[0] == wantsAOrB {
+			t.Errorf("new NodeClaim for %v", n.Pods)
+		}
 	}
 }

@@ -114,9 +114,12 @@ func (f *spreadFilter) toleratesTaints(taints []corev1.Taint) bool {
 }
 
 // admitsPool reports whether the pod can launch a node from the pool, so that the pool's
-// domains are domains to balance over.
+// domains are domains to balance over. A domain the pod cannot get a node in (the pool's taints,
+// its requirements, its limits) is not one: the kube-scheduler, which sees only nodes, would
+// place the pod on the nodes there are.
 func (f *spreadFilter) admitsPool(t *poolTemplate) bool {
-	return t.err == nil && tolerates(&corev1.Pod{Spec: corev1.PodSpec{Tolerations: f.podTolerations}}, t.taints, false) == nil && t.base.IsCompatible(f.reach)
+	return t.err == nil && !t.exhausted() && tolerates(&corev1.Pod{Spec: corev1.PodSpec{Tolerations: f.podTolerations}}, t.taints, false) == nil &&
+		t.base.IsCompatible(f.reach)
 }
 
 // admits reports whether a node the simulation sees counts.
