@@ -295,12 +295,17 @@ func newScheduler(in Input) *scheduler {
 		return cmp.Or(cmp.Compare(weight(b.pool), weight(a.pool)), cmp.Compare(a.name, b.name))
 	})
 
-	s.existing = make([]*existingNode, len(in.ExistingNodes))
+	s.existing = make([]*existingNode, 0, len(in.ExistingNodes))
 	existingTerms := map[*corev1.Pod][]podTerm{}
+	constrained := len(s.topo.ordered) > 0
 	for i := range in.ExistingNodes {
-		e := newExistingNode(&in.ExistingNodes[i])
+		n := &in.ExistingNodes[i]
+		if n.TopologyOnly && !constrained && !slices.ContainsFunc(n.Pods, hasRequiredAntiAffinity) {
+			continue // counts for nothing: no pod of the run has a topology constraint
+		}
+		e := newExistingNode(n)
 		e.reserveDaemons(daemons)
-		s.existing[i] = e
+		s.existing = append(s.existing, e)
 		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(e.node.Taints)
 		for _, pod := range e.node.Pods {
 			if terms := s.topo.requiredAntiAffinityTerms(pod); len(terms) > 0 {
@@ -323,6 +328,11 @@ func newScheduler(in Input) *scheduler {
 		s.topo.bind(p)
 	}
 	return s
+}
+
+func hasRequiredAntiAffinity(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
 func hasPreferNoSchedule(taints []corev1.Taint) bool {

@@ -516,10 +516,10 @@ func (t *topology) record(p *podInfo, v *nodeView) {
 // requiredAntiAffinityTerms registers the required anti-affinity terms of a pod already
 // running: pods of the run that they select must keep out of its domain.
 func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
-	a := pod.Spec.Affinity
-	if a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
+	if !hasRequiredAntiAffinity(pod) {
 		return nil
 	}
+	a := pod.Spec.Affinity
 	only := &corev1.Pod{ObjectMeta: pod.ObjectMeta, Spec: corev1.PodSpec{Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
 	}}}}

@@ -79,6 +79,9 @@ type Snapshot struct {
 	pdbs       map[string][]pdbInfo // by namespace
 	// dests are where pods may go, emptiest first.
 	dests []*dest
+	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
+	// cordoned) whose pods still count for topology spread and pod (anti-)affinity.
+	bystanders []scheduling.ExistingNode
 	// budgets caches allowances per reason.
 	budgets map[karpv1.DisruptionReason]map[string]budgetState
 	// consolidationCands caches the consolidation candidates of a decision.
@@ -304,14 +307,20 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		}
 		s.dests = append(s.dests, d)
 	}
+	bystander := func(node *corev1.Node, pods []*corev1.Pod) {
+		if len(pods) > 0 {
+			s.bystanders = append(s.bystanders, scheduling.ExistingNode{Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints,
+				Unschedulable: node.Spec.Unschedulable, Allocatable: node.Status.Allocatable, Pods: pods, TopologyOnly: true})
+		}
+	}
 	for _, n := range s.nodes {
-		if n.deleting() || n.tainted() || n.inFlight {
+		if n.deleting() || n.tainted() || n.inFlight || (n.Node != nil && n.Node.Spec.Unschedulable) {
+			if n.Node != nil {
+				bystander(n.Node, n.Pods)
+			}
 			continue
 		}
 		if n.Node != nil {
-			if n.Node.Spec.Unschedulable {
-				continue
-			}
 			d := &dest{node: n, existing: scheduling.ExistingNode{
 				Name: n.Node.Name, Labels: n.Node.Labels, Taints: n.Node.Spec.Taints,
 				Allocatable: n.Node.Status.Allocatable, Requested: sumRequests(n.Pods), Pods: n.Pods,
@@ -333,7 +342,11 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		add(d)
 	}
 	for _, node := range nodes {
-		if managed.Has(node.Name) || node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() || hasDisruptedTaint(node) {
+		if managed.Has(node.Name) {
+			continue
+		}
+		if node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() || hasDisruptedTaint(node) {
+			bystander(node, podsByNode[node.Name])
 			continue
 		}
 		add(&dest{existing: scheduling.ExistingNode{
@@ -384,19 +397,39 @@ func (s *Snapshot) nominate() {
 	s.sortDests()
 }
 
-// existingNodes lists the destinations for a simulation of pods, leaving out the excluded
-// nodes and the destinations that cannot hold even the smallest of the pods. The scheduler
-// places pods first fit, so a simulation costs about pods × the destinations it skips: near
-// lists only the emptiest destinations with room for twice the pods (at least
+// existingNodes lists the nodes of a simulation of pods: the destinations, leaving out the
+// excluded nodes and the destinations that cannot hold even the smallest of the pods. The
+// scheduler places pods first fit, so a simulation costs about pods × the destinations it
+// skips: near lists only the emptiest destinations with room for twice the pods (at least
 // minNearDestinations of them), to try first; all lists every destination, for when near is
-// not enough (all is nil when near already holds every destination).
+// not enough (all is nil when near already holds every destination). Both end with every other
+// node that runs pods, excluded ones aside, marked TopologyOnly: the kube-scheduler counts
+// their pods for spreads and anti-affinity, so the simulation must too.
 func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (near, all []scheduling.ExistingNode) {
+	dests, pruned := s.destinations(exclude, pods)
+	nearCount := nearCount(dests, pods)
+	all = make([]scheduling.ExistingNode, 0, len(dests)+len(pruned))
+	for _, d := range dests {
+		all = append(all, d.existing)
+	}
+	all = append(all, pruned...)
+	if nearCount < 0 || nearCount == len(dests) {
+		return all, nil
+	}
+	near = slices.Clone(all)
+	for i := nearCount; i < len(dests); i++ {
+		near[i].TopologyOnly = true
+	}
+	return near, all
+}
+
+// destinations splits the nodes other than the excluded ones into those the pods may be moved
+// to, emptiest first, and the others that run pods, marked TopologyOnly.
+func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (dests []*dest, pruned []scheduling.ExistingNode) {
 	minCPU, minMem := int64(0), int64(0)
-	var needCPU, needMem int64
 	for i, pod := range pods {
 		r := scheduling.PodRequests(pod)
 		c, m := r.Cpu().MilliValue(), r.Memory().Value()
-		needCPU, needMem = needCPU+c, needMem+m
 		if i == 0 || c < minCPU {
 			minCPU = c
 		}
@@ -404,26 +437,39 @@ func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (
 			minMem = m
 		}
 	}
-	all = make([]scheduling.ExistingNode, 0, len(s.dests))
-	nearCount := -1
-	var haveCPU, haveMem int64
+	dests = make([]*dest, 0, len(s.dests))
 	for _, d := range s.dests {
 		if d.node != nil && exclude.Has(d.node.Name()) {
 			continue
 		}
 		if pods != nil && (d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
+			if len(d.existing.Pods) > 0 {
+				e := d.existing
+				e.TopologyOnly = true
+				pruned = append(pruned, e)
+			}
 			continue
 		}
-		all = append(all, d.existing)
+		dests = append(dests, d)
+	}
+	return dests, append(pruned, s.bystanders...)
+}
+
+// nearCount is how many of the destinations (emptiest first) it takes to hold room for twice
+// the pods, at least minNearDestinations of them; -1 when all of them together do not.
+func nearCount(dests []*dest, pods []*corev1.Pod) int {
+	var needCPU, needMem, haveCPU, haveMem int64
+	for _, pod := range pods {
+		r := scheduling.PodRequests(pod)
+		needCPU, needMem = needCPU+r.Cpu().MilliValue(), needMem+r.Memory().Value()
+	}
+	for i, d := range dests {
 		haveCPU, haveMem = haveCPU+d.freeCPU, haveMem+d.freeMem
-		if nearCount < 0 && len(all) >= minNearDestinations && haveCPU >= 2*needCPU && haveMem >= 2*needMem {
-			nearCount = len(all)
+		if i+1 >= minNearDestinations && haveCPU >= 2*needCPU && haveMem >= 2*needMem {
+			return i + 1
 		}
 	}
-	if nearCount < 0 || nearCount == len(all) {
-		return all, nil
-	}
-	return all[:nearCount], all
+	return -1
 }
 
 // minNearDestinations is the fewest destinations a simulation tries first.

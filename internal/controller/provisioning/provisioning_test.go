@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -245,6 +246,38 @@ var _ = Describe("Provisioning", func() {
 		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
 	})
 
+	It("provisions for a custom label only on a NodePool that defines it, and names the label to a pod no NodePool defines it for", func() {
+		createNodeClassAndPool("teams", nil, map[string]string{"example.com/team": "payments"})
+		defined := pendingPod("team-payments", "1", map[string]string{"example.com/team": "payments"})
+		undefined := pendingPod("team-undefined", "1", map[string]string{"example.com/owner": "nobody"})
+
+		// The template label is defined: the pod gets a NodeClaim of that pool, labelled so.
+		Eventually(func(g Gomega) map[string]string {
+			claims := claimsOf("teams")(g)
+			g.Expect(claims).To(HaveLen(1))
+			return claims[0].Labels
+		}).Should(HaveKeyWithValue("example.com/team", "payments"))
+		// No NodePool defines example.com/owner: no NodeClaim, and the pod is told why, per pool.
+		Eventually(failedSchedulingNotes(undefined)).Should(ContainElement(
+			ContainSubstring("nodepool teams: incompatible requirements, label example.com/owner is not defined by the nodepool")))
+		Consistently(func(g Gomega) int {
+			list := &karpv1.NodeClaimList{}
+			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			n := 0
+			for _, c := range list.Items {
+				if _, ok := c.Labels["example.com/owner"]; ok {
+					n++
+				}
+			}
+			return n
+		}, "2s").Should(BeZero())
+
+		Expect(k8sClient.Delete(ctx, defined)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, undefined)).To(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "teams"})).To(Succeed())
+		Eventually(claimsOf("teams")).Should(BeEmpty())
+	})
+
 	It("spreads pods over the zones of its subnets and follows a bound volume to its zone", func() {
 		createNodeClassAndPool("spread", nil, nil) // subnets in kr-central-2-a and -b
 		selector := map[string]string{karpv1.LabelNodePool: "spread"}
@@ -258,10 +291,13 @@ var _ = Describe("Provisioning", func() {
 				}}
 			}))
 		}
+		spreadClaims := sets.New[string]()
 		Eventually(func(g Gomega) []string {
 			var zones []string
+			spreadClaims.Clear()
 			for _, c := range claimsOf("spread")(g) {
 				zones = append(zones, c.Labels[corev1.LabelTopologyZone])
+				spreadClaims.Insert(c.Name)
 			}
 			slices.Sort(zones)
 			return zones
@@ -287,14 +323,18 @@ var _ = Describe("Provisioning", func() {
 			},
 		}
 		Expect(k8sClient.Create(ctx, pvc)).To(Succeed())
-		pods = append(pods, pendingPodWith("with-volume", map[string]string{karpv1.LabelNodePool: "spread", "volume": "b"}, func(p *corev1.Pod) {
+		pods = append(pods, pendingPodWith("with-volume", selector, func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+			// Kept off the spread pods' nodes: the pod needs its own NodeClaim, which the
+			// volume puts in b.
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "spread"}},
+			}}}}
 		}))
-		// "volume: b" is on no node: the pod needs its own NodeClaim, which the volume puts in b.
 		Eventually(func(g Gomega) []string {
 			var zones []string
 			for _, c := range claimsOf("spread")(g) {
-				if c.Labels["volume"] == "b" {
+				if !spreadClaims.Has(c.Name) {
 					zones = append(zones, c.Labels[corev1.LabelTopologyZone])
 				}
 			}
