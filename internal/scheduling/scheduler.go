@@ -101,6 +101,10 @@ type poolTemplate struct {
 	base      Requirements // template requirements and labels, nodepool, instance type values
 	types     []*itInfo    // types compatible with the template
 	remaining resVec       // nil = unlimited
+	full      bool         // the limits leave room for none of types
+	// launchable caches, per "key=value", whether the limits leave room for a type that can
+	// have that label (a zone: a type with an offering there); reset when remaining changes.
+	launchable map[string]bool
 	daemons   []*podInfo   // daemonset pods tolerating the template's taints
 	err       error        // why the pool can take nothing, if so
 }
@@ -126,7 +130,9 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	t.base = merge(reqs, typeRequirements(t.types, reqs))
 	if in.Remaining != nil {
 		t.remaining = toVec(in.Remaining)
+		t.full = t.exhausted()
 	}
+	t.launchable = map[string]bool{}
 	for _, d := range daemons {
 		if tolerates(d.pod, t.taints, false) == nil {
 			t.daemons = append(t.daemons, d)
@@ -146,6 +152,33 @@ func (t *poolTemplate) exhausted() bool {
 		}
 	}
 	return true
+}
+
+// canLaunchIn reports whether the pool's limits still leave room for a node with label
+// key=value: a type that fits them and, for a zone, has an offering there.
+func (t *poolTemplate) canLaunchIn(key, value string) bool {
+	if t.remaining == nil {
+		return true
+	}
+	if t.full {
+		return false
+	}
+	id := key + "=" + value
+	if ok, cached := t.launchable[id]; cached {
+		return ok
+	}
+	ok := slices.ContainsFunc(t.types, func(it *itInfo) bool {
+		if len(it.capacity.exceeded(t.remaining)) > 0 {
+			return false
+		}
+		if key == karpv1.LabelTopologyZone {
+			return slices.ContainsFunc(it.it.Offerings, func(of cloudprovider.Offering) bool { return of.Available && of.Zone == value })
+		}
+		r, has := it.reqs[key]
+		return !has || r.Has(value)
+	})
+	t.launchable[id] = ok
+	return ok
 }
 
 // daemonOverhead sums the requests of the daemonset pods that would run on a node with reqs.
@@ -220,6 +253,8 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 			largest = maxVec(largest, it.capacity)
 		}
 		t.remaining = t.remaining.subLimited(largest)
+		t.full = t.exhausted()
+		clear(t.launchable)
 	}
 	n.add(p, reqs, types, ds)
 	return n, nil

@@ -118,7 +118,7 @@ func (f *spreadFilter) toleratesTaints(taints []corev1.Taint) bool {
 // its requirements, its limits) is not one: the kube-scheduler, which sees only nodes, would
 // place the pod on the nodes there are.
 func (f *spreadFilter) admitsPool(t *poolTemplate) bool {
-	return t.err == nil && !t.exhausted() && tolerates(&corev1.Pod{Spec: corev1.PodSpec{Tolerations: f.podTolerations}}, t.taints, false) == nil &&
+	return t.err == nil && tolerates(&corev1.Pod{Spec: corev1.PodSpec{Tolerations: f.podTolerations}}, t.taints, false) == nil &&
 		t.base.IsCompatible(f.reach)
 }
 

@@ -71,10 +71,12 @@ type topologyGroup struct {
 	maxSkew    int32
 	minDomains int32
 	describe   string
-	// filter, for a spread, says which nodes count; eligible are the domains the spread is
-	// balanced over: those of counted nodes and of NodePools its pods can launch into.
-	filter   *spreadFilter
-	eligible []string
+	// filter, for a spread, says which nodes count. The spread is balanced over the domains
+	// of the nodes it counts (nodeDomains, which grows as pods are placed) and those that
+	// NodePools its pods can launch into can still give a node (poolDomains).
+	filter      *spreadFilter
+	nodeDomains sets.Set[string]
+	poolDomains map[string][]*poolTemplate
 
 	counts map[string]int32 // matching pods per domain; every known domain is present
 	total  int32
@@ -280,22 +282,34 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 		if g.filter == nil || g.key == corev1.LabelHostname {
 			continue
 		}
-		eligible := sets.New[string]()
+		g.nodeDomains, g.poolDomains = sets.New[string](), map[string][]*poolTemplate{}
 		for _, e := range existing {
 			if v := e.view(); g.filter.admits(v) {
-				t.eachDomain(v, g.key, func(d string) { eligible.Insert(d) })
+				t.eachDomain(v, g.key, func(d string) { g.nodeDomains.Insert(d) })
 			}
 		}
 		for _, pool := range pools {
 			if r, ok := pool.base[g.key]; ok && !r.IsComplement() && g.filter.admitsPool(pool) {
 				for _, d := range r.Values() {
 					if g.filter.reach.Get(g.key).Has(d) {
-						eligible.Insert(d)
+						g.poolDomains[d] = append(g.poolDomains[d], pool)
 					}
 				}
 			}
 		}
-		g.eligible = sets.List(eligible)
+	}
+}
+
+// eachEligible calls fn with each domain the spread is balanced over now: those of the nodes
+// it counts, and those a NodePool its pods can launch into still has room to give a node in.
+func (g *topologyGroup) eachEligible(fn func(string)) {
+	for d := range g.nodeDomains {
+		fn(d)
+	}
+	for d, pools := range g.poolDomains {
+		if !g.nodeDomains.Has(d) && slices.ContainsFunc(pools, func(p *poolTemplate) bool { return p.canLaunchIn(g.key, d) }) {
+			fn(d)
+		}
 	}
 }
 
@@ -474,18 +488,33 @@ func (p *podInfo) startsAffinityGroups() bool {
 // hostname spreads, where a new node is always possible, and when fewer domains are eligible
 // than minDomains.
 func (g *topologyGroup) minCount() int32 {
-	if g.key == corev1.LabelHostname || len(g.eligible) == 0 || int32(len(g.eligible)) < g.minDomains {
+	if g.key == corev1.LabelHostname {
 		return 0
 	}
-	lowest := g.counts[g.eligible[0]]
-	for _, d := range g.eligible[1:] {
-		lowest = min(lowest, g.counts[d])
+	domains, lowest := int32(0), int32(0)
+	g.eachEligible(func(d string) {
+		if c := g.counts[d]; domains == 0 || c < lowest {
+			lowest = c
+		}
+		domains++
+	})
+	if domains < g.minDomains {
+		return 0
 	}
 	return lowest
 }
 
 // record counts a pod placed on a node in every group it is counted by.
 func (t *topology) record(p *podInfo, v *nodeView) {
+	// The node will be there, and the kube-scheduler will count its domain for every spread
+	// that admits it, whether or not it holds their pods. While a NodeClaim's domain is open
+	// (the launch chooses), each domain it may get counts: a placement must hold whichever it
+	// gets.
+	for _, g := range t.ordered {
+		if g.nodeDomains != nil && g.filter.admits(v) {
+			t.eachDomain(v, g.key, func(d string) { g.nodeDomains.Insert(d) })
+		}
+	}
 	for g := range p.counted {
 		if g.filter != nil && !g.filter.admits(v) {
 			continue

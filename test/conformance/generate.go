@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,6 +65,7 @@ type world struct {
 	volumes       []*corev1.PersistentVolume
 	claims        []*corev1.PersistentVolumeClaim
 	classes       []*storagev1.StorageClass
+	pdbs          []*policyv1.PodDisruptionBudget
 }
 
 func (w *world) name(prefix string) string {
@@ -172,6 +174,9 @@ func (w *world) drawNodePools() {
 		if w.chance(0.3) {
 			np.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: *resource.NewQuantity(int64(8+w.pick(40)), resource.DecimalSI)}
 		}
+		np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("0s")
+		np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized
+		np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: []string{"1", "50%", "100%"}[w.pick(3)]}}
 		np.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.NewTime(w.now)}}
 		w.nodePools = append(w.nodePools, np)
 	}
@@ -222,8 +227,11 @@ func (w *world) drawUnmanagedNodes() {
 
 // drawManagedNodes adds nodes Karpenter launched, registered with their NodeClaims; some are
 // being disrupted (tainted, and the NodeClaim deleting).
-func (w *world) drawManagedNodes() {
-	for range w.pick(6) {
+func (w *world) drawManagedNodes() { w.drawManagedNodesN(w.pick(6), 0.2, 0.9) }
+
+// drawManagedNodesN adds count managed nodes, each filled to between low and high of its CPU.
+func (w *world) drawManagedNodesN(count int, low, high float64) {
+	for range count {
 		np := w.nodePools[w.pick(len(w.nodePools))]
 		it := w.compatibleType(np)
 		if it == nil {
@@ -243,7 +251,7 @@ func (w *world) drawManagedNodes() {
 		n := w.node(name, it.Name, zone, labels)
 		n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
 		n.Status.Allocatable = it.Allocatable()
-		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: n.Labels}}
 		nc.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
 		nc.Spec.Taints = np.Spec.Template.Spec.Taints
 		nc.Status.ProviderID = n.Spec.ProviderID
@@ -258,7 +266,7 @@ func (w *world) drawManagedNodes() {
 		w.nodes = append(w.nodes, n)
 		w.nodeClaims = append(w.nodeClaims, nc)
 		w.bindDaemonSets(n)
-		w.fill(n, 0.2+0.7*w.rng.Float64())
+		w.fill(n, low+(high-low)*w.rng.Float64())
 	}
 }
 
@@ -374,6 +382,9 @@ func (w *world) fill(n *corev1.Node, frac float64) {
 		cpu := []int64{250, 500, 1000}[w.pick(3)]
 		app := fmt.Sprintf("app-%d", w.pick(4))
 		pod := w.pod("default", app, cpu, cpu*2)
+		if w.chance(0.3) {
+			w.constrainRunning(pod)
+		}
 		pod.Spec.NodeName = n.Name
 		pod.Status.Phase = corev1.PodRunning
 		switch {
@@ -384,6 +395,23 @@ func (w *world) fill(n *corev1.Node, frac float64) {
 		}
 		w.pods = append(w.pods, pod)
 		budget -= cpu
+	}
+}
+
+// constrainRunning makes a running pod one of three services with topology constraints, so
+// that moving it (consolidation, drift) must respect them: a zone spread, a hostname
+// anti-affinity, a zonal affinity to its own service.
+func (w *world) constrainRunning(pod *corev1.Pod) {
+	svc := []string{"svc-spread", "svc-anti", "svc-affinity"}[w.pick(3)]
+	pod.Labels[appLabel] = svc
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{appLabel: svc}}
+	switch svc {
+	case "svc-spread":
+		pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel}}
+	case "svc-anti":
+		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname, LabelSelector: sel}}}}
+	default:
+		pod.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}
 	}
 }
 

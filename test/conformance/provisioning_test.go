@@ -200,6 +200,32 @@ func (w *world) launchChoice(types []*cloudprovider.InstanceType, reqs schedulin
 	return it, allowed[w.pick(len(allowed))]
 }
 
+// phantoms are, for a NodeClaim whose zone its launch chooses, stand-ins for the node in each
+// other zone it may get: cordoned and empty, so that nothing lands on them, but counted by
+// topology spreads like any node. Whether a pod left pending could go to an existing node is
+// asked with them in the cluster: the answer must hold whichever zone the launch picks.
+func (w *world) phantoms(node *corev1.Node, types []*cloudprovider.InstanceType, reqs scheduling.Requirements) []*corev1.Node {
+	zone := node.Labels[karpv1.LabelTopologyZone]
+	seen := map[string]bool{zone: true}
+	var out []*corev1.Node
+	for _, it := range types {
+		for _, of := range it.Offerings {
+			if !of.Available || seen[of.Zone] || !reqs.Get(karpv1.LabelTopologyZone).Has(of.Zone) {
+				continue
+			}
+			seen[of.Zone] = true
+			p := node.DeepCopy()
+			p.Name = node.Name + "-if-" + of.Zone
+			p.Labels[corev1.LabelHostname] = p.Name
+			p.Labels[karpv1.LabelTopologyZone] = of.Zone
+			p.Spec.Unschedulable = true
+			p.Status.Allocatable = corev1.ResourceList{}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // launchedNode is the node a kubelet registers for a NodeClaim of the instance type in zone,
 // once initialized: the NodeClaim's labels and taints (not its startup taints).
 func (w *world) launchedNode(name string, nc *karpv1.NodeClaim, it *cloudprovider.InstanceType, zone string) *corev1.Node {
@@ -224,8 +250,9 @@ func (w *world) typeByName(name string) *cloudprovider.InstanceType {
 
 // launchInFlight adds to c the nodes the NodeClaims in flight become, with their daemonset
 // pods, and returns each one's simulation name mapped to its node name.
-func (w *world) launchInFlight(c *Cluster) map[string]string {
+func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
 	names := map[string]string{}
+	var phantoms []*corev1.Node
 	registered := map[string]bool{}
 	for _, n := range w.nodes {
 		registered[n.Spec.ProviderID] = true
@@ -235,23 +262,24 @@ func (w *world) launchInFlight(c *Cluster) map[string]string {
 			continue
 		}
 		var it *cloudprovider.InstanceType
+		var types []*cloudprovider.InstanceType
 		zone := nc.Labels[karpv1.LabelTopologyZone]
+		reqs := scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
 		if nc.Status.ProviderID != "" {
 			it = w.typeByName(nc.Labels[karpv1.LabelInstanceType])
 		} else {
-			reqs := scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
-			var types []*cloudprovider.InstanceType
 			for _, name := range reqs.Get(karpv1.LabelInstanceType).Values() {
 				types = append(types, w.typeByName(name))
 			}
 			it, zone = w.launchChoice(types, reqs)
 		}
 		node := w.launchedNode(nc.Name, nc, it, zone)
+		phantoms = append(phantoms, w.phantoms(node, types, reqs)...)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
 		names["nodeclaim/"+nc.Name] = node.Name
 	}
-	return names
+	return names, phantoms
 }
 
 func (w *world) bindDaemonSetsTo(c *Cluster, n *corev1.Node) {
@@ -285,7 +313,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			existing = append(existing, nc.Name)
 		}
 	}
-	nodeOf := w.launchInFlight(c)
+	nodeOf, phantoms := w.launchInFlight(c)
 	for _, n := range w.nodes {
 		nodeOf[n.Name] = n.Name
 	}
@@ -305,6 +333,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
 		newNodes[n] = node.Name
+		phantoms = append(phantoms, w.phantoms(node, n.InstanceTypes, n.Requirements)...)
 	}
 	for _, p := range res.Placed {
 		t.placements++
@@ -320,13 +349,14 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 		}
 		c.Bind(p.Pod, target)
 	}
+	withPhantoms := &Cluster{Nodes: append(slices.Clip(c.Nodes), phantoms...), Pods: c.Pods}
 	for _, pod := range in.Pods {
 		why, ok := res.PodErrors[pod]
 		if !ok {
 			continue
 		}
 		t.pending++
-		feasible, err := j.Feasible(ctx, c, pod)
+		feasible, err := j.Feasible(ctx, withPhantoms, pod)
 		if err != nil {
 			t.disagree(w.seed, "prefilter error", "pod %s: %v", pod.Name, err)
 			continue
@@ -372,6 +402,9 @@ func describe(c *Cluster, pod *corev1.Pod, node string) string {
 	}
 	for _, tsc := range pod.Spec.TopologySpreadConstraints {
 		fmt.Fprintf(&b, " spread=%s/%d/%s", tsc.TopologyKey, tsc.MaxSkew, tsc.WhenUnsatisfiable)
+		if tsc.TopologyKey != corev1.LabelHostname {
+			fmt.Fprintf(&b, " counts=%v", spreadCounts(c, pod, tsc.TopologyKey))
+		}
 	}
 	if len(pod.Spec.Tolerations) > 0 {
 		fmt.Fprintf(&b, " tolerations=%v", pod.Spec.Tolerations)
@@ -399,4 +432,23 @@ func quantities(l corev1.ResourceList) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
+}
+
+// spreadCounts counts, per domain of key, the running pods of the pod's namespace with its
+// app label (every domain of a node present, even with none).
+func spreadCounts(c *Cluster, pod *corev1.Pod, key string) map[string]int {
+	zoneOf := map[string]string{}
+	counts := map[string]int{}
+	for _, n := range c.Nodes {
+		if d, ok := n.Labels[key]; ok {
+			zoneOf[n.Name] = d
+			counts[d] += 0
+		}
+	}
+	for _, p := range c.Pods {
+		if d, ok := zoneOf[p.Spec.NodeName]; ok && p.Namespace == pod.Namespace && p.Labels[appLabel] == pod.Labels[appLabel] && p.DeletionTimestamp == nil {
+			counts[d]++
+		}
+	}
+	return counts
 }

@@ -50,6 +50,9 @@ type Command struct {
 	// Savings is what the candidates cost less what the cheapest launch of the replacements
 	// costs, in relative cost units.
 	Savings float64
+	// Placed is where the simulation put the candidates' pods, in the order it placed them:
+	// on other nodes and on the replacements.
+	Placed []scheduling.Placement
 }
 
 // Decision is delete or replace.

@@ -170,7 +170,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 				Message: "cannot replace the drifted node: " + err})
 			continue
 		}
-		cmd := &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: res.NewNodeClaims}
+		cmd := &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: res.NewNodeClaims, Placed: res.Placed}
 		cmd.Savings = totalPrice(cmd.Candidates) - launchPrice(res.NewNodeClaims)
 		return cmd
 	}
@@ -271,7 +271,7 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 		return nil, "its pods cannot all be placed elsewhere: " + err
 	}
 	price := totalPrice(cands)
-	cmd := &Command{Reason: karpv1.DisruptionReasonUnderutilized, Candidates: cands}
+	cmd := &Command{Reason: karpv1.DisruptionReasonUnderutilized, Candidates: cands, Placed: res.Placed}
 	switch len(res.NewNodeClaims) {
 	case 0:
 		cmd.Savings = price

@@ -365,6 +365,7 @@ func (s *Snapshot) sortDests() {
 
 // nominate places the pending pods as the scheduler and provisioning would, and reserves the
 // room they take: a node pods are about to land on is neither empty nor spare capacity.
+// Pending pods are those not bound yet and those of nodes being deleted.
 func (s *Snapshot) nominate() {
 	if len(s.pending) == 0 {
 		return
@@ -385,8 +386,9 @@ func (s *Snapshot) nominate() {
 			requested = corev1.ResourceList{}
 		}
 		add(requested, placed)
+		// Only their room is reserved: for topology the pods count where they are bound now
+		// (a node being deleted) or nowhere yet (unbound), as the kube-scheduler counts them.
 		d.existing.Requested = requested
-		d.existing.Pods = append(slices.Clip(d.existing.Pods), pods...)
 		d.freeCPU -= placed.Cpu().MilliValue()
 		d.freeMem -= placed.Memory().Value()
 		d.freePods -= int64(len(pods))
