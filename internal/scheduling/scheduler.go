@@ -105,8 +105,8 @@ type poolTemplate struct {
 	// launchable caches, per "key=value", whether the limits leave room for a type that can
 	// have that label (a zone: a type with an offering there); reset when remaining changes.
 	launchable map[string]bool
-	daemons   []*podInfo   // daemonset pods tolerating the template's taints
-	err       error        // why the pool can take nothing, if so
+	daemons    []*podInfo // daemonset pods tolerating the template's taints
+	err        error      // why the pool can take nothing, if so
 }
 
 func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
