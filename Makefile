@@ -63,10 +63,24 @@ k8s-binaries: ## Build kube-apiserver, etcd, kubectl, kube-scheduler, kube-contr
 	K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh
 
 .PHONY: test
-test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, then the end-to-end suite.
+test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
+	$(MAKE) conformance SEEDS=$(CONFORMANCE_TEST_SEEDS)
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
+
+# The kube-scheduler judge (test/conformance, its own Go module so that k8s.io/kubernetes stays
+# out of the operator's): seeded random clusters and workloads, every placement the simulation
+# decides replayed through the kube-scheduler's framework. make test runs a bounded number of
+# seeds; make conformance SEEDS=5000 for long runs, SEED=N SEEDS=1 to reproduce one.
+CONFORMANCE_TEST_SEEDS ?= 200
+SEEDS ?= 1000
+SEED ?= 1
+
+.PHONY: conformance
+conformance: ## Judge the scheduling simulation with the real kube-scheduler: SEEDS=N seeds from SEED.
+	cd test/conformance && go vet ./... && go test ./... -count=1 -v -seed=$(SEED) -seeds=$(SEEDS) -run 'AgreesWithKubeScheduler' \
+		| grep -E '^(=== RUN|--- |PASS|FAIL|ok)|_test.go:[0-9]+:'
 
 .PHONY: test-e2e
 test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is one (make local-up), else a new one, torn down after.

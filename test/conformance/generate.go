@@ -398,11 +398,11 @@ func (w *world) fill(n *corev1.Node, frac float64) {
 	}
 }
 
-// constrainRunning makes a running pod one of three services with topology constraints, so
-// that moving it (consolidation, drift) must respect them: a zone spread, a hostname
-// anti-affinity, a zonal affinity to its own service.
+// constrainRunning makes a running pod one of four services with topology constraints, so
+// that moving it (consolidation, drift) must respect them: a zone spread, a hostname or a
+// zonal anti-affinity, a zonal affinity to its own service.
 func (w *world) constrainRunning(pod *corev1.Pod) {
-	svc := []string{"svc-spread", "svc-anti", "svc-affinity"}[w.pick(3)]
+	svc := []string{"svc-spread", "svc-anti", "svc-affinity", "svc-zone-anti"}[w.pick(4)]
 	pod.Labels[appLabel] = svc
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{appLabel: svc}}
 	switch svc {
@@ -410,6 +410,8 @@ func (w *world) constrainRunning(pod *corev1.Pod) {
 		pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel}}
 	case "svc-anti":
 		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname, LabelSelector: sel}}}}
+	case "svc-zone-anti":
+		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}
 	default:
 		pod.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}
 	}

@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provisioning
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+)
+
+// TestSchedulingInput holds the cases of the cluster read that the kube-scheduler judge found
+// departing from what the kube-scheduler sees; each failed before its fix.
+func TestSchedulingInput(t *testing.T) {
+	node := func(name string, mutate ...func(*corev1.Node)) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelTopologyZone: "kr-central-2-a"}},
+			Spec: corev1.NodeSpec{ProviderID: "kakaocloud:///" + name}}
+		for _, m := range mutate {
+			m(n)
+		}
+		return n
+	}
+	managed := func(n *corev1.Node) { n.Labels[karpv1.LabelNodePool] = "default" }
+	claimOf := func(n *corev1.Node) *karpv1.NodeClaim {
+		return &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{karpv1.LabelNodePool: "default"}},
+			Status: karpv1.NodeClaimStatus{ProviderID: n.Spec.ProviderID, NodeName: n.Name}}
+	}
+	bound := func(name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	unschedulable := func(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
+		for _, m := range mutate {
+			m(p)
+		}
+		return p
+	}
+
+	unmanaged := node("ng-1")
+	disrupted := node("managed-1", managed, func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{karpv1.DisruptedNoScheduleTaint} })
+	deleting := node("managed-2", managed, func(n *corev1.Node) { n.DeletionTimestamp = ptr.To(metav1.Now()) })
+	cordoned := node("managed-3", managed, func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	cluster := &state.Cluster{
+		Nodes:      []*corev1.Node{unmanaged, disrupted, deleting, cordoned},
+		NodeClaims: []*karpv1.NodeClaim{claimOf(disrupted), claimOf(deleting), claimOf(cordoned)},
+		Pods: []*corev1.Pod{
+			bound("on-unmanaged", "ng-1"), bound("on-disrupted", "managed-1"),
+			unschedulable("pending"),
+			unschedulable("preempting", func(p *corev1.Pod) { p.Status.NominatedNodeName = "ng-1" }),
+		},
+	}
+	in := SchedulingInput(cluster, nil)
+
+	byName := map[string]scheduling.ExistingNode{}
+	for _, e := range in.ExistingNodes {
+		byName[e.Name] = e
+	}
+	for _, tc := range []struct {
+		name, node    string
+		present       bool
+		topologyOnly  bool
+		unschedulable bool
+		pods          int
+		why           string
+	}{
+		{"an unmanaged node is a destination and its pods count", "ng-1", true, false, false, 1, "provisioning ignored nodes without karpenter.sh/nodepool"},
+		{"a disrupted node takes no pod, but its pods count", "managed-1", true, true, false, 1, "it was left out, its pods uncounted"},
+		{"a deleting node takes no pod", "managed-2", true, true, false, 0, "it was left out"},
+		{"a cordoned node is marked unschedulable", "managed-3", true, false, true, 0, "it took any pod"},
+		{"the NodeClaim of a disrupted node is not in flight", "nodeclaim/managed-1", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
+		{"the NodeClaim of a deleting node is not in flight", "nodeclaim/managed-2", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
+	} {
+		e, ok := byName[tc.node]
+		if ok != tc.present || e.TopologyOnly != tc.topologyOnly || e.Unschedulable != tc.unschedulable || len(e.Pods) != tc.pods {
+			t.Errorf("%s: got present=%v topologyOnly=%v unschedulable=%v pods=%d (before the fix %s)", tc.name, ok, e.TopologyOnly, e.Unschedulable, len(e.Pods), tc.why)
+		}
+	}
+	if len(in.Pods) != 1 || in.Pods[0].Name != "pending" {
+		t.Errorf("pods to provision = %v, want only the pending pod (a pod the kube-scheduler nominated for preemption is not provisioned for)", in.Pods)
+	}
+}
