@@ -44,7 +44,9 @@ func TestKubeSchedulerConformance(t *testing.T) {
 		return pod("100m", "128Mi", append([]func(*corev1.Pod){withLabels(web)}, mutate...)...)
 	}
 	zoneSpread := withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)
-	terminating := func(p *corev1.Pod) { p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))) }
+	terminating := func(p *corev1.Pod) {
+		p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	}
 	daemon := pod("500m", "128Mi", func(p *corev1.Pod) {
 		p.Name, p.Namespace = "agent", "kube-system"
 		p.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}
