@@ -80,6 +80,11 @@ func newExistingNode(n *ExistingNode) *existingNode {
 	return e
 }
 
+// insufficientError is formatted only when read: most are discarded while other nodes are tried.
+type insufficientError struct{ requests resVec }
+
+func (e *insufficientError) Error() string { return "insufficient resources for " + describeVec(e.requests) }
+
 // cordoned is the taint a cordoned node is treated as having.
 var cordoned = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 
@@ -125,7 +130,7 @@ func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, erro
 		return nil, fmt.Errorf("the node is cordoned (unschedulable)")
 	}
 	if !p.requests.fitsIn(e.available) {
-		return nil, fmt.Errorf("insufficient resources for %s", describeVec(p.requests))
+		return nil, &insufficientError{p.requests}
 	}
 	if hp, clash := portsClash(e.ports, p.ports); clash {
 		return nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)

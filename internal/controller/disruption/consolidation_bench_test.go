@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
@@ -121,6 +122,40 @@ func BenchmarkConsolidationNothingToDo1000(b *testing.B) {
 	b.StopTimer()
 	if d.Command != nil {
 		b.Fatalf("unexpected command %s", d.Command)
+	}
+	b.ReportMetric(float64(len(d.Blocked)), "explained")
+}
+
+// BenchmarkConsolidationTopology1000 is BenchmarkConsolidation1000 with topology constraints on
+// the pods: a quarter belong to one of 50 services spread over zones (maxSkew 1), one in twenty
+// to one of 50 services with hostname anti-affinity. Every node's pods then count in every
+// simulation, including the nodes it does not try as destinations.
+func BenchmarkConsolidationTopology1000(b *testing.B) {
+	c := benchCluster(1000, 10000)
+	for i, p := range c.in.Pods {
+		switch {
+		case i%4 == 0:
+			svc := map[string]string{"app": fmt.Sprintf("spread-%d", i%200/4)}
+			p.Labels = svc
+			p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: svc}}}
+		case i%20 == 1:
+			svc := map[string]string{"app": fmt.Sprintf("anti-%d", i%1000/20)}
+			p.Labels = svc
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: svc}}}}}
+		}
+	}
+	var d *Decision
+	b.ResetTimer()
+	for b.Loop() {
+		d = NewSnapshot(c.in).Decide(Options{})
+	}
+	b.StopTimer()
+	if d.Command != nil {
+		b.ReportMetric(d.Command.Savings, "savings")
+		b.ReportMetric(float64(len(d.Command.Candidates)), "nodes")
+		b.Logf("%s: %s, savings %.3f", d.Command.Method, d.Command, d.Command.Savings)
 	}
 	b.ReportMetric(float64(len(d.Blocked)), "explained")
 }

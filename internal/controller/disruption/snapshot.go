@@ -82,6 +82,9 @@ type Snapshot struct {
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
 	// cordoned) whose pods still count for topology spread and pod (anti-)affinity.
 	bystanders []scheduling.ExistingNode
+	// antiAffinity is whether some bound pod has a required anti-affinity, which binds the pods
+	// of every simulation.
+	antiAffinity bool
 	// budgets caches allowances per reason.
 	budgets map[karpv1.DisruptionReason]map[string]budgetState
 	// consolidationCands caches the consolidation candidates of a decision.
@@ -264,6 +267,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			continue
 		}
 		podsByNode[pod.Spec.NodeName] = append(podsByNode[pod.Spec.NodeName], pod)
+		s.antiAffinity = s.antiAffinity || requiredAntiAffinity(pod)
 	}
 	for _, n := range s.nodes {
 		if n.Node == nil {
@@ -439,13 +443,15 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (d
 			minMem = m
 		}
 	}
+	// Nodes that are no destination matter only to pods with topology constraints.
+	topology := s.antiAffinity || slices.ContainsFunc(pods, hasTopology)
 	dests = make([]*dest, 0, len(s.dests))
 	for _, d := range s.dests {
 		if d.node != nil && exclude.Has(d.node.Name()) {
 			continue
 		}
 		if pods != nil && (d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
-			if len(d.existing.Pods) > 0 {
+			if topology && len(d.existing.Pods) > 0 {
 				e := d.existing
 				e.TopologyOnly = true
 				pruned = append(pruned, e)
@@ -454,7 +460,21 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (d
 		}
 		dests = append(dests, d)
 	}
+	if !topology {
+		return dests, nil
+	}
 	return dests, append(pruned, s.bystanders...)
+}
+
+// hasTopology reports whether the pod has a topology spread or a pod (anti-)affinity.
+func hasTopology(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return len(pod.Spec.TopologySpreadConstraints) > 0 || (a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil))
+}
+
+func requiredAntiAffinity(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
 // nearCount is how many of the destinations (emptiest first) it takes to hold room for twice
