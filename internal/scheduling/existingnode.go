@@ -83,7 +83,9 @@ func newExistingNode(n *ExistingNode) *existingNode {
 // insufficientError is formatted only when read: most are discarded while other nodes are tried.
 type insufficientError struct{ requests resVec }
 
-func (e *insufficientError) Error() string { return "insufficient resources for " + describeVec(e.requests) }
+func (e *insufficientError) Error() string {
+	return "insufficient resources for " + describeVec(e.requests)
+}
 
 // cordoned is the taint a cordoned node is treated as having.
 var cordoned = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
