@@ -62,11 +62,11 @@ var _ = Describe("Scheduling", func() {
 			Expect(kube.Create(ctx, pod)).To(Succeed())
 			old = append(old, pod)
 		}
-		DeferCleanup(func() {
+		deleteOld := func() {
 			for _, p := range old {
 				Expect(client.IgnoreNotFound(kube.Delete(ctx, p, client.GracePeriodSeconds(0)))).To(Succeed())
 			}
-		})
+		}
 		Eventually(func(g Gomega) int { return running(podsOf("zonal")(g)) }).Should(Equal(2), "both pods run on the node group's node")
 
 		By("scaling a deployment of the same app, spread over zones a and b, to 4")
@@ -80,6 +80,7 @@ var _ = Describe("Scheduling", func() {
 		spread(&tpl.Spec)
 		start := time.Now()
 		d := createDeployment("zonal", 4, tpl)
+		DeferCleanup(deleteOld) // first: the deployment's clean-up waits for every pod of the app
 		Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue("role", "new"))
 
 		// With the node group's two pods in a, six pods over two zones with skew 1 is three
