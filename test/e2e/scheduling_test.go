@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
 var _ = Describe("Scheduling", func() {
@@ -72,7 +73,11 @@ var _ = Describe("Scheduling", func() {
 		By("scaling a deployment of the same app, spread over zones a and b, to 4")
 		createPoolOf("zonal", func(nc *kcv1.KCNodeClass) {
 			nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}, {Name: "karpenter-subnet-b"}}
-		}, nil)
+		}, func(p *karpv1.NodePool) {
+			// Two-vCPU nodes hold one replica each: a node too many in a zone cannot hide a
+			// wrong count.
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "2"))
+		})
 		tpl := podTemplate("zonal", "1")
 		tpl.Labels["role"] = "new"
 		// No node selector: the spread then counts the node group's node too (nodeAffinityPolicy

@@ -26,3 +26,14 @@ var (
 	// controller removes it once it has synced the NodeClaim's labels and taints.
 	UnregisteredNoExecuteTaint = corev1.Taint{Key: Group + "/unregistered", Effect: corev1.TaintEffectNoExecute}
 )
+
+// EphemeralTaints are the taints a new node carries until it is ready for pods (the node
+// lifecycle controller's, the cloud provider's, and karpenter.sh/unregistered). Initialization
+// waits for them to go, and provisioning counts a node that is not initialized yet as if they
+// were gone: the pods it was launched for wait for it.
+var EphemeralTaints = []corev1.Taint{
+	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
+	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
+	UnregisteredNoExecuteTaint,
+}

@@ -30,15 +30,6 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
-// Taints that a node carries while it is not ready for pods; initialization waits for them to
-// go.
-var ephemeralTaints = []corev1.Taint{
-	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
-	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
-	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
-	karpv1.UnregisteredNoExecuteTaint,
-}
-
 // initialize marks the NodeClaim initialized once its node is Ready, its startup and
 // ephemeral taints are gone and the extended resources its pods asked for are allocatable.
 func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
@@ -79,7 +70,7 @@ func notInitializedBecause(nc *karpv1.NodeClaim, node *corev1.Node) string {
 	if !ready {
 		return "waiting for the node to be Ready"
 	}
-	for _, t := range append(append([]corev1.Taint{}, nc.Spec.StartupTaints...), ephemeralTaints...) {
+	for _, t := range append(append([]corev1.Taint{}, nc.Spec.StartupTaints...), karpv1.EphemeralTaints...) {
 		if hasTaint(node.Spec.Taints, t) {
 			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
 		}

@@ -60,9 +60,15 @@ func TestSchedulingInput(t *testing.T) {
 	disrupted := node("managed-1", managed, func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{karpv1.DisruptedNoScheduleTaint} })
 	deleting := node("managed-2", managed, func(n *corev1.Node) { n.DeletionTimestamp = ptr.To(metav1.Now()) })
 	cordoned := node("managed-3", managed, func(n *corev1.Node) { n.Spec.Unschedulable = true })
+	starting := node("managed-4", managed, func(n *corev1.Node) {
+		n.Spec.Taints = []corev1.Taint{karpv1.UnregisteredNoExecuteTaint, {Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+			{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}, {Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	startingClaim := claimOf(starting)
+	startingClaim.Spec.StartupTaints = []corev1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	cluster := &state.Cluster{
-		Nodes:      []*corev1.Node{unmanaged, disrupted, deleting, cordoned},
-		NodeClaims: []*karpv1.NodeClaim{claimOf(disrupted), claimOf(deleting), claimOf(cordoned)},
+		Nodes:      []*corev1.Node{unmanaged, disrupted, deleting, cordoned, starting},
+		NodeClaims: []*karpv1.NodeClaim{claimOf(disrupted), claimOf(deleting), claimOf(cordoned), startingClaim},
 		Pods: []*corev1.Pod{
 			bound("on-unmanaged", "ng-1"), bound("on-disrupted", "managed-1"),
 			unschedulable("pending"),
@@ -94,6 +100,11 @@ func TestSchedulingInput(t *testing.T) {
 		if ok != tc.present || e.TopologyOnly != tc.topologyOnly || e.Unschedulable != tc.unschedulable || len(e.Pods) != tc.pods {
 			t.Errorf("%s: got present=%v topologyOnly=%v unschedulable=%v pods=%d (before the fix %s)", tc.name, ok, e.TopologyOnly, e.Unschedulable, len(e.Pods), tc.why)
 		}
+	}
+	// A node still starting is counted without the taints of its start, which go before its
+	// pods run; its own taints stay.
+	if got := byName["managed-4"].Taints; len(got) != 1 || got[0].Key != "dedicated" {
+		t.Errorf("taints of a node still starting = %v, want only its own (dedicated): counting the others launched a second node for its pods", got)
 	}
 	if len(in.Pods) != 1 || in.Pods[0].Name != "pending" {
 		t.Errorf("pods to provision = %v, want only the pending pod (a pod the kube-scheduler nominated for preemption is not provisioned for)", in.Pods)

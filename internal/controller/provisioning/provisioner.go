@@ -277,6 +277,12 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 	bound := cluster.BoundPods()
 	var out []scheduling.ExistingNode
 	registered := map[string]bool{}
+	claims := make(map[string]*karpv1.NodeClaim, len(cluster.NodeClaims))
+	for _, c := range cluster.NodeClaims {
+		if c.Status.ProviderID != "" {
+			claims[c.Status.ProviderID] = c
+		}
+	}
 	for _, n := range cluster.Nodes {
 		// Every node counts, managed or not: pods may land on any of them, and the pods on
 		// them count for topology. A node on its way out keeps its NodeClaim from looking in
@@ -293,7 +299,7 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 				requested[name] = v
 			}
 		}
-		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable,
+		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: schedulingTaints(n, claims[n.Spec.ProviderID]), Unschedulable: n.Spec.Unschedulable,
 			Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name], TopologyOnly: leaving})
 	}
 	for _, c := range cluster.NodeClaims {
@@ -311,6 +317,21 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 		out = append(out, node)
 	}
 	return out
+}
+
+// schedulingTaints are the taints pods must tolerate to be counted on the node. A node
+// Karpenter launched that is not initialized yet still carries the taints of its start (the
+// ephemeral ones, its NodeClaim's startup taints): they go before pods can run, and the pods
+// it was launched for wait for it, so they are not counted, as upstream Karpenter does not
+// count them. Counting them would launch a second node for the same pods.
+func schedulingTaints(n *corev1.Node, claim *karpv1.NodeClaim) []corev1.Taint {
+	if claim == nil || n.Labels[karpv1.LabelInitialized] == "true" {
+		return n.Spec.Taints
+	}
+	starting := slices.Concat(karpv1.EphemeralTaints, claim.Spec.StartupTaints)
+	return slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool {
+		return slices.ContainsFunc(starting, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
+	})
 }
 
 // podTrigger starts a batch whenever a provisionable pod appears or changes.
