@@ -94,12 +94,7 @@ func BenchmarkConsolidation1000(b *testing.B) {
 	if len(c.in.Pods) != 10000 {
 		b.Fatalf("%d pods", len(c.in.Pods))
 	}
-	var d *Decision
-	b.ResetTimer()
-	for b.Loop() {
-		d = NewSnapshot(c.in).Decide(Options{})
-	}
-	b.StopTimer()
+	d := decideEach(b, c)
 	if d.Command == nil {
 		b.Fatalf("no consolidation found; blocked: %v", blockedMessages(d)[:min(5, len(d.Blocked))])
 	}
@@ -114,12 +109,7 @@ func BenchmarkConsolidation1000(b *testing.B) {
 // single-node consolidation tries every candidate its budget allows.
 func BenchmarkConsolidationNothingToDo1000(b *testing.B) {
 	c := benchClusterUnderused(1000, 10000, 0)
-	var d *Decision
-	b.ResetTimer()
-	for b.Loop() {
-		d = NewSnapshot(c.in).Decide(Options{})
-	}
-	b.StopTimer()
+	d := decideEach(b, c)
 	if d.Command != nil {
 		b.Fatalf("unexpected command %s", d.Command)
 	}
@@ -146,16 +136,22 @@ func BenchmarkConsolidationTopology1000(b *testing.B) {
 				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: svc}}}}}
 		}
 	}
-	var d *Decision
-	b.ResetTimer()
-	for b.Loop() {
-		d = NewSnapshot(c.in).Decide(Options{})
-	}
-	b.StopTimer()
+	d := decideEach(b, c)
 	if d.Command != nil {
 		b.ReportMetric(d.Command.Savings, "savings")
 		b.ReportMetric(float64(len(d.Command.Candidates)), "nodes")
 		b.Logf("%s: %s, savings %.3f", d.Command.Method, d.Command, d.Command.Savings)
 	}
 	b.ReportMetric(float64(len(d.Blocked)), "explained")
+}
+
+// decideEach times one decision on the cluster per op and returns the last.
+func decideEach(b *testing.B, c *cluster) *Decision {
+	var d *Decision
+	b.ResetTimer()
+	for b.Loop() {
+		d = NewSnapshot(c.in).Decide(Options{})
+	}
+	b.StopTimer()
+	return d
 }
