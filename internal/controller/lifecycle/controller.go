@@ -91,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var result reconcile.Result
 	var err error
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
-		r.launch, r.register, r.initialize, r.liveness,
+		r.launch, r.register, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
 		var res reconcile.Result
 		if res, err = step(ctx, nc); err != nil || nc.DeletionTimestamp != nil {

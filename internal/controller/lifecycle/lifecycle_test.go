@@ -256,6 +256,26 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Consistently(func() float64 { return counterTotal("karpenter_nodeclaims_terminated_total") - terminatedBefore }, "2s").Should(Equal(1.0))
 	})
 
+	It("deletes the NodeClaim, drains the node and deletes its VM when the node is deleted (kubectl delete node)", func() {
+		nodeClass := readyNodeClass()
+		claim := newNodeClaim(nodeClass)
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
+		claim = get(claim)(Default)
+		node := registerNode(claim)
+		markNodeReady(node)
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeInitialized))
+
+		Expect(k8sClient.Delete(ctx, node)).To(Succeed())
+		Eventually(eventNotes(claim.Name, "NodeDeleted")).Should(ContainElement(ContainSubstring("its node " + node.Name + " is being deleted")))
+		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}))
+		}).Should(BeTrue(), "the node's finalizer is removed once its VM is gone")
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
+		}).Should(BeTrue())
+	})
+
 	It("deletes a NodeClaim that no instance type can satisfy, and says why", func() {
 		nodeClass := readyNodeClass()
 		claim := newNodeClaim(nodeClass, karpv1.NodeSelectorRequirementWithMinValues{

@@ -334,7 +334,8 @@ func schedulingTaints(n *corev1.Node, claim *karpv1.NodeClaim) []corev1.Taint {
 	})
 }
 
-// podTrigger starts a batch whenever a provisionable pod appears or changes.
+// podTrigger starts a batch whenever a provisionable pod appears or changes, and again every
+// RetryPendingAfter while it stays provisionable.
 type podTrigger struct {
 	client  client.Client
 	batcher *Batcher
@@ -350,11 +351,17 @@ func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	t.startup.observe(pod)
-	if Provisionable(pod) {
-		t.batcher.Trigger()
+	if !Provisionable(pod) {
+		return reconcile.Result{}, nil
 	}
-	return reconcile.Result{}, nil
+	t.batcher.Trigger()
+	// Looked at again while it waits, as upstream Karpenter does: what kept it pending (a
+	// failed launch, a NodePool not ready yet, limits) may change without the pod changing.
+	return reconcile.Result{RequeueAfter: RetryPendingAfter}, nil
 }
+
+// RetryPendingAfter is how often a pod that is still pending starts another provisioning pass.
+const RetryPendingAfter = 10 * time.Second
 
 // SetupWithManager registers the provisioner and its pod trigger.
 func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {

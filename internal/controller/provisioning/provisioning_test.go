@@ -34,6 +34,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
@@ -370,5 +371,41 @@ var _ = Describe("Provisioning", func() {
 		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
 		Consistently(claimsOf("broken"), "1s").Should(BeEmpty())
 		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+	})
+
+	It("provisions again for a pod that stays pending, without the pod changing, once its NodePool is ready", func() {
+		nc := &kcv1.KCNodeClass{
+			ObjectMeta: metav1.ObjectMeta{Name: "late"},
+			Spec: kcv1.KCNodeClassSpec{
+				Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+				SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "no-such-subnet"}},
+				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+		np := &karpv1.NodePool{
+			ObjectMeta: metav1.ObjectMeta{Name: "late"},
+			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "late"},
+			}}},
+		}
+		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		pod := pendingPod("late-pod", "1", map[string]string{karpv1.LabelNodePool: "late"})
+		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool late: not ready")))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		version := pod.ResourceVersion
+
+		By("fixing the KCNodeClass: the NodePool turns ready, and nothing touches the pod")
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}}
+		Expect(k8sClient.Update(ctx, nc)).To(Succeed())
+		Eventually(claimsOf("late"), 2*provisioning.RetryPendingAfter+5*time.Second).Should(HaveLen(1), "the pending pod is provisioned for again")
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Expect(pod.ResourceVersion).To(Equal(version), "the pod did not change")
+
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "late"})).To(Succeed())
+		Eventually(claimsOf("late")).Should(BeEmpty())
 	})
 })

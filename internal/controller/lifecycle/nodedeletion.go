@@ -1,0 +1,44 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// followNodeDeletion turns the deletion of a NodeClaim's node (kubectl delete node) into the
+// NodeClaim's deletion, as upstream Karpenter's node termination does: the NodeClaim's
+// termination then drains the node, deletes the VM, and lets the node go by removing the
+// finalizer that holds it. Without it the node would stay Terminating and the VM run on.
+func (r *Reconciler) followNodeDeletion(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
+	if nc.Status.ProviderID == "" {
+		return reconcile.Result{}, nil
+	}
+	node, err := r.nodeOf(ctx, nc)
+	if err != nil || node == nil || node.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, err
+	}
+	r.Recorder.Eventf(nc, node, corev1.EventTypeNormal, "NodeDeleted", "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
+	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", map[string]string{"name": node.Name})
+	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
+}
