@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -116,6 +117,42 @@ var _ = Describe("Provisioning", func() {
 			return left
 		}).ShouldNot(ContainElements(ids), "the VMs are gone from the emulator")
 		Eventually(podsOf("emptied")).Should(BeEmpty(), "the pods were evicted")
+	})
+
+	It("removes a node, its VM and its NodeClaim on kubectl delete node, and the pods run elsewhere", func() {
+		createPool("deleted-node", func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "2"))
+		})
+		template := podTemplate("deleted-node", "1")
+		template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "deleted-node"}
+		createDeployment("deleted-node", 2, template)
+		Eventually(func(g Gomega) int { return running(podsOf("deleted-node")(g)) }).Should(Equal(2))
+		victim := podsOf("deleted-node")(Default)[0].Spec.NodeName
+		var claim karpv1.NodeClaim
+		for _, c := range claimsOf("deleted-node")(Default) {
+			if c.Status.NodeName == victim {
+				claim = c
+			}
+		}
+		Expect(claim.Name).NotTo(BeEmpty(), "the NodeClaim of node %s", victim)
+
+		By("kubectl delete node " + victim)
+		out, err := kubectl("delete", "node", victim, "--wait=false")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(func() error { return kube.Get(ctx, client.ObjectKey{Name: victim}, &corev1.Node{}) }).ShouldNot(Succeed(), "the node is gone")
+		Eventually(func() error { return kube.Get(ctx, client.ObjectKey{Name: claim.Name}, &karpv1.NodeClaim{}) }).ShouldNot(Succeed(), "its NodeClaim is gone")
+		Eventually(vmIDs).ShouldNot(ContainElement(strings.TrimPrefix(claim.Status.ProviderID, kcv1.ProviderIDPrefix)), "its VM is gone")
+		// The emulator names nodes after their VM's address, which a new VM may get again: the
+		// deleted node is told by its VM.
+		Eventually(func(g Gomega) {
+			pods := podsOf("deleted-node")(g)
+			g.Expect(running(pods)).To(Equal(2))
+			for _, p := range pods {
+				node := &corev1.Node{}
+				g.Expect(kube.Get(ctx, client.ObjectKey{Name: p.Spec.NodeName}, node)).To(Succeed())
+				g.Expect(node.Spec.ProviderID).NotTo(Equal(claim.Status.ProviderID))
+			}
+		}).Should(Succeed(), "both pods run, none on the deleted node's VM")
 	})
 
 	It("launches nothing from a NodePool with limits.cpu 0, and says so on the pod", func() {
