@@ -46,6 +46,11 @@ type CloudProvider interface {
 	// GetInstanceTypes returns every instance type a NodePool may launch, with offerings
 	// marked unavailable where they cannot be launched now.
 	GetInstanceTypes(ctx context.Context, nodePool *karpv1.NodePool) ([]*InstanceType, error)
+	// CheckLaunch looks at the VM of a launched NodeClaim whose node has not registered: nil
+	// while it builds or runs, an InsufficientCapacityError when the cloud accepted it and then
+	// found no capacity for its offering (which is then marked unavailable), a
+	// LaunchFailedError when it failed otherwise; other errors say it could not be looked at.
+	CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) error
 	// IsDrifted says why a NodeClaim's VM no longer matches its KCNodeClass ("" when it does).
 	IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (DriftReason, error)
 	// Name identifies the provider in logs and metrics.
@@ -171,6 +176,19 @@ func IsInsufficientCapacity(err error) bool {
 }
 
 // NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
+// LaunchFailedError is a VM that the cloud accepted and that then failed to come up, for a
+// reason other than capacity; Err carries the cloud's message.
+type LaunchFailedError struct{ Err error }
+
+func (e *LaunchFailedError) Error() string { return fmt.Sprintf("launch failed: %v", e.Err) }
+func (e *LaunchFailedError) Unwrap() error { return e.Err }
+
+// IsLaunchFailed reports whether err is a LaunchFailedError.
+func IsLaunchFailed(err error) bool {
+	var target *LaunchFailedError
+	return errors.As(err, &target)
+}
+
 type NodeClassNotReadyError struct{ Err error }
 
 func (e *NodeClassNotReadyError) Error() string {

@@ -287,3 +287,18 @@ func (p *Provider) Delete(ctx context.Context, id, nodeClaim string) error {
 	}
 	return p.client.DeleteInstance(ctx, id)
 }
+
+// FailureMessage is what the VM's action log says about its failure: the last message it
+// holds ("" when none).
+func (p *Provider) FailureMessage(ctx context.Context, id string) (string, error) {
+	logs, err := p.client.ListInstanceActionLogs(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	for i := len(logs) - 1; i >= 0; i-- {
+		if logs[i].Message != "" {
+			return logs[i].Message, nil
+		}
+	}
+	return "", nil
+}

@@ -19,10 +19,12 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +33,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
 
 var _ = Describe("Provisioning", func() {
@@ -153,6 +156,41 @@ var _ = Describe("Provisioning", func() {
 				g.Expect(node.Spec.ProviderID).NotTo(Equal(claim.Status.ProviderID))
 			}
 		}).Should(Succeed(), "both pods run, none on the deleted node's VM")
+	})
+
+	It("replaces NodeClaims whose VMs go to error for lack of capacity, and the pods run without anyone touching them", func() {
+		createPool("no-capacity", func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "2"))
+		})
+		By("making KakaoCloud put the next 2 VMs in error: no valid host")
+		emulatorAdmin("POST", "/fail-instances", map[string]any{"count": 2, "message": emulator.NoValidHostMessage})
+		template := podTemplate("no-capacity", "1")
+		template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "no-capacity"}
+		start := time.Now()
+		createDeployment("no-capacity", 3, template)
+
+		Eventually(func(g Gomega) int {
+			n := 0
+			list := &eventsv1.EventList{}
+			g.Expect(kube.List(ctx, list)).To(Succeed())
+			for _, e := range list.Items {
+				if e.Reason == "InsufficientCapacity" && strings.Contains(e.Note, "No valid host") {
+					n++
+				}
+			}
+			return n
+		}).Should(BeNumerically(">=", 2), "both failed VMs are reported")
+		Eventually(func(g Gomega) int { return running(podsOf("no-capacity")(g)) }, 90*time.Second).Should(Equal(3), "all pods Running within 90 s")
+		fmt.Fprintf(GinkgoWriter, "all 3 pods Running %.1f s after the deployment was created, through 2 VMs in error\n", time.Since(start).Seconds())
+		Eventually(func(g Gomega) []string {
+			var errored []string
+			for _, vm := range vms(g) {
+				if vm.Status == kakaocloud.InstanceStatusError {
+					errored = append(errored, vm.ID)
+				}
+			}
+			return errored
+		}).Should(BeEmpty(), "the VMs in error are deleted")
 	})
 
 	It("launches nothing from a NodePool with limits.cpu 0, and says so on the pod", func() {

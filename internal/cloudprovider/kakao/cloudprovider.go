@@ -68,6 +68,7 @@ type CloudProvider struct {
 	instanceTypes *instancetype.Provider
 	prices        Prices
 	unavailable   *instancetype.UnavailableOfferings
+	launches      launchStatuses
 	instances     *instance.Provider
 	recorder      events.EventRecorder
 	bootstrap     Bootstrapper

@@ -91,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var result reconcile.Result
 	var err error
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
-		r.launch, r.register, r.initialize, r.liveness, r.followNodeDeletion,
+		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
 		var res reconcile.Result
 		if res, err = step(ctx, nc); err != nil || nc.DeletionTimestamp != nil {
@@ -125,8 +125,14 @@ func (r *Reconciler) patch(ctx context.Context, stored, nc *karpv1.NodeClaim) er
 }
 
 // deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
-// steps after it stop and nothing is written back.
+// steps after it stop and nothing is written back. A provider ID this pass found (a VM launched
+// and failed at once) is written first: termination deletes the VM it names.
 func (r *Reconciler) deleteNodeClaim(ctx context.Context, nc *karpv1.NodeClaim) error {
+	if nc.Status.ProviderID != "" {
+		if err := r.Client.Status().Update(ctx, nc); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
 	if err := r.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
 		return err
 	}

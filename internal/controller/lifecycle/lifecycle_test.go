@@ -37,6 +37,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
 
 var counter atomic.Int64
@@ -164,6 +165,19 @@ func vmStatus(providerID string) func() string {
 	}
 }
 
+// vmsNamed counts the emulator's VMs of that name (a NodeClaim's VM bears its name).
+func vmsNamed(name string) func() int {
+	return func() int {
+		n := 0
+		for _, i := range emu.Instances() {
+			if i.Name == name {
+				n++
+			}
+		}
+		return n
+	}
+}
+
 var _ = Describe("NodeClaim lifecycle", func() {
 	It("launches, registers, initializes, then drains and deletes respecting a PodDisruptionBudget", func() {
 		nodeClass := readyNodeClass()
@@ -271,6 +285,28 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}))
 		}).Should(BeTrue(), "the node's finalizer is removed once its VM is gone")
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
+		}).Should(BeTrue())
+	})
+
+	It("deletes a NodeClaim at once when KakaoCloud puts its VM in error for lack of capacity, and says so", func() {
+		nodeClass := readyNodeClass()
+		emu.FailNextInstances(1, emulator.NoValidHostMessage)
+		claim := newNodeClaim(nodeClass)
+		Eventually(eventNotes(claim.Name, "InsufficientCapacity")).Should(ContainElement(SatisfyAll(
+			ContainSubstring("went to error"), ContainSubstring("No valid host was found"))))
+		Eventually(vmsNamed(claim.Name)).Should(BeZero(), "its VM is deleted")
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
+		}).Should(BeTrue(), "deleted well before the registration timeout")
+	})
+
+	It("deletes a NodeClaim whose VM goes to error for another reason, with the action log's message", func() {
+		nodeClass := readyNodeClass()
+		emu.FailNextInstances(1, "Build of instance aborted: image checksum mismatch")
+		claim := newNodeClaim(nodeClass)
+		Eventually(eventNotes(claim.Name, "LaunchFailed")).Should(ContainElement(ContainSubstring("image checksum mismatch")))
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
 		}).Should(BeTrue())
