@@ -56,6 +56,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
@@ -330,6 +331,10 @@ func main() {
 	})
 	if err := mgr.Add(&garbagecollection.Collector{Client: mgr.GetClient(), Instances: instances}); err != nil {
 		setupLog.Error(err, "unable to create controller", "controller", "garbagecollection")
+		os.Exit(1)
+	}
+	if err := mgr.Add(&nodeclaimgc.Collector{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}); err != nil {
+		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.garbagecollection")
 		os.Exit(1)
 	}
 	if err := (&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr); err != nil {

@@ -18,7 +18,9 @@ package lifecycle_test
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,6 +38,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
@@ -307,6 +310,33 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		emu.FailNextInstances(1, "Build of instance aborted: image checksum mismatch")
 		claim := newNodeClaim(nodeClass)
 		Eventually(eventNotes(claim.Name, "LaunchFailed")).Should(ContainElement(ContainSubstring("image checksum mismatch")))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
+		}).Should(BeTrue())
+	})
+
+	It("garbage collects a registered NodeClaim whose VM is gone, once past the grace period, and not before", func() {
+		nodeClass := readyNodeClass()
+		claim := newNodeClaim(nodeClass)
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
+		claim = get(claim)(Default)
+		registerNode(claim) // never Ready: its kubelet went with the VM
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeRegistered))
+
+		By("deleting the VM behind Karpenter's back, as in the console")
+		Expect(kc.DeleteInstance(ctx, strings.TrimPrefix(claim.Status.ProviderID, kcv1.ProviderIDPrefix))).To(Succeed())
+		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
+
+		collector := &nodeclaimgc.Collector{Client: k8sClient, CloudProvider: cloudProvider, Recorder: recorder}
+		deleted, err := collector.Collect(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(BeEmpty(), "registered less than the grace period ago")
+
+		collector.Now = func() time.Time { return time.Now().Add(nodeclaimgc.DefaultGrace + time.Second) }
+		deleted, err = collector.Collect(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(ConsistOf(claim.Name))
+		Eventually(eventNotes(claim.Name, nodeclaimgc.EventInstanceGone)).Should(ContainElement(ContainSubstring("is gone from KakaoCloud")))
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
 		}).Should(BeTrue())

@@ -24,12 +24,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
@@ -45,6 +47,10 @@ var (
 	testEnv   *envtest.Environment
 	k8sClient client.Client
 	emu       *emulator.Emulator
+	// kc is a KakaoCloud client of the emulator, for what a person does in the console.
+	kc            *kakaocloud.Client
+	cloudProvider cloudprovider.CloudProvider
+	recorder      events.EventRecorder
 )
 
 func TestLifecycle(t *testing.T) {
@@ -63,7 +69,6 @@ var _ = BeforeSuite(func() {
 	mgr := cluster.Manager
 
 	var stop func()
-	var kc *kakaocloud.Client
 	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: 500 * time.Millisecond})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stop)
@@ -71,10 +76,11 @@ var _ = BeforeSuite(func() {
 	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
 	Expect(err).NotTo(HaveOccurred())
 
-	recorder := mgr.GetEventRecorder("karpenter")
+	recorder = mgr.GetEventRecorder("karpenter")
 	provider, _ := kakao.Assemble(kakao.Components{
 		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder,
 	})
+	cloudProvider = provider
 	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
 	Expect((&lifecycle.Reconciler{
 		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,

@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nodeclaimgc removes the NodeClaims whose VM is gone after their node registered (a
+// VM deleted in the console, or by the cloud), as upstream Karpenter's NodeClaim garbage
+// collection does: their pods then get a node again instead of waiting on a node that will
+// never come back. VMs without a NodeClaim are the garbagecollection package's.
+package nodeclaimgc
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+)
+
+// DefaultInterval is how often NodeClaims are checked against KakaoCloud's VMs.
+const DefaultInterval = 2 * time.Minute
+
+// DefaultGrace is how long after its registration a NodeClaim is left alone: a listing may
+// not show a VM at once.
+const DefaultGrace = 30 * time.Second
+
+// EventInstanceGone is the reason of the event on a NodeClaim removed because its VM is gone.
+const EventInstanceGone = "InstanceGone"
+
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
+// Collector checks, every Interval, the registered NodeClaims against the VMs KakaoCloud has.
+type Collector struct {
+	Client        client.Client
+	CloudProvider cloudprovider.CloudProvider
+	Recorder      events.EventRecorder
+	Interval      time.Duration
+	Grace         time.Duration
+	// Now is the clock for the grace period; time.Now when nil.
+	Now func() time.Time
+}
+
+// NeedLeaderElection makes only the leader collect.
+func (c *Collector) NeedLeaderElection() bool { return true }
+
+// Start collects every Interval until ctx ends.
+func (c *Collector) Start(ctx context.Context) error {
+	interval := c.Interval
+	if interval == 0 {
+		interval = DefaultInterval
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.FromContext(ctx).Error(err, "garbage collection of nodeclaims failed")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// Collect deletes the NodeClaims, registered longer than Grace ago, whose VM KakaoCloud no
+// longer has and whose node is not Ready, and returns their names. A VM missing from the
+// listing is asked for by its id before its NodeClaim goes: only a VM that is really gone (or
+// being deleted) counts, not one the listing left out (a marker that does not verify).
+func (c *Collector) Collect(ctx context.Context) ([]string, error) {
+	claims := &karpv1.NodeClaimList{}
+	if err := c.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	listed, err := c.CloudProvider.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	present := make(map[string]bool, len(listed))
+	for _, nc := range listed {
+		present[nc.Status.ProviderID] = true
+	}
+	now, grace := time.Now, c.Grace
+	if c.Now != nil {
+		now = c.Now
+	}
+	if grace == 0 {
+		grace = DefaultGrace
+	}
+	var deleted []string
+	var errs []error
+	for i := range claims.Items {
+		nc := &claims.Items[i]
+		registered := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeRegistered)
+		if !nc.DeletionTimestamp.IsZero() || nc.Status.ProviderID == "" || present[nc.Status.ProviderID] ||
+			registered == nil || registered.Status != "True" || now().Sub(registered.LastTransitionTime.Time) < grace {
+			continue
+		}
+		if ready, err := c.nodeReady(ctx, nc); err != nil || ready {
+			errs = append(errs, err)
+			continue
+		}
+		if _, err := c.CloudProvider.Get(ctx, nc.Status.ProviderID); !cloudprovider.IsNodeClaimNotFound(err) {
+			errs = append(errs, err) // still there, or not known: leave it
+			continue
+		}
+		c.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, EventInstanceGone, "GarbageCollect",
+			"deleting the NodeClaim: its VM (%s) is gone from KakaoCloud", nc.Status.ProviderID)
+		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
+			"NodeClaim", map[string]string{"name": nc.Name}, "provider-id", nc.Status.ProviderID)
+		if err := c.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, err)
+			continue
+		}
+		deleted = append(deleted, nc.Name)
+	}
+	return deleted, errors.Join(errs...)
+}
+
+// nodeReady reports whether the NodeClaim's node exists and is Ready: a node still reporting
+// Ready means its VM runs, whatever the listing says.
+func (c *Collector) nodeReady(ctx context.Context, nc *karpv1.NodeClaim) (bool, error) {
+	if nc.Status.NodeName == "" {
+		return false, nil
+	}
+	node := &corev1.Node{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	for _, cond := range node.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionTrue, nil
+		}
+	}
+	return false, nil
+}
