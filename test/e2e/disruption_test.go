@@ -287,10 +287,12 @@ var _ = Describe("Disruption", func() {
 		}, 4*time.Minute).Should(Succeed())
 	})
 
-	It("replaces an expired node although its pod is annotated karpenter.sh/do-not-disrupt", func() {
+	It("replaces an expired node although its pod is annotated karpenter.sh/do-not-disrupt, once its terminationGracePeriod is up", func() {
 		const expireAfter = 40 * time.Second
 		createPool("expiring", func(p *karpv1.NodePool) {
 			p.Spec.Template.Spec.ExpireAfter = karpv1.MustParseNillableDuration(expireAfter.String())
+			// The drain holds a do-not-disrupt pod until this deadline, as upstream does.
+			p.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 20 * time.Second}
 		})
 		template := poolPod("expiring", "expiring", "1")
 		template.Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}

@@ -342,6 +342,50 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		}).Should(BeTrue())
 	})
 
+	It("drains around pods that tolerate the disrupted taint, and holds a do-not-disrupt pod until it goes", func() {
+		nodeClass := readyNodeClass()
+		claim := newNodeClaim(nodeClass)
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
+		claim = get(claim)(Default)
+		node := registerNode(claim)
+		markNodeReady(node)
+		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeInitialized))
+		running := func(name string, mutate func(*corev1.Pod)) *corev1.Pod {
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+				Spec: corev1.PodSpec{NodeName: node.Name, TerminationGracePeriodSeconds: ptr.To[int64](0),
+					Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}},
+					Containers:  []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+			}
+			mutate(pod)
+			Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+			return pod
+		}
+		tolerant := running("tolerant-"+claim.Name, func(p *corev1.Pod) {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: karpv1.DisruptedNoScheduleTaint.Key, Operator: corev1.TolerationOpExists})
+		})
+		held := running("held-"+claim.Name, func(p *corev1.Pod) {
+			p.Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+		})
+
+		Expect(k8sClient.Delete(ctx, claim)).To(Succeed())
+		Eventually(eventNotes(claim.Name, "Draining")).Should(ContainElement(SatisfyAll(
+			ContainSubstring("default/"+held.Name), ContainSubstring(karpv1.DoNotDisruptAnnotationKey))))
+		Consistently(vmStatus(claim.Status.ProviderID), "1s").Should(Equal(kakaocloud.InstanceStatusActive), "held while the do-not-disrupt pod runs")
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(held), held)).To(Succeed(), "not evicted")
+
+		By("the do-not-disrupt pod going by itself")
+		Expect(k8sClient.Delete(ctx, held, client.GracePeriodSeconds(0))).To(Succeed())
+		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
+		}).Should(BeTrue())
+		got := &corev1.Pod{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tolerant), got)).To(Succeed(), "the pod tolerating the disrupted taint was not evicted")
+		Expect(got.DeletionTimestamp).To(BeNil())
+		Expect(k8sClient.Delete(ctx, got, client.GracePeriodSeconds(0))).To(Succeed())
+	})
+
 	It("deletes a NodeClaim that no instance type can satisfy, and says why", func() {
 		nodeClass := readyNodeClass()
 		claim := newNodeClaim(nodeClass, karpv1.NodeSelectorRequirementWithMinValues{

@@ -26,6 +26,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -117,7 +118,7 @@ func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *core
 	}
 	deadlinePassed := nc.Spec.TerminationGracePeriod != nil &&
 		r.now().After(nc.DeletionTimestamp.Add(nc.Spec.TerminationGracePeriod.Duration))
-	var blocked, terminating []string
+	var blocked, held, terminating []string
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !evictable(pod) {
@@ -125,6 +126,12 @@ func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *core
 		}
 		if !pod.DeletionTimestamp.IsZero() {
 			terminating = append(terminating, pod.Namespace+"/"+pod.Name)
+			continue
+		}
+		if !deadlinePassed && pod.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
+			// Held until the terminationGracePeriod deadline, if there is one, as upstream
+			// Karpenter holds them: the annotation asks not to be evicted.
+			held = append(held, pod.Namespace+"/"+pod.Name)
 			continue
 		}
 		if deadlinePassed {
@@ -147,17 +154,25 @@ func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *core
 	switch {
 	case len(blocked) > 0:
 		return fmt.Sprintf("waiting to evict %s: a PodDisruptionBudget does not allow it yet", strings.Join(blocked, ", ")), nil
+	case len(held) > 0:
+		return fmt.Sprintf("waiting for %s, annotated %s, to go: it is not evicted before the terminationGracePeriod deadline", strings.Join(held, ", "), karpv1.DoNotDisruptAnnotationKey), nil
 	case len(terminating) > 0:
 		return fmt.Sprintf("waiting for %s to terminate", strings.Join(terminating, ", ")), nil
 	}
 	return "", nil
 }
 
-// evictable pods are moved off a draining node; DaemonSet pods and static pods are not, and
-// finished pods need nothing.
+// evictable pods are moved off a draining node; DaemonSet pods and static pods are not,
+// finished pods need nothing, and pods that tolerate karpenter.sh/disrupted would only come
+// back: like upstream Karpenter, the drain leaves them to go with the node.
 func evictable(pod *corev1.Pod) bool {
 	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return false
+	}
+	for i := range pod.Spec.Tolerations {
+		if pod.Spec.Tolerations[i].ToleratesTaint(klog.Background(), &karpv1.DisruptedNoScheduleTaint, false) {
+			return false
+		}
 	}
 	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 		return false
