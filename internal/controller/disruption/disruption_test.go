@@ -137,6 +137,8 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 			Resources:    karpv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
 			NodeClassRef: np.Spec.Template.Spec.NodeClassRef,
 			ExpireAfter:  karpv1.MustParseNillableDuration(expireAfter),
+			// As provisioning copies it from the template.
+			TerminationGracePeriod: np.Spec.Template.Spec.TerminationGracePeriod,
 		},
 	}
 	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
@@ -468,9 +470,12 @@ var _ = Describe("Disruption", func() {
 		Eventually(allBound("web", 2)).Should(Succeed())
 	})
 
-	It("lets karpenter.sh/do-not-disrupt hold consolidation but not expiry", func() {
+	It("lets karpenter.sh/do-not-disrupt hold consolidation but not expiry, whose drain waits for such pods until terminationGracePeriod", func() {
 		createNodeClass("dnd", "1.36")
-		createNodePool("dnd", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = blockAll })
+		createNodePool("dnd", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.Budgets = blockAll
+			np.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: 5 * time.Second}
+		})
 		a, b := twoNodesWithPods("dnd", "m2a.xlarge", "30s", "batch", "500m", annotated(karpv1.DoNotDisruptAnnotationKey, "true"))
 		updatePool("dnd", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
 
