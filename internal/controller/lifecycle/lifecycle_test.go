@@ -181,6 +181,25 @@ func vmsNamed(name string) func() int {
 	}
 }
 
+// isGone reports, each time it is called, whether the object (read into into) is gone from the
+// API server.
+func isGone(obj, into client.Object) func() bool {
+	return func() bool { return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), into)) }
+}
+
+// initializedNodeClaim launches a NodeClaim, registers a node for it and makes it Ready, and
+// returns both once the NodeClaim is initialized.
+func initializedNodeClaim() (*karpv1.NodeClaim, *corev1.Node) {
+	GinkgoHelper()
+	claim := newNodeClaim(readyNodeClass())
+	Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
+	claim = get(claim)(Default)
+	node := registerNode(claim)
+	markNodeReady(node)
+	Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeInitialized))
+	return claim, node
+}
+
 var _ = Describe("NodeClaim lifecycle", func() {
 	It("launches, registers, initializes, then drains and deletes respecting a PodDisruptionBudget", func() {
 		nodeClass := readyNodeClass()
@@ -259,38 +278,22 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		By("evicting, deleting the VM, the node and the NodeClaim once the budget allows it")
 		terminatedBefore := counterTotal("karpenter_nodeclaims_terminated_total")
 		Expect(k8sClient.Delete(ctx, pdb)).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}))
-		}).Should(BeTrue())
+		Eventually(isGone(pod, &corev1.Pod{})).Should(BeTrue())
 		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}))
-		}).Should(BeTrue())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(node, &corev1.Node{})).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 		// Passes on stale copies after the NodeClaim is gone must not count it again.
 		Consistently(func() float64 { return counterTotal("karpenter_nodeclaims_terminated_total") - terminatedBefore }, "2s").Should(Equal(1.0))
 	})
 
 	It("deletes the NodeClaim, drains the node and deletes its VM when the node is deleted (kubectl delete node)", func() {
-		nodeClass := readyNodeClass()
-		claim := newNodeClaim(nodeClass)
-		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
-		claim = get(claim)(Default)
-		node := registerNode(claim)
-		markNodeReady(node)
-		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeInitialized))
+		claim, node := initializedNodeClaim()
 
 		Expect(k8sClient.Delete(ctx, node)).To(Succeed())
 		Eventually(eventNotes(claim.Name, "NodeDeleted")).Should(ContainElement(ContainSubstring("its node " + node.Name + " is being deleted")))
 		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}))
-		}).Should(BeTrue(), "the node's finalizer is removed once its VM is gone")
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(node, &corev1.Node{})).Should(BeTrue(), "the node's finalizer is removed once its VM is gone")
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 	})
 
 	It("deletes a NodeClaim at once when KakaoCloud puts its VM in error for lack of capacity, and says so", func() {
@@ -300,9 +303,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Eventually(eventNotes(claim.Name, "InsufficientCapacity")).Should(ContainElement(SatisfyAll(
 			ContainSubstring("went to error"), ContainSubstring("No valid host was found"))))
 		Eventually(vmsNamed(claim.Name)).Should(BeZero(), "its VM is deleted")
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue(), "deleted well before the registration timeout")
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue(), "deleted well before the registration timeout")
 	})
 
 	It("deletes a NodeClaim whose VM goes to error for another reason, with the action log's message", func() {
@@ -310,9 +311,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		emu.FailNextInstances(1, "Build of instance aborted: image checksum mismatch")
 		claim := newNodeClaim(nodeClass)
 		Eventually(eventNotes(claim.Name, "LaunchFailed")).Should(ContainElement(ContainSubstring("image checksum mismatch")))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 	})
 
 	It("garbage collects a registered NodeClaim whose VM is gone, once past the grace period, and not before", func() {
@@ -337,19 +336,11 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(deleted).To(ConsistOf(claim.Name))
 		Eventually(eventNotes(claim.Name, nodeclaimgc.EventInstanceGone)).Should(ContainElement(ContainSubstring("is gone from KakaoCloud")))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 	})
 
 	It("drains around pods that tolerate the disrupted taint, and holds a do-not-disrupt pod until it goes", func() {
-		nodeClass := readyNodeClass()
-		claim := newNodeClaim(nodeClass)
-		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeLaunched))
-		claim = get(claim)(Default)
-		node := registerNode(claim)
-		markNodeReady(node)
-		Eventually(get(claim)).Should(conditionTrue(karpv1.ConditionTypeInitialized))
+		claim, node := initializedNodeClaim()
 		running := func(name string, mutate func(*corev1.Pod)) *corev1.Pod {
 			pod := &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
@@ -377,9 +368,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		By("the do-not-disrupt pod going by itself")
 		Expect(k8sClient.Delete(ctx, held, client.GracePeriodSeconds(0))).To(Succeed())
 		Eventually(vmStatus(claim.Status.ProviderID)).Should(Equal("gone"))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 		got := &corev1.Pod{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tolerant), got)).To(Succeed(), "the pod tolerating the disrupted taint was not evicted")
 		Expect(got.DeletionTimestamp).To(BeNil())
@@ -392,9 +381,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 			Key: karpv1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-c"},
 		})
 		Eventually(eventNotes(claim.Name, "InsufficientCapacity")).Should(ContainElement(ContainSubstring("no available offering")))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 	})
 
 	It("deletes a NodeClaim and its VM when the node never registers", func() {
@@ -404,8 +391,6 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		providerID := get(claim)(Default).Status.ProviderID
 		Eventually(eventNotes(claim.Name, "NotLive")).Should(ContainElement(ContainSubstring("it was not registered within 3s")))
 		Eventually(vmStatus(providerID)).Should(Equal("gone"))
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), &karpv1.NodeClaim{}))
-		}).Should(BeTrue())
+		Eventually(isGone(claim, &karpv1.NodeClaim{})).Should(BeTrue())
 	})
 })

@@ -73,6 +73,30 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 	}).Should(Succeed())
 }
 
+// createPoolWithoutSubnet creates a KCNodeClass whose subnet does not exist, so that it is not
+// ready, and a NodePool of it, both named name.
+func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
+	GinkgoHelper()
+	nc := &kcv1.KCNodeClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kcv1.KCNodeClassSpec{
+			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
+			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "no-such-subnet"}},
+			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
+		},
+	}
+	Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+	np := &karpv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: name},
+		}}},
+	}
+	Expect(k8sClient.Create(ctx, np)).To(Succeed())
+	return nc
+}
+
 // pendingPod creates a pod and marks it unschedulable, as the kube-scheduler would.
 func pendingPod(name string, cpu string, nodeSelector map[string]string) *corev1.Pod {
 	return pendingPodWith(name, nodeSelector, func(p *corev1.Pod) {
@@ -350,23 +374,7 @@ var _ = Describe("Provisioning", func() {
 	})
 
 	It("names a NodePool whose KCNodeClass is not ready on the pods it cannot take", func() {
-		nc := &kcv1.KCNodeClass{
-			ObjectMeta: metav1.ObjectMeta{Name: "broken"},
-			Spec: kcv1.KCNodeClassSpec{
-				Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
-				SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "no-such-subnet"}},
-				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
-			},
-		}
-		Expect(k8sClient.Create(ctx, nc)).To(Succeed())
-		np := &karpv1.NodePool{
-			ObjectMeta: metav1.ObjectMeta{Name: "broken"},
-			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
-				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}},
-				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "broken"},
-			}}},
-		}
-		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		createPoolWithoutSubnet("broken")
 		pod := pendingPod("broken-pod", "1", map[string]string{karpv1.LabelNodePool: "broken"})
 		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
 		Consistently(claimsOf("broken"), "1s").Should(BeEmpty())
@@ -374,23 +382,7 @@ var _ = Describe("Provisioning", func() {
 	})
 
 	It("provisions again for a pod that stays pending, without the pod changing, once its NodePool is ready", func() {
-		nc := &kcv1.KCNodeClass{
-			ObjectMeta: metav1.ObjectMeta{Name: "late"},
-			Spec: kcv1.KCNodeClassSpec{
-				Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
-				SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "no-such-subnet"}},
-				SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
-			},
-		}
-		Expect(k8sClient.Create(ctx, nc)).To(Succeed())
-		np := &karpv1.NodePool{
-			ObjectMeta: metav1.ObjectMeta{Name: "late"},
-			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
-				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}},
-				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "late"},
-			}}},
-		}
-		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		nc := createPoolWithoutSubnet("late")
 		pod := pendingPod("late-pod", "1", map[string]string{karpv1.LabelNodePool: "late"})
 		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool late: not ready")))
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
