@@ -20,12 +20,14 @@ limitations under the License.
 package garbagecollection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -66,22 +68,12 @@ func (c *Collector) NeedLeaderElection() bool { return true }
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	interval := c.Interval
-	if interval == 0 {
-		interval = DefaultInterval
-	}
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
 		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.FromContext(ctx).Error(err, "garbage collection of leaked instances failed")
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-	}
+	}, cmp.Or(c.Interval, DefaultInterval))
+	return nil
 }
 
 // Collect deletes the owned VMs that no NodeClaim accounts for and returns their ids. A VM is

@@ -21,12 +21,14 @@ limitations under the License.
 package nodeclaimgc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -64,22 +66,12 @@ func (c *Collector) NeedLeaderElection() bool { return true }
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	interval := c.Interval
-	if interval == 0 {
-		interval = DefaultInterval
-	}
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
+	wait.UntilWithContext(ctx, func(ctx context.Context) {
 		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.FromContext(ctx).Error(err, "garbage collection of nodeclaims failed")
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-	}
+	}, cmp.Or(c.Interval, DefaultInterval))
+	return nil
 }
 
 // Collect deletes the NodeClaims, registered longer than Grace ago, whose VM KakaoCloud no
