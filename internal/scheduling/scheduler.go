@@ -335,7 +335,7 @@ func newScheduler(in Input) *scheduler {
 	constrained := len(s.topo.ordered) > 0
 	for i := range in.ExistingNodes {
 		n := &in.ExistingNodes[i]
-		if n.TopologyOnly && !constrained && !slices.ContainsFunc(n.Pods, hasRequiredAntiAffinity) {
+		if n.TopologyOnly && !constrained && !slices.ContainsFunc(n.Pods, HasRequiredAntiAffinity) {
 			continue // counts for nothing: no pod of the run has a topology constraint
 		}
 		e := newExistingNode(n)
@@ -365,7 +365,9 @@ func newScheduler(in Input) *scheduler {
 	return s
 }
 
-func hasRequiredAntiAffinity(pod *corev1.Pod) bool {
+// HasRequiredAntiAffinity reports whether the pod has a required pod anti-affinity term, which
+// binds the pods it selects wherever they are placed.
+func HasRequiredAntiAffinity(pod *corev1.Pod) bool {
 	a := pod.Spec.Affinity
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }

@@ -545,7 +545,7 @@ func (t *topology) record(p *podInfo, v *nodeView) {
 // requiredAntiAffinityTerms registers the required anti-affinity terms of a pod already
 // running: pods of the run that they select must keep out of its domain.
 func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
-	if !hasRequiredAntiAffinity(pod) {
+	if !HasRequiredAntiAffinity(pod) {
 		return nil
 	}
 	a := pod.Spec.Affinity

@@ -19,6 +19,7 @@ package conformance
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -275,13 +276,13 @@ func (w *world) compatibleType(np *karpv1.NodePool) *cloudprovider.InstanceType 
 		it := w.instanceTypes[w.pick(len(w.instanceTypes))]
 		ok := true
 		for _, r := range np.Spec.Template.Spec.Requirements {
-			if v, has := it.Labels[r.Key]; has && r.Operator == corev1.NodeSelectorOpIn && !contains(r.Values, v) {
+			if v, has := it.Labels[r.Key]; has && r.Operator == corev1.NodeSelectorOpIn && !slices.Contains(r.Values, v) {
 				ok = false
 			}
 			if r.Key == kcv1.LabelInstanceCPU && r.Operator == corev1.NodeSelectorOpLt && it.Labels[kcv1.LabelInstanceCPU] == "16" {
 				ok = false
 			}
-			if r.Key == karpv1.LabelTopologyZone && !contains(r.Values, it.Offerings[0].Zone) {
+			if r.Key == karpv1.LabelTopologyZone && !slices.Contains(r.Values, it.Offerings[0].Zone) {
 				ok = false
 			}
 		}
@@ -290,15 +291,6 @@ func (w *world) compatibleType(np *karpv1.NodePool) *cloudprovider.InstanceType 
 		}
 	}
 	return nil
-}
-
-func contains(values []string, v string) bool {
-	for _, x := range values {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // node is a Ready node of the instance type in the zone.

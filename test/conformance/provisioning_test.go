@@ -362,7 +362,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			continue
 		}
 		for _, name := range feasible {
-			if contains(existing, name) {
+			if slices.Contains(existing, name) {
 				t.disagree(w.seed, "left pending", "pod %s left pending (%v), but the kube-scheduler would bind it to existing node %s\n%s", pod.Name, why, name, describe(c, pod, name))
 				break
 			}

@@ -267,7 +267,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			continue
 		}
 		podsByNode[pod.Spec.NodeName] = append(podsByNode[pod.Spec.NodeName], pod)
-		s.antiAffinity = s.antiAffinity || requiredAntiAffinity(pod)
+		s.antiAffinity = s.antiAffinity || scheduling.HasRequiredAntiAffinity(pod)
 	}
 	for _, n := range s.nodes {
 		if n.Node == nil {
@@ -470,11 +470,6 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (d
 func hasTopology(pod *corev1.Pod) bool {
 	a := pod.Spec.Affinity
 	return len(pod.Spec.TopologySpreadConstraints) > 0 || (a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil))
-}
-
-func requiredAntiAffinity(pod *corev1.Pod) bool {
-	a := pod.Spec.Affinity
-	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
 // nearCount is how many of the destinations (emptiest first) it takes to hold room for twice

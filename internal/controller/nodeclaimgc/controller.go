@@ -107,12 +107,19 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 			registered == nil || registered.Status != "True" || now().Sub(registered.LastTransitionTime.Time) < grace {
 			continue
 		}
-		if ready, err := c.nodeReady(ctx, nc); err != nil || ready {
+		ready, err := c.nodeReady(ctx, nc)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		if ready {
+			continue
+		}
+		// Still there, or not known (err): leave it.
 		if _, err := c.CloudProvider.Get(ctx, nc.Status.ProviderID); !cloudprovider.IsNodeClaimNotFound(err) {
-			errs = append(errs, err) // still there, or not known: leave it
+			if err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		c.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, EventInstanceGone, "GarbageCollect",
