@@ -56,6 +56,7 @@ func run(logger *slog.Logger) error {
 	secretAccessKey := flag.String("secret-access-key", emulator.DefaultSecretAccessKey, "secret of that access key")
 	buildDelay := flag.Duration("build-delay", emulator.DefaultBuildDelay, "how long a new instance stays building")
 	deleteDelay := flag.Duration("delete-delay", emulator.DefaultDeleteDelay, "how long a deleted instance stays deleting")
+	listLag := flag.Duration("list-lag", 0, "how long a new instance stays out of instance listings (0: listed at once)")
 	tokenTTL := flag.Duration("token-ttl", emulator.DefaultTokenTTL, "lifetime of issued tokens")
 	registerNodes := flag.String("register-nodes-kubeconfig", "", "play the kubelets of the VMs on the cluster of this kubeconfig: "+
 		"an active VM whose user data starts a kubelet registers its Node (for kwok to keep Ready), and the Node of a VM that is gone is deleted")
@@ -66,6 +67,7 @@ func run(logger *slog.Logger) error {
 		BuildDelay:  *buildDelay,
 		DeleteDelay: *deleteDelay,
 		TokenTTL:    *tokenTTL,
+		ListLag:     *listLag,
 	}
 	catalogue := emulator.DefaultCatalogue()
 	if *cataloguePath != "" {

@@ -38,6 +38,7 @@ var adminEndpoints = []struct {
 	{"POST /faults", (*Emulator).adminInjectFault},
 	{"DELETE /faults", (*Emulator).adminClearFaults},
 	{"POST /latency", (*Emulator).adminSetLatency},
+	{"POST /list-lag", (*Emulator).adminSetListLag},
 	{"POST /capacity", (*Emulator).adminSetCapacity},
 	{"POST /fail-instances", (*Emulator).adminFailInstances},
 	{"POST /tokens/expire", (*Emulator).adminExpireTokens},
@@ -87,6 +88,8 @@ type AdminFault struct {
 	Count      int     `json:"count,omitempty"`
 	Fraction   float64 `json:"fraction,omitempty"`
 	RetryAfter string  `json:"retry_after,omitempty"`
+	Commit     bool    `json:"commit,omitempty"`
+	Drop       bool    `json:"drop,omitempty"`
 }
 
 func (e *Emulator) adminInjectFault(w http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -104,6 +107,7 @@ func (e *Emulator) adminInjectFault(w http.ResponseWriter, r *http.Request) (int
 	fault := Fault{
 		Status: request.Status, Code: request.Code, Message: request.Message,
 		Count: request.Count, Fraction: request.Fraction, RetryAfter: retryAfter,
+		Commit: request.Commit, Drop: request.Drop,
 	}
 	if err := fault.validate(); err != nil {
 		return 0, nil, badRequest("fault for %s: %v", request.Operation, err)
@@ -122,6 +126,28 @@ func (e *Emulator) adminClearFaults(_ http.ResponseWriter, _ *http.Request) (int
 type AdminLatency struct {
 	Operation string `json:"operation"`
 	Latency   string `json:"latency"`
+}
+
+// AdminListLag is the body of POST /_emulator/list-lag; lag is a Go duration string, "0s"
+// removes it.
+type AdminListLag struct {
+	Lag string `json:"lag"`
+}
+
+func (e *Emulator) adminSetListLag(w http.ResponseWriter, r *http.Request) (int, any, error) {
+	var request AdminListLag
+	if err := decodeBody(w, r, &request); err != nil {
+		return 0, nil, err
+	}
+	if request.Lag == "" {
+		return 0, nil, badRequest("lag is required, e.g. \"30s\"")
+	}
+	lag, err := parseOptionalDuration("lag", request.Lag)
+	if err != nil {
+		return 0, nil, err
+	}
+	e.SetListLag(lag)
+	return http.StatusOK, acknowledged, nil
 }
 
 func (e *Emulator) adminSetLatency(w http.ResponseWriter, r *http.Request) (int, any, error) {

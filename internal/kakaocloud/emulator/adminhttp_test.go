@@ -63,6 +63,30 @@ func TestAdminFaultsOverHTTP(t *testing.T) {
 	}
 }
 
+func TestAdminCommittedFaultAndListLagOverHTTP(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	h.admin(http.MethodPost, "/list-lag", map[string]any{"lag": "10s"}, http.StatusOK, nil)
+	h.admin(http.MethodPost, "/faults", map[string]any{
+		"operation": emulator.OpCreateInstance, "status": 503, "count": 1, "commit": true,
+	}, http.StatusOK, nil)
+	create := kakaocloud.CreateInstanceRequest{Instance: h.validCreate("admin-committed")}
+	wantError(t, h.api(http.MethodPost, instancesPath, create), http.StatusServiceUnavailable, "ServiceUnavailable", "injected fault")
+	if got := h.emulator.Instances(); len(got) != 1 {
+		t.Fatalf("committed create over HTTP made %d VMs, want 1", len(got))
+	}
+	var listed kakaocloud.ListInstancesResponse
+	h.apiOK(http.MethodGet, instancesPath, nil, http.StatusOK, &listed)
+	if len(listed.Instances) != 0 {
+		t.Errorf("listed inside the lag: %+v", listed.Instances)
+	}
+	h.admin(http.MethodPost, "/list-lag", map[string]any{"lag": "0s"}, http.StatusOK, nil)
+	h.apiOK(http.MethodGet, instancesPath, nil, http.StatusOK, &listed)
+	if len(listed.Instances) != 1 {
+		t.Errorf("listed without a lag: %+v", listed.Instances)
+	}
+	h.admin(http.MethodPost, "/list-lag", map[string]any{}, http.StatusBadRequest, nil)
+}
+
 func TestAdminControlsOverHTTP(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
 

@@ -244,6 +244,7 @@ func (e *Emulator) instanceLocked(id string) (*instance, error) {
 }
 
 // listInstances serves GET /api/v1/instances. Like the real API, name matches substrings.
+// Instances younger than the list lag are left out.
 func (e *Emulator) listInstances(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	query := r.URL.Query()
 	page, err := parsePageRequest(query)
@@ -253,7 +254,11 @@ func (e *Emulator) listInstances(_ http.ResponseWriter, r *http.Request) (int, a
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var matching []kakaocloud.Instance
+	listedBefore := e.now().Add(-e.listLag)
 	for _, in := range e.instances {
+		if e.listLag > 0 && in.CreatedAt.After(listedBefore) {
+			continue // not in the listing index yet
+		}
 		if queryMatches(query, "id", in.ID) &&
 			strings.Contains(in.Name, query.Get("name")) &&
 			(query.Get("status") == "" || strings.EqualFold(query.Get("status"), in.Status)) &&

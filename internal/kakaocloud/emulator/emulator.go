@@ -77,6 +77,8 @@ type Options struct {
 	// Seed seeds the random choice of Fault.Fraction, so a test sees the same calls fail on
 	// every run.
 	Seed uint64
+	// ListLag is how long a new instance stays out of ListInstances (see SetListLag).
+	ListLag time.Duration
 }
 
 // Emulator is the emulated cloud: an http.Handler serving every service under a path prefix
@@ -104,6 +106,7 @@ type Emulator struct {
 	instances         []*instance // in creation order, which is also created_at order
 	faults            map[string]*activeFault
 	latencies         map[string]time.Duration
+	listLag           time.Duration
 	calls             map[string]int
 	capacity          map[capacityKey]int
 	failNextCount     int
@@ -142,6 +145,7 @@ func New(opts Options) *Emulator {
 		calls:       map[string]int{},
 		capacity:    map[capacityKey]int{},
 		rng:         rand.New(rand.NewPCG(opts.Seed, opts.Seed)),
+		listLag:     max(opts.ListLag, 0),
 	}
 	if e.clock == nil {
 		e.clock = realClock{}

@@ -319,3 +319,87 @@ func TestStartFiresHooksWithoutRequests(t *testing.T) {
 		t.Fatal("Start did not activate the instance")
 	}
 }
+
+// A committed fault carries the call out and still fails its answer: the caller cannot tell a
+// create that made a VM from one that did not.
+func TestCommittedFault(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	h.emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadGateway, Count: 1, Commit: true})
+	create := kakaocloud.CreateInstanceRequest{Instance: h.validCreate("committed-create")}
+	wantError(t, h.api(http.MethodPost, instancesPath, create), http.StatusBadGateway, "BadGateway", "injected fault")
+	instances := h.emulator.Instances()
+	if len(instances) != 1 || instances[0].Name != "committed-create" {
+		t.Fatalf("after a committed faulted create: %+v, want the one VM", instances)
+	}
+
+	// A committed delete starts the deletion behind its error.
+	h.emulator.InjectFault(emulator.OpDeleteInstance, emulator.Fault{Status: http.StatusInternalServerError, Count: 1, Commit: true})
+	wantError(t, h.api(http.MethodDelete, instancesPath+"/"+instances[0].ID, nil), http.StatusInternalServerError, "InternalServerError", "injected fault")
+	if got := h.getInstance(instances[0].ID); got.Status != kakaocloud.InstanceStatusDeleting {
+		t.Errorf("after a committed faulted delete: status %s, want deleting", got.Status)
+	}
+
+	// A call that fails on its own merits gets its own error, not the fault's.
+	h.emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadGateway, Count: 1, Commit: true})
+	invalid := h.validCreate("x")
+	wantError(t, h.api(http.MethodPost, instancesPath, kakaocloud.CreateInstanceRequest{Instance: invalid}), http.StatusBadRequest, "BadRequest", "name")
+}
+
+// A dropped answer closes the connection: the client sees a transport error, and with Commit
+// the VM exists all the same.
+func TestDroppedAnswer(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	header := map[string]string{kakaocloud.HeaderAuthToken: h.token, "Accept": "application/json"}
+	create := kakaocloud.CreateInstanceRequest{Instance: h.validCreate("lost-before")}
+
+	h.emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Drop: true, Count: 1})
+	if resp, err := h.send(context.Background(), http.MethodPost, instancesPath, create, header); err == nil {
+		t.Fatalf("dropped create answered %d", resp.status)
+	}
+	if got := h.emulator.Instances(); len(got) != 0 {
+		t.Fatalf("a dropped create without Commit made %d VMs", len(got))
+	}
+
+	h.emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Drop: true, Commit: true, Count: 1})
+	create.Instance.Name = "lost-after"
+	if resp, err := h.send(context.Background(), http.MethodPost, instancesPath, create, header); err == nil {
+		t.Fatalf("dropped committed create answered %d", resp.status)
+	}
+	if got := h.emulator.Instances(); len(got) != 1 || got[0].Name != "lost-after" {
+		t.Fatalf("a dropped committed create: %+v, want the one VM", got)
+	}
+}
+
+// With a list lag a new VM is found by its id at once and by listings only once it is old
+// enough, on the emulator's clock.
+func TestListLag(t *testing.T) {
+	h := newHarness(t, emulator.Options{ListLag: 30 * time.Second})
+	id := h.create(h.validCreate("lagging"))
+	listed := func() []kakaocloud.Instance {
+		var out kakaocloud.ListInstancesResponse
+		h.apiOK(http.MethodGet, instancesPath+"?name=lagging", nil, http.StatusOK, &out)
+		return out.Instances
+	}
+	if got := listed(); len(got) != 0 {
+		t.Fatalf("listed at once: %+v", got)
+	}
+	if got := h.getInstance(id); got.ID != id {
+		t.Fatalf("GET by id: %+v", got)
+	}
+	h.clock.Step(29 * time.Second)
+	if got := listed(); len(got) != 0 {
+		t.Fatalf("listed after 29s of a 30s lag: %+v", got)
+	}
+	h.clock.Step(time.Second)
+	if got := listed(); len(got) != 1 || got[0].ID != id {
+		t.Fatalf("after the lag: %+v", got)
+	}
+
+	h.emulator.SetListLag(0)
+	h.create(h.validCreate("no-lag"))
+	var out kakaocloud.ListInstancesResponse
+	h.apiOK(http.MethodGet, instancesPath+"?name=no-lag", nil, http.StatusOK, &out)
+	if len(out.Instances) != 1 {
+		t.Errorf("without a lag: %+v", out.Instances)
+	}
+}

@@ -22,8 +22,10 @@ import (
 	"time"
 )
 
-// Fault makes calls of an operation fail with an error answer instead of being served. A
-// faulted call has no effect: a faulted create creates nothing.
+// Fault makes calls of an operation fail. By default a faulted call has no effect and gets an
+// error answer: a faulted create creates nothing. Commit and Drop model the failures that
+// hurt most on a real cloud, where the gateway loses the answer of a call the service
+// carried out.
 type Fault struct {
 	// Status is the HTTP status, 400 to 599; 0 means 500.
 	Status int
@@ -40,6 +42,13 @@ type Fault struct {
 	Fraction float64
 	// RetryAfter, when positive, is sent as a Retry-After header in whole seconds, rounded up.
 	RetryAfter time.Duration
+	// Commit serves the call before failing it: a committed create makes its VM, a committed
+	// delete starts the deletion, and the caller still gets the error (or no answer, with
+	// Drop). A call that would have failed anyway gets its own error.
+	Commit bool
+	// Drop sends no answer at all: the connection is closed, and the caller cannot tell
+	// whether the call was carried out (it was when Commit is set too).
+	Drop bool
 }
 
 func (f Fault) validate() error {
@@ -93,9 +102,16 @@ func (e *Emulator) ClearFaults() {
 	clear(e.faults)
 }
 
+// takenFault is how one call fails: the error to answer, and whether to serve the call first
+// and whether to answer at all.
+type takenFault struct {
+	err          *apiError
+	commit, drop bool
+}
+
 // takeFault decides whether this call of op fails, and if so uses up one failure of its fault
-// and returns the error to answer.
-func (e *Emulator) takeFault(op string) error {
+// and returns how; nil means the call is served normally.
+func (e *Emulator) takeFault(op string) *takenFault {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	fault, ok := e.faults[op]
@@ -108,7 +124,20 @@ func (e *Emulator) takeFault(op string) error {
 			delete(e.faults, op)
 		}
 	}
-	return &apiError{status: fault.Status, code: fault.Code, message: fault.Message, retryAfter: fault.RetryAfter}
+	return &takenFault{
+		err:    &apiError{status: fault.Status, code: fault.Code, message: fault.Message, retryAfter: fault.RetryAfter},
+		commit: fault.Commit,
+		drop:   fault.Drop,
+	}
+}
+
+// SetListLag makes instances appear in ListInstances only once they are d old by the
+// emulator's clock, as a cloud whose listings are served from an index that trails its
+// writes; GetInstance finds them at once. d <= 0 removes the lag.
+func (e *Emulator) SetListLag(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.listLag = max(d, 0)
 }
 
 // SetLatency delays every call of op by d of real time before it is served; a call whose

@@ -120,7 +120,7 @@ func (e *Emulator) routes() {
 
 // operation wraps an operation's handler with what every call goes through, in the order a
 // real gateway would: counting, latency, injected faults, content negotiation, then
-// authentication (all but IAM).
+// authentication (all but IAM). A committed fault serves the call and then fails its answer.
 func (e *Emulator) operation(route operationRoute) http.Handler {
 	keystone := route.service == kakaocloud.ServiceIAM
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -135,7 +135,20 @@ func (e *Emulator) operation(route operationRoute) http.Handler {
 			}
 			e.advance() // the clock moved while the call waited
 		}
-		status, body, err := e.serveOperation(route, w, r)
+		fault := e.takeFault(route.op)
+		var status int
+		var body any
+		var err error
+		if fault == nil || fault.commit {
+			status, body, err = e.serveOperation(route, w, r)
+		}
+		if fault != nil && err == nil {
+			if fault.drop {
+				// Closes the connection without an answer; net/http does not log this one.
+				panic(http.ErrAbortHandler)
+			}
+			err = fault.err
+		}
 		if err != nil {
 			writeError(w, err, keystone)
 			return
@@ -145,9 +158,6 @@ func (e *Emulator) operation(route operationRoute) http.Handler {
 }
 
 func (e *Emulator) serveOperation(route operationRoute, w http.ResponseWriter, r *http.Request) (int, any, error) {
-	if err := e.takeFault(route.op); err != nil {
-		return 0, nil, err
-	}
 	if !acceptsJSON(r.Header.Get(headerAccept)) {
 		return 0, nil, newError(http.StatusNotAcceptable, "Accept %q does not allow %s, the only media type served", r.Header.Get(headerAccept), mediaTypeJSON)
 	}
