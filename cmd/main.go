@@ -315,15 +315,16 @@ func main() {
 	}
 
 	recorder := mgr.GetEventRecorder("karpenter")
+	keyring := signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
 	var bootstrapper kakao.Bootstrapper
 	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
 		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")
 	} else {
-		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca}
+		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca, Keyring: keyring}
 	}
 	provider, instances := kakao.Assemble(kakao.Components{
 		Kube: mgr.GetClient(), Client: kc, Catalog: cat, ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
-		Keyring: signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}},
+		Keyring: keyring,
 		PriceOverrides: instancetype.PriceOverrideSource{
 			Reader:    mgr.GetClient(),
 			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},

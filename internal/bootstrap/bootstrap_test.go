@@ -25,6 +25,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -116,7 +119,7 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	b := &bootstrap.Bootstrapper{
 		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}),
-		CABundle: []byte(ca), Now: func() time.Time { return now },
+		CABundle: []byte(ca), Clock: clocktesting.NewFakePassiveClock(now),
 	}
 	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
 	script, err := b.UserData(context.Background(), nc, &kcv1.KCNodeClass{})
@@ -145,5 +148,58 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 		if !strings.Contains(script, want) {
 			t.Errorf("the script lacks %q", want)
 		}
+	}
+}
+
+// Every launch attempt of a NodeClaim hands out the same token from one Secret; another
+// NodeClaim, even of the same name, gets another.
+func TestBootstrapperReusesTheNodeClaimsTokenAcrossAttempts(t *testing.T) {
+	env := testenv.Environment(false)
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, kc, stop, err := testenv.Emulator(emulator.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bootstrap.Bootstrapper{
+		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}), CABundle: []byte(ca), Keyring: keyring,
+	}
+	ctx := context.Background()
+	tokenOf := func(uid types.UID) string {
+		t.Helper()
+		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-retry", UID: uid}}
+		script, err := b.UserData(ctx, nc, &kcv1.KCNodeClass{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(script, "token: ")
+		token, _, _ := strings.Cut(rest, "\n")
+		return token
+	}
+	first, second := tokenOf("uid-1"), tokenOf("uid-1")
+	if first == "" || first != second {
+		t.Fatalf("tokens of two attempts: %q and %q, want one token", first, second)
+	}
+	if other := tokenOf("uid-2"); other == first {
+		t.Errorf("another NodeClaim of the same name got the same token %q", other)
+	}
+	secrets := &corev1.SecretList{}
+	if err := kube.List(ctx, secrets, client.InNamespace("kube-system"), client.MatchingLabels{kcv1.Group + "/nodeclaim": "default-retry"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(secrets.Items) != 2 {
+		t.Errorf("bootstrap token Secrets = %d, want 2 (one per NodeClaim, not per attempt)", len(secrets.Items))
 	}
 }

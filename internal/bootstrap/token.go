@@ -20,15 +20,19 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
 // DefaultTokenTTL outlives a launch and a registration (5 + 15 minutes) with room to spare;
@@ -51,7 +55,12 @@ type Bootstrapper struct {
 	Cluster  ClusterSource
 	CABundle []byte
 	TokenTTL time.Duration
-	Now      func() time.Time
+	// Keyring derives each NodeClaim's token from the NodeClaim's UID, so that every launch
+	// attempt of a NodeClaim hands out the same token and one Secret serves them all; without
+	// it every attempt mints a random token.
+	Keyring signing.KeyringSource
+	// Clock tells the time tokens expire from; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
@@ -62,7 +71,7 @@ func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeC
 	if err != nil {
 		return "", fmt.Errorf("reading the cluster endpoint: %w", err)
 	}
-	token, err := b.mintToken(ctx, nc.Name)
+	token, err := b.token(ctx, nc)
 	if err != nil {
 		return "", err
 	}
@@ -83,51 +92,87 @@ func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeC
 	})
 }
 
-// mintToken creates a bootstrap token Secret in kube-system and returns the token.
-func (b *Bootstrapper) mintToken(ctx context.Context, nodeClaim string) (string, error) {
-	id, secret := randomString(6), randomString(16)
-	ttl, now := b.TokenTTL, time.Now
+// token returns the NodeClaim's bootstrap token, creating its Secret in kube-system unless an
+// earlier launch attempt of the NodeClaim did.
+func (b *Bootstrapper) token(ctx context.Context, nc *karpv1.NodeClaim) (string, error) {
+	id, secret, err := b.tokenFor(ctx, nc)
+	if err != nil {
+		return "", err
+	}
+	ttl := b.TokenTTL
 	if ttl == 0 {
 		ttl = DefaultTokenTTL
 	}
-	if b.Now != nil {
-		now = b.Now
+	clk := b.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
 	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: metav1.NamespaceSystem,
 			Name:      "bootstrap-token-" + id,
-			Labels:    map[string]string{kcv1.Group + "/nodeclaim": nodeClaim},
+			Labels:    map[string]string{kcv1.Group + "/nodeclaim": nc.Name},
 		},
 		Type: corev1.SecretTypeBootstrapToken,
 		StringData: map[string]string{
 			"token-id":                       id,
 			"token-secret":                   secret,
-			"expiration":                     now().Add(ttl).UTC().Format(time.RFC3339),
+			"expiration":                     clk.Now().Add(ttl).UTC().Format(time.RFC3339),
 			"usage-bootstrap-authentication": "true",
 			"usage-bootstrap-signing":        "true",
 			"auth-extra-groups":              TokenGroup,
-			"description":                    "joins the node of NodeClaim " + nodeClaim,
+			"description":                    "joins the node of NodeClaim " + nc.Name,
 		},
 	}
-	if err := b.Client.Create(ctx, s); err != nil {
-		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nodeClaim, err)
+	// A derived token's Secret that exists already is this NodeClaim's, from an earlier attempt:
+	// its value is the one derived again here, so nothing needs reading back.
+	if err := b.Client.Create(ctx, s); err != nil && !(apierrors.IsAlreadyExists(err) && b.Keyring != nil && nc.UID != "") {
+		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nc.Name, err)
 	}
 	return id + "." + secret, nil
 }
 
-// randomString returns n characters of [a-z0-9], the bootstrap token alphabet.
+// tokenFor is the NodeClaim's token id and secret: derived from its UID under the active
+// signing key when there is a keyring and a UID, random otherwise.
+func (b *Bootstrapper) tokenFor(ctx context.Context, nc *karpv1.NodeClaim) (string, string, error) {
+	if b.Keyring == nil || nc.UID == "" {
+		return randomString(6), randomString(16), nil
+	}
+	ring, err := b.Keyring.Keyring(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("reading the signing keys for the bootstrap token: %w", err)
+	}
+	derived := tokenAlphabetString(func(block int) []byte {
+		return ring.Derive("bootstrap-token", string(nc.UID)+"/"+strconv.Itoa(block))
+	}, 6+16)
+	return derived[:6], derived[6:], nil
+}
+
+// randomString returns n characters of the bootstrap token alphabet from crypto/rand.
 func randomString(n int) string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	out := make([]byte, 0, n)
-	b := make([]byte, 1)
-	for len(out) < n {
+	return tokenAlphabetString(func(int) []byte {
+		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
 			panic(err) // crypto/rand does not fail on supported platforms
 		}
-		// Reject bytes past the last whole multiple of 36, so every character is equally likely.
-		if int(b[0]) < 256-256%len(alphabet) {
-			out = append(out, alphabet[int(b[0])%len(alphabet)])
+		return b
+	}, n)
+}
+
+// tokenAlphabetString returns n characters of [a-z0-9], the bootstrap token alphabet, drawn
+// from the blocks of bytes source returns. Bytes past the last whole multiple of 36 are
+// skipped, so that every character is equally likely.
+func tokenAlphabetString(source func(block int) []byte, n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	out := make([]byte, 0, n)
+	for block := 0; len(out) < n; block++ {
+		for _, c := range source(block) {
+			if len(out) == n {
+				break
+			}
+			if int(c) < 256-256%len(alphabet) {
+				out = append(out, alphabet[int(c)%len(alphabet)])
+			}
 		}
 	}
 	return string(out)

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -200,6 +201,22 @@ func (e *NodeClassNotReadyError) Unwrap() error { return e.Err }
 func IsNodeClassNotReady(err error) bool {
 	var target *NodeClassNotReadyError
 	return errors.As(err, &target)
+}
+
+// CreatePendingError says a create may have made a VM the cloud does not list yet: the launch
+// must look again, without creating, until Until.
+type CreatePendingError struct {
+	Until time.Time
+	Err   error
+}
+
+func (e *CreatePendingError) Error() string { return e.Err.Error() }
+func (e *CreatePendingError) Unwrap() error { return e.Err }
+
+// IsCreatePending reports whether err is a CreatePendingError.
+func IsCreatePending(err error) bool {
+	var e *CreatePendingError
+	return errors.As(err, &e)
 }
 
 // ProviderID returns the provider id of a KakaoCloud VM.

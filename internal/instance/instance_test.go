@@ -45,7 +45,13 @@ func key(b byte) []byte { return []byte(strings.Repeat(string(rune('a'+b)), 32))
 
 func newEnv(t *testing.T, transport http.RoundTripper) *env {
 	t.Helper()
-	emu := emulator.New(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond})
+	return newEnvWith(t, transport, emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond}, instance.Options{})
+}
+
+// newEnvWith is newEnv with the emulator's and the provider's options, for a shared fake clock.
+func newEnvWith(t *testing.T, transport http.RoundTripper, opts emulator.Options, instanceOpts instance.Options) *env {
+	t.Helper()
+	emu := emulator.New(opts)
 	srv := httptest.NewServer(emu)
 	t.Cleanup(srv.Close)
 	client, err := kakaocloud.New(kakaocloud.Config{
@@ -61,7 +67,7 @@ func newEnv(t *testing.T, transport http.RoundTripper) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{emu: emu, client: client, keyring: keyring, provider: instance.NewProvider(client, keyring, "karpenter-demo")}
+	e := &env{emu: emu, client: client, keyring: keyring, provider: instance.NewProvider(client, keyring, "karpenter-demo", instanceOpts)}
 	e.cands = e.candidates(t, "m2a.large", "c2a.xlarge")
 	return e
 }
@@ -129,7 +135,7 @@ func TestRetryAfterCrashAdopts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The controller restarts with a fresh provider: nothing is remembered in memory.
-	restarted := instance.NewProvider(e.client, e.keyring, "karpenter-demo")
+	restarted := instance.NewProvider(e.client, e.keyring, "karpenter-demo", instance.Options{})
 	second, err := restarted.Launch(ctx, e.request("default-crash"))
 	if err != nil {
 		t.Fatal(err)
@@ -302,12 +308,12 @@ func TestListCountsVMsPerSigningKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := instance.NewProvider(e.client, rotated, "karpenter-demo")
+	p := instance.NewProvider(e.client, rotated, "karpenter-demo", instance.Options{})
 	if _, err := p.Launch(ctx, e.request("default-new")); err != nil {
 		t.Fatal(err)
 	}
 	// Another cluster's VM in the same project is not ours.
-	otherCluster := instance.NewProvider(e.client, rotated, "other-cluster")
+	otherCluster := instance.NewProvider(e.client, rotated, "other-cluster", instance.Options{})
 	if _, err := otherCluster.Launch(ctx, e.request("other-vm")); err != nil {
 		t.Fatal(err)
 	}

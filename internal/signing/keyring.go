@@ -18,6 +18,9 @@ package signing
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -110,4 +113,20 @@ type KeyringSource interface {
 
 func sortedIDs(keys map[string][]byte) []string {
 	return slices.Sorted(maps.Keys(keys))
+}
+
+// deriveDomain separates derived secrets from markers and from each other's purposes.
+const deriveDomain = "karpenter-provider-kakaocloud derive v1"
+
+// Derive returns a secret of 32 bytes bound to purpose and data under the active key: the
+// same inputs give the same bytes for as long as the active key stays, and nobody without the
+// key can compute them. It lets the controller recompute a secret it handed out (a NodeClaim's
+// bootstrap token) instead of storing or reading it back.
+func (k *Keyring) Derive(purpose, data string) []byte {
+	h := hmac.New(sha256.New, k.keys[k.activeKeyID])
+	for _, field := range []string{deriveDomain, purpose, data} {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(field))))
+		h.Write([]byte(field))
+	}
+	return h.Sum(nil)
 }

@@ -35,6 +35,10 @@ const (
 	// version and the subnet its VM was launched with, for drift detection.
 	AnnotationKubernetesVersion = Group + "/kubernetes-version"
 	AnnotationSubnetID          = Group + "/subnet-id"
+	// AnnotationLaunchAttempt records on a NodeClaim, before each VM create, when the create
+	// was tried (RFC 3339); a launch that finds it and no VM looks for the VM that create may
+	// have made before creating another. It is removed when every create was refused.
+	AnnotationLaunchAttempt = Group + "/launch-attempted-at"
 )
 
 // StaticHash hashes the settings that shape a VM and are fixed at launch: key pair, root

@@ -19,17 +19,20 @@ limitations under the License.
 package kakao
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -63,7 +66,9 @@ type FlavorSource interface {
 
 // CloudProvider is the KakaoCloud implementation of cloudprovider.CloudProvider.
 type CloudProvider struct {
-	kube          client.Reader
+	kube          client.Client
+	clock         clock.PassiveClock
+	attempts      launchAttempts
 	flavors       FlavorSource
 	instanceTypes *instancetype.Provider
 	prices        Prices
@@ -90,8 +95,8 @@ type Prices struct {
 
 // New returns the KakaoCloud cloud provider. The instance type provider must price with
 // prices.Table and mark offerings in unavailable.
-func New(kube client.Reader, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider, recorder events.EventRecorder) *CloudProvider {
-	return &CloudProvider{kube: kube, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder}
+func New(kube client.Client, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider, recorder events.EventRecorder) *CloudProvider {
+	return &CloudProvider{kube: kube, clock: clock.RealClock{}, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder}
 }
 
 // listInstanceTypes lists a node class's instance types priced with the current overrides.
@@ -144,6 +149,10 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 		OnInsufficientCapacity: func(c instance.Candidate, err error) {
 			p.unavailable.MarkUnavailable(c.FlavorName, c.Zone, karpv1.CapacityTypeOnDemand, err.Error())
 		},
+		LastAttempt: p.lastAttempt(nc),
+		RecordAttempt: func(ctx context.Context, at time.Time) error {
+			return p.recordAttempt(ctx, nc, at)
+		},
 	}
 	for _, sg := range nodeClass.Status.SecurityGroups {
 		req.SecurityGroups = append(req.SecurityGroups, sg.Name)
@@ -162,8 +171,13 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 		if errors.As(err, &ice) {
 			return nil, &cloudprovider.InsufficientCapacityError{Err: err}
 		}
+		var pending *instance.CreatePendingError
+		if errors.As(err, &pending) {
+			return nil, &cloudprovider.CreatePendingError{Until: pending.Until, Err: err}
+		}
 		return nil, fmt.Errorf("launching a VM: %w", err)
 	}
+	p.attempts.set(nc.UID, time.Time{})
 	if launched.Adopted {
 		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
 	}
@@ -485,7 +499,9 @@ func driftOf(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.
 
 // Components are what a CloudProvider is assembled from.
 type Components struct {
-	Kube    client.Reader
+	Kube client.Client
+	// Clock tells the time of launch attempts; the real clock when nil.
+	Clock   clock.PassiveClock
 	Client  *kakaocloud.Client
 	Catalog *catalog.Catalog
 	Keyring signing.KeyringSource
@@ -504,8 +520,9 @@ type Components struct {
 func Assemble(c Components) (*CloudProvider, *instance.Provider) {
 	unavailable := instancetype.NewUnavailableOfferings(0, nil)
 	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
-	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName)
+	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
+	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName, instance.Options{Clock: clk})
 	p := New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder)
-	p.bootstrap = c.Bootstrap
+	p.bootstrap, p.clock = c.Bootstrap, clk
 	return p, instances
 }

@@ -19,7 +19,9 @@ package kakao_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -63,8 +65,9 @@ func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 	return nc
 }
 
+// nodeClaim creates a NodeClaim in the API server, where a launch records its attempts.
 func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
-	return &karpv1.NodeClaim{
+	nc := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   fmt.Sprintf("default-%05d", counter.Add(1)),
 			Labels: map[string]string{karpv1.LabelNodePool: "default"},
@@ -77,6 +80,8 @@ func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelec
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 		},
 	}
+	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	return nc
 }
 
 func req(key string, op corev1.NodeSelectorOperator, values ...string) karpv1.NodeSelectorRequirementWithMinValues {
@@ -127,6 +132,36 @@ var _ = Describe("Create", func() {
 		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "3", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a")))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "m2a.2xlarge"))
+	})
+
+	It("records the attempt before creating, and after a lost answer looks for the VM instead of creating another", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := nodeClaim(nodeClass, "1")
+		emu.SetListLag(time.Hour)
+		DeferCleanup(func() { emu.SetListLag(0) })
+		emu.InjectFault(emulator.OpCreateInstance, emulator.Fault{Commit: true, Drop: true, Count: 1})
+		_, err := provider.Create(ctx, claim)
+		Expect(cloudprovider.IsCreatePending(err)).To(BeTrue(), "got %v", err)
+		stored := &karpv1.NodeClaim{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), stored)).To(Succeed())
+		Expect(stored.Annotations).To(HaveKey(kcv1.AnnotationLaunchAttempt))
+
+		// Even from a copy without the annotation (a stale cache), no second create is tried.
+		_, err = provider.Create(ctx, claim)
+		Expect(cloudprovider.IsCreatePending(err)).To(BeTrue(), "got %v", err)
+		named := 0
+		for _, i := range emu.Instances() {
+			if i.Name == claim.Name {
+				named++
+			}
+		}
+		Expect(named).To(Equal(1))
+
+		// Once listed, the VM is adopted.
+		emu.SetListLag(0)
+		launched, err := provider.Create(ctx, stored)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(emu.Instances()).To(ContainElement(HaveField("ID", strings.TrimPrefix(launched.Status.ProviderID, kcv1.ProviderIDPrefix))))
 	})
 
 	It("returns the same VM when asked again for the same NodeClaim", func() {
@@ -247,9 +282,6 @@ var _ = Describe("Delete, Get and List", func() {
 		_, err = kc.UpdateInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
 		Expect(err).NotTo(HaveOccurred())
 
-		// Events need the NodeClaim to exist; the API server keeps no status on create.
-		Expect(k8sClient.Create(ctx, claim)).To(Succeed())
-		claim.Status.ProviderID = launched.Status.ProviderID
 		err = provider.Delete(ctx, claim)
 		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
 		Eventually(func(g Gomega) []string {

@@ -87,7 +87,7 @@ var _ = BeforeSuite(func() {
 		ResyncPeriod: 200 * time.Millisecond,
 	}).SetupWithManager(mgr)).To(Succeed())
 	provider = kakao.New(k8sClient, cat, instancetype.NewProvider(cat, prices.Table, unavailable), prices, unavailable,
-		instance.NewProvider(kc, keyring, "karpenter-demo"), mgr.GetEventRecorder("karpenter"))
+		instance.NewProvider(kc, keyring, "karpenter-demo", instance.Options{}), mgr.GetEventRecorder("karpenter"))
 
 	go func() {
 		defer GinkgoRecover()

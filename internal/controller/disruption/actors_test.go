@@ -73,6 +73,7 @@ func (a *clusterActors) run(ctx context.Context) {
 		case <-time.After(100 * time.Millisecond):
 		}
 		a.kubelets(ctx)
+		a.stopPods(ctx)
 		a.replicaSets(ctx)
 		a.scheduler(ctx)
 	}
@@ -138,6 +139,21 @@ func (a *clusterActors) kubelets(ctx context.Context) {
 		if slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }) {
 			node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
 			_ = a.client.Update(ctx, node)
+		}
+	}
+}
+
+// stopPods does what a kubelet does with a pod being deleted: once its grace period is over
+// (its deletion timestamp), the pod's containers are stopped and the pod object removed.
+func (a *clusterActors) stopPods(ctx context.Context) {
+	pods := &corev1.PodList{}
+	if a.client.List(ctx, pods) != nil {
+		return
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.Spec.NodeName != "" && !pod.DeletionTimestamp.IsZero() && !time.Now().Before(pod.DeletionTimestamp.Time) {
+			_ = a.client.Delete(ctx, pod, client.GracePeriodSeconds(0))
 		}
 	}
 }

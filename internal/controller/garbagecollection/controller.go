@@ -28,6 +28,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -58,7 +59,8 @@ type Collector struct {
 	Instances *instance.Provider
 	Interval  time.Duration
 	Grace     time.Duration
-	Now       func() time.Time
+	// Clock is the clock for the grace period; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch
@@ -77,8 +79,10 @@ func (c *Collector) Start(ctx context.Context) error {
 }
 
 // Collect deletes the owned VMs that no NodeClaim accounts for and returns their ids. A VM is
-// accounted for when a NodeClaim records its provider id, or has its name (a launch that has
-// not recorded the VM yet will adopt it).
+// accounted for when a NodeClaim records its provider id, or is named for a NodeClaim that
+// records no VM yet (a launch in flight adopts it). A VM named for a NodeClaim that records
+// another VM is a second VM for it (its create's answer was lost and KakaoCloud listed it only
+// after the launch had made another) and is deleted.
 func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	owned, err := c.Instances.List(ctx)
 	if err != nil {
@@ -88,14 +92,16 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	if err := c.Client.List(ctx, claims); err != nil {
 		return nil, err
 	}
-	providerIDs, vmNames := map[string]bool{}, map[string]bool{}
+	providerIDs := map[string]bool{}
+	// recorded maps a VM name to whether its NodeClaim records a VM yet.
+	recorded := map[string]bool{}
 	for _, nc := range claims.Items {
 		providerIDs[nc.Status.ProviderID] = true
-		vmNames[instance.VMName(nc.Name)] = true
+		recorded[instance.VMName(nc.Name)] = nc.Status.ProviderID != ""
 	}
 	now, grace := time.Now, c.Grace
-	if c.Now != nil {
-		now = c.Now
+	if c.Clock != nil {
+		now = c.Clock.Now
 	}
 	if grace == 0 {
 		grace = DefaultGrace
@@ -105,8 +111,9 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	var errs []error
 	for _, o := range owned {
 		inst := o.Instance
+		launching, named := recorded[inst.Name]
 		if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) ||
-			providerIDs[cloudprovider.ProviderID(inst.ID)] || vmNames[inst.Name] || now().Sub(inst.CreatedAt) < grace {
+			providerIDs[cloudprovider.ProviderID(inst.ID)] || (named && !launching) || now().Sub(inst.CreatedAt) < grace {
 			continue
 		}
 		if err := c.Instances.Delete(ctx, inst.ID, inst.Name); err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
@@ -115,7 +122,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		}
 		leakedInstancesDeleted.Inc()
 		log.FromContext(ctx).Info("garbage collected leaked instance", "instance", inst.ID, "name", inst.Name,
-			"instance-type", inst.Flavor.Name, "zone", inst.AvailabilityZone)
+			"instance-type", inst.Flavor.Name, "zone", inst.AvailabilityZone, "duplicate", named)
 		deleted = append(deleted, inst.ID)
 	}
 	return deleted, errors.Join(errs...)

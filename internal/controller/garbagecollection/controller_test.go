@@ -18,12 +18,14 @@ package garbagecollection_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
@@ -59,7 +61,7 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	instances := instance.NewProvider(kc, keyring, "karpenter-demo")
+	instances := instance.NewProvider(kc, keyring, "karpenter-demo", instance.Options{})
 	ctx := context.Background()
 
 	launch := func(p *instance.Provider, name string) kakaocloud.Instance {
@@ -106,7 +108,23 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	if _, err := kc.UpdateInstance(ctx, tampered.ID, kakaocloud.UpdateInstance{Description: &edited}); err != nil {
 		t.Fatal(err)
 	}
-	launch(instance.NewProvider(kc, keyring, "other-cluster"), "other-leaked") // another cluster's
+	launch(instance.NewProvider(kc, keyring, "other-cluster", instance.Options{}), "other-leaked") // another cluster's
+	// A second VM for a NodeClaim that records its first: a create whose answer was lost and
+	// whose VM was listed only after the launch had made another.
+	marker, err := keyring.Sign(signing.Subject{VMName: "default-recorded", ClusterID: "karpenter-demo", NodeClaim: "default-recorded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	duplicate, err := kc.CreateInstance(ctx, kakaocloud.CreateInstance{
+		Name: "default-recorded", Description: marker, ImageID: recorded.Image.ID, FlavorID: recorded.Flavor.ID,
+		Subnets: []kakaocloud.SubnetAttachment{{ID: subnetOf(t, kc)}}, SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "default"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A leftover whose NodeClaim's name was not a valid VM name, so its VM name was rewritten.
+	rewritten := launch(instances, "team.a-leaked")
+	want := []string{leaked.ID, duplicate.ID, rewritten.ID}
 
 	collector := &garbagecollection.Collector{Client: kube, Instances: instances, Grace: time.Minute}
 
@@ -114,16 +132,16 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	if deleted, err := collector.Collect(ctx); err != nil || len(deleted) != 0 {
 		t.Fatalf("within the grace period: deleted %v, %v; want nothing", deleted, err)
 	}
-	collector.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	collector.Clock = clocktesting.NewFakePassiveClock(time.Now().Add(2 * time.Minute))
 	deleted, err := collector.Collect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(deleted) != 1 || deleted[0] != leaked.ID {
-		t.Fatalf("deleted %v, want only the leaked VM %s", deleted, leaked.ID)
+	if !sameSet(deleted, want) {
+		t.Fatalf("deleted %v, want the leaked, the duplicate and the rewritten-name VMs %v", deleted, want)
 	}
 	for _, i := range emu.Instances() {
-		wantDeleting := i.ID == leaked.ID
+		wantDeleting := slices.Contains(want, i.ID)
 		if (i.Status == kakaocloud.InstanceStatusDeleting) != wantDeleting {
 			t.Errorf("VM %s (%s) status %s", i.Name, i.ID, i.Status)
 		}
@@ -132,4 +150,18 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	if again, err := collector.Collect(ctx); err != nil || len(again) != 0 {
 		t.Errorf("second pass deleted %v, %v; want nothing", again, err)
 	}
+}
+
+func subnetOf(t *testing.T, kc *kakaocloud.Client) string {
+	t.Helper()
+	subnets, err := kc.ListSubnets(context.Background(), kakaocloud.SubnetFilter{Name: "karpenter-subnet-a"})
+	if err != nil || len(subnets) != 1 {
+		t.Fatalf("subnet: %v %v", subnets, err)
+	}
+	return subnets[0].ID
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(a, b)
 }

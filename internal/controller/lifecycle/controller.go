@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -57,8 +58,8 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Now is the clock for timeouts; time.Now when nil.
-	Now                 func() time.Time
+	// Clock tells the time of timeouts and drain deadlines; the real clock when nil.
+	Clock               clock.Clock
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
 
@@ -142,8 +143,8 @@ func (r *Reconciler) deleteNodeClaim(ctx context.Context, nc *karpv1.NodeClaim) 
 }
 
 func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+	if r.Clock != nil {
+		return r.Clock.Now()
 	}
 	return time.Now()
 }
@@ -199,9 +200,9 @@ func nodePatch(stored *corev1.Node) client.Patch {
 	return client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})
 }
 
-// SetupWithManager registers the reconciler and the Node index it needs. A NodeClaim is
-// reconciled again when its node changes.
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+// IndexFields registers the cache indexes the reconciler reads through: Nodes by provider id
+// and Pods by node. A test that calls Reconcile itself registers them without the controller.
+func IndexFields(ctx context.Context, mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Node{}, providerIDIndex, func(o client.Object) []string {
 		if id := o.(*corev1.Node).Spec.ProviderID; id != "" {
 			return []string{id}
@@ -210,9 +211,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 	}); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+	return mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 		return []string{o.(*corev1.Pod).Spec.NodeName}
-	}); err != nil {
+	})
+}
+
+// SetupWithManager registers the reconciler and the indexes it needs. A NodeClaim is
+// reconciled again when its node changes.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := IndexFields(ctx, mgr); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -18,6 +18,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -33,6 +34,9 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 )
 
+// awaitingInstancePoll is how often a launch whose create is in doubt looks for the VM.
+const awaitingInstancePoll = 5 * time.Second
+
 // launch creates the NodeClaim's VM once. When no offering has capacity or the node class
 // cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
 // elsewhere; other failures are retried.
@@ -47,17 +51,27 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 	if !cached {
 		launched, err = r.CloudProvider.Create(ctx, nc)
 	}
-	if err != nil {
+	var pending *cloudprovider.CreatePendingError
+	switch {
+	case errors.As(err, &pending):
+		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
+		// again only once the window has passed.
+		if c := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonAwaitingInstance {
+			awaitingInstance(r.Recorder, nc, pending.Until, pending.Err)
+		}
+		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
+		return reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}, nil
+	case err != nil:
 		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
-			reason := "InsufficientCapacity"
+			reason := ReasonInsufficientCapacity
 			if cloudprovider.IsNodeClassNotReady(err) {
-				reason = "NodeClassNotReady"
+				reason = ReasonNodeClassNotReady
 			}
 			r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
 			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
 			return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 		}
-		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, "LaunchFailed", err.Error())
+		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
 		return reconcile.Result{}, fmt.Errorf("launching nodeclaim: %w", err)
 	}
 

@@ -47,9 +47,9 @@ func (r *Reconciler) checkLaunch(ctx context.Context, nc *karpv1.NodeClaim) (rec
 	case err == nil:
 		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil
 	case cloudprovider.IsInsufficientCapacity(err):
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, "InsufficientCapacity", "Launch", "deleting the NodeClaim: %v", err)
+		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonInsufficientCapacity, "Launch", "deleting the NodeClaim: %v", err)
 	case cloudprovider.IsLaunchFailed(err):
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, "LaunchFailed", "Launch", "deleting the NodeClaim: %v", err)
+		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonLaunchFailed, "Launch", "deleting the NodeClaim: %v", err)
 	default:
 		log.FromContext(ctx).Error(err, "checking the VM of a NodeClaim waiting for its node")
 		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -331,7 +332,7 @@ var _ = Describe("NodeClaim lifecycle", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(deleted).To(BeEmpty(), "registered less than the grace period ago")
 
-		collector.Now = func() time.Time { return time.Now().Add(nodeclaimgc.DefaultGrace + time.Second) }
+		collector.Clock = clocktesting.NewFakePassiveClock(time.Now().Add(nodeclaimgc.DefaultGrace + time.Second))
 		deleted, err = collector.Collect(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(deleted).To(ConsistOf(claim.Name))

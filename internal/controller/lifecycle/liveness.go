@@ -49,7 +49,7 @@ func (r *Reconciler) liveness(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	if left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, "NotLive", "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
+	r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNotLive, "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
 	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 }

@@ -38,7 +38,7 @@ func (r *Reconciler) followNodeDeletion(ctx context.Context, nc *karpv1.NodeClai
 	if err != nil || node == nil || node.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, err
 	}
-	r.Recorder.Eventf(nc, node, corev1.EventTypeNormal, "NodeDeleted", "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
+	r.Recorder.Eventf(nc, node, corev1.EventTypeNormal, ReasonNodeDeleted, "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
 	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", map[string]string{"name": node.Name})
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 }

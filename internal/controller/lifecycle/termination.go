@@ -19,15 +19,11 @@ package lifecycle
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -54,13 +50,20 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	deadline, err := r.terminationTime(ctx, nc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	if node != nil {
 		if err := r.taint(ctx, node); err != nil {
 			return reconcile.Result{}, err
 		}
-		if waiting, err := r.drain(ctx, nc, node); err != nil || waiting != "" {
+		if deadline != nil {
+			terminationGracePeriodExpiring(r.Recorder, nc, node, *deadline)
+		}
+		if waiting, err := r.drain(ctx, nc, node, deadline); err != nil || waiting != "" {
 			if waiting != "" {
-				r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, "Draining", "Terminate", "%s", waiting)
+				r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, ReasonDraining, "Terminate", "%s", waiting)
 			}
 			return reconcile.Result{RequeueAfter: drainPoll}, err
 		}
@@ -95,94 +98,24 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 
 // taint keeps new pods off a node that is going away.
 func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
-	if hasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) {
+	if hasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) && node.Labels[corev1.LabelNodeExcludeBalancers] != "" {
 		return nil
 	}
 	stored := node.DeepCopy()
-	node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+	if !hasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) {
+		node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+	}
+	// Load balancers stop sending traffic to the node before its pods go, as upstream
+	// Karpenter has them do.
+	if _, set := node.Labels[corev1.LabelNodeExcludeBalancers]; !set {
+		metav1.SetMetaDataLabel(&node.ObjectMeta, corev1.LabelNodeExcludeBalancers, "karpenter")
+	}
 	if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 		return err
 	}
 	log.FromContext(ctx).Info("tainted node", "Node", map[string]string{"name": node.Name},
 		"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
 	return nil
-}
-
-// drain evicts the node's pods (DaemonSet and mirror pods stay). It returns what it still
-// waits for, "" once the node is empty. Past the NodeClaim's terminationGracePeriod, pods a
-// PodDisruptionBudget still protects are deleted.
-func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *corev1.Node) (string, error) {
-	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
-		return "", err
-	}
-	deadlinePassed := nc.Spec.TerminationGracePeriod != nil &&
-		r.now().After(nc.DeletionTimestamp.Add(nc.Spec.TerminationGracePeriod.Duration))
-	var blocked, held, terminating []string
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		if !evictable(pod) {
-			continue
-		}
-		if !pod.DeletionTimestamp.IsZero() {
-			terminating = append(terminating, pod.Namespace+"/"+pod.Name)
-			continue
-		}
-		if !deadlinePassed && pod.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
-			// Held until the terminationGracePeriod deadline, if there is one, as upstream
-			// Karpenter holds them: the annotation asks not to be evicted.
-			held = append(held, pod.Namespace+"/"+pod.Name)
-			continue
-		}
-		if deadlinePassed {
-			if err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
-				return "", err
-			}
-			continue
-		}
-		eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
-		err := r.Client.SubResource("eviction").Create(ctx, pod, eviction)
-		switch {
-		case err == nil, apierrors.IsNotFound(err):
-		case apierrors.IsTooManyRequests(err):
-			// A PodDisruptionBudget does not allow it now.
-			blocked = append(blocked, pod.Namespace+"/"+pod.Name)
-		default:
-			return "", err
-		}
-	}
-	switch {
-	case len(blocked) > 0:
-		return fmt.Sprintf("waiting to evict %s: a PodDisruptionBudget does not allow it yet", strings.Join(blocked, ", ")), nil
-	case len(held) > 0:
-		return fmt.Sprintf("waiting for %s, annotated %s, to go: it is not evicted before the terminationGracePeriod deadline", strings.Join(held, ", "), karpv1.DoNotDisruptAnnotationKey), nil
-	case len(terminating) > 0:
-		return fmt.Sprintf("waiting for %s to terminate", strings.Join(terminating, ", ")), nil
-	}
-	return "", nil
-}
-
-// evictable pods are moved off a draining node; DaemonSet pods and static pods are not,
-// finished pods need nothing, and pods that tolerate karpenter.sh/disrupted would only come
-// back: like upstream Karpenter, the drain leaves them to go with the node.
-func evictable(pod *corev1.Pod) bool {
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-		return false
-	}
-	for i := range pod.Spec.Tolerations {
-		if pod.Spec.Tolerations[i].ToleratesTaint(klog.Background(), &karpv1.DisruptedNoScheduleTaint, false) {
-			return false
-		}
-	}
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
-		return false
-	}
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "DaemonSet" && ptr.Deref(o.Controller, false) {
-			return false
-		}
-	}
-	return true
 }
 
 // deleteNode removes the node's finalizer and deletes it.

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -57,8 +58,8 @@ type Collector struct {
 	Recorder      events.EventRecorder
 	Interval      time.Duration
 	Grace         time.Duration
-	// Now is the clock for the grace period; time.Now when nil.
-	Now func() time.Time
+	// Clock is the clock for the grace period; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // NeedLeaderElection makes only the leader collect.
@@ -92,8 +93,8 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		present[nc.Status.ProviderID] = true
 	}
 	now, grace := time.Now, c.Grace
-	if c.Now != nil {
-		now = c.Now
+	if c.Clock != nil {
+		now = c.Clock.Now
 	}
 	if grace == 0 {
 		grace = DefaultGrace

@@ -96,6 +96,7 @@ func (e *Emulator) createInstance(w http.ResponseWriter, r *http.Request) (int, 
 	in.setState(kakaocloud.InstanceStatusBuilding, "building", "spawning", powerStateNoState, now)
 	in.log(actionCreate, now)
 	e.instances = append(e.instances, in)
+	e.created++
 
 	created := kakaocloud.CreatedInstance{ID: in.ID}
 	for _, sg := range plan.securityGroups {

@@ -107,6 +107,7 @@ type Emulator struct {
 	faults            map[string]*activeFault
 	latencies         map[string]time.Duration
 	listLag           time.Duration
+	created           int
 	calls             map[string]int
 	capacity          map[capacityKey]int
 	failNextCount     int

@@ -164,6 +164,14 @@ func (e *Emulator) CallCount(op string) int {
 	return e.calls[op]
 }
 
+// CreatedCount returns how many VMs the emulator has made, the deleted ones included, and
+// those whose create answered with a committed fault.
+func (e *Emulator) CreatedCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.created
+}
+
 // ResetCallCounts sets every call count to zero.
 func (e *Emulator) ResetCallCounts() {
 	e.mu.Lock()

@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kakao
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// launchAttempts remembers the last create tried per NodeClaim in this process as well: the
+// NodeClaim a launch reads can come from a cache that does not show the annotation written a
+// moment ago, and a create must never be tried twice because of it.
+type launchAttempts struct {
+	mu sync.Mutex
+	at map[types.UID]time.Time
+}
+
+func (a *launchAttempts) get(uid types.UID) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.at[uid]
+}
+
+func (a *launchAttempts) set(uid types.UID, at time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.at == nil {
+		a.at = map[types.UID]time.Time{}
+	}
+	if at.IsZero() {
+		delete(a.at, uid)
+		return
+	}
+	a.at[uid] = at
+}
+
+// lastAttempt is when a create was last tried for the NodeClaim, by its annotation or by this
+// process's memory, whichever is later. An annotation that does not parse counts as a create
+// tried now: waiting out the window is the safe reading.
+func (p *CloudProvider) lastAttempt(nc *karpv1.NodeClaim) time.Time {
+	remembered := p.attempts.get(nc.UID)
+	value, ok := nc.Annotations[kcv1.AnnotationLaunchAttempt]
+	if !ok {
+		return remembered
+	}
+	recorded, err := time.Parse(time.RFC3339Nano, value)
+	if err != nil {
+		recorded = p.clock.Now()
+	}
+	if recorded.After(remembered) {
+		return recorded
+	}
+	return remembered
+}
+
+// recordAttempt writes (or, for the zero time, removes) the NodeClaim's launch-attempt
+// annotation with a patch of its own, leaving the caller's copy of the NodeClaim untouched.
+func (p *CloudProvider) recordAttempt(ctx context.Context, nc *karpv1.NodeClaim, at time.Time) error {
+	value := any(nil)
+	if !at.IsZero() {
+		value = at.UTC().Format(time.RFC3339Nano)
+	}
+	patch := map[string]any{"metadata": map[string]any{
+		"uid":         nc.UID, // a NodeClaim of the same name made since is left alone
+		"annotations": map[string]any{kcv1.AnnotationLaunchAttempt: value},
+	}}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := p.kube.Patch(ctx, nc.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
+		return fmt.Errorf("annotating NodeClaim %s with %s: %w", nc.Name, kcv1.AnnotationLaunchAttempt, err)
+	}
+	p.attempts.set(nc.UID, at)
+	return nil
+}

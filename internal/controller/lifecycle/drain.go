@@ -1,0 +1,284 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// stuckTerminatingAfter is how long past its deletion timestamp (its deletion plus its grace
+// period) a terminating pod is waited for: a pod still there then is on a node whose kubelet
+// no longer acts, and waiting longer would hold the node forever, as upstream Karpenter
+// reasons.
+const stuckTerminatingAfter = time.Minute
+
+// Priority classes whose pods are drained last, after every other pod has gone.
+var criticalPriorityClasses = []string{"system-cluster-critical", "system-node-critical"}
+
+// terminationTime is when the NodeClaim's terminationGracePeriod runs out (nil without one),
+// recorded in the annotation upstream Karpenter uses so that it shows and survives restarts.
+func (r *Reconciler) terminationTime(ctx context.Context, nc *karpv1.NodeClaim) (*time.Time, error) {
+	if value, ok := nc.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]; ok {
+		at, err := time.Parse(time.RFC3339, value)
+		if err == nil {
+			return &at, nil
+		}
+		log.FromContext(ctx).Error(err, "ignoring an annotation that is not an RFC 3339 time", "annotation", karpv1.NodeClaimTerminationTimestampAnnotationKey)
+	}
+	if nc.Spec.TerminationGracePeriod == nil || nc.DeletionTimestamp.IsZero() {
+		return nil, nil
+	}
+	at := nc.DeletionTimestamp.Add(nc.Spec.TerminationGracePeriod.Duration).UTC()
+	stored := nc.DeepCopy()
+	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
+	if err := r.Client.Patch(ctx, nc, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+		return nil, err
+	}
+	return &at, nil
+}
+
+// drain empties the node the way upstream Karpenter does, and returns what it still waits for
+// ("" once nothing is left to wait for):
+//   - pods it waits for: not finished, not tolerating karpenter.sh/disrupted (they would only
+//     come back), not static, not stuck terminating;
+//   - a pod whose grace period would outlast the terminationGracePeriod deadline is deleted
+//     with the time that is left (at least 1 s), bypassing PodDisruptionBudgets and
+//     karpenter.sh/do-not-disrupt;
+//   - the others are evicted through the Eviction API, one tier at a time: non-critical
+//     non-DaemonSet pods, non-critical DaemonSet pods, critical non-DaemonSet pods, critical
+//     DaemonSet pods, as graceful node shutdown orders them; do-not-disrupt pods are waited for.
+//
+// Deletions and evictions carry the pod's UID as a precondition, so that a new pod of the same
+// name is never the one removed.
+func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+		return "", err
+	}
+	now := r.now()
+	var forced, graceful []*corev1.Pod
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		switch {
+		case !waitingEviction(pod, now):
+		case needsForceDelete(pod, deadline, now):
+			forced = append(forced, pod)
+		default:
+			graceful = append(graceful, pod)
+		}
+	}
+	for _, pod := range forced {
+		if err := r.forceDelete(ctx, pod, *deadline); err != nil {
+			return "", err
+		}
+	}
+	var w waits
+	for _, tier := range byDrainPriority(graceful) {
+		if len(tier) == 0 {
+			continue
+		}
+		for _, pod := range tier {
+			if err := r.evictOrWait(ctx, nc, node, pod, &w); err != nil {
+				return "", err
+			}
+		}
+		break // the next tier waits until this one is gone
+	}
+	w.deleted = podNames(forced)
+	return w.String(), nil
+}
+
+// waits is what a drain pass left waiting, by why.
+type waits struct {
+	evicted, blocked, held, terminating, deleted []string
+}
+
+func (w waits) String() string {
+	var parts []string
+	add := func(names []string, format string) {
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf(format, strings.Join(names, ", ")))
+		}
+	}
+	add(w.blocked, "waiting to evict %s: a PodDisruptionBudget does not allow it yet")
+	add(w.held, "waiting for %s, annotated "+karpv1.DoNotDisruptAnnotationKey+", to go: it is not evicted before the terminationGracePeriod deadline")
+	add(w.terminating, "waiting for %s to terminate")
+	add(w.evicted, "evicted %s")
+	add(w.deleted, "deleted %s ahead of the terminationGracePeriod deadline")
+	return strings.Join(parts, "; ")
+}
+
+// evictOrWait evicts one pod of the tier being drained, or notes why it waits.
+func (r *Reconciler) evictOrWait(ctx context.Context, nc *karpv1.NodeClaim, node *corev1.Node, pod *corev1.Pod, w *waits) error {
+	name := pod.Namespace + "/" + pod.Name
+	switch {
+	case !pod.DeletionTimestamp.IsZero():
+		w.terminating = append(w.terminating, name)
+		return nil
+	case pod.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true":
+		// Not evicted; the drain stalls until the pod goes or the deadline passes.
+		w.held = append(w.held, name)
+		return nil
+	}
+	eviction := &policyv1.Eviction{
+		ObjectMeta:    metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(pod.UID)}},
+	}
+	err := r.Client.SubResource("eviction").Create(ctx, pod, eviction)
+	switch {
+	case err == nil:
+		podEvicted(r.Recorder, pod, evictionReason(nc))
+		w.evicted = append(w.evicted, name)
+	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+		// Gone, or another pod of the same name now: nothing of this one to evict.
+	case apierrors.IsTooManyRequests(err):
+		nodeFailedToDrain(r.Recorder, node, fmt.Errorf("evicting pod %s violates a PodDisruptionBudget", name))
+		w.blocked = append(w.blocked, name)
+	default:
+		return fmt.Errorf("evicting pod %s: %w", name, err)
+	}
+	return nil
+}
+
+// forceDelete deletes a pod whose grace period would outlast the deadline, granting it what is
+// left until the deadline, or its own shorter grace period, and at least 1 s: a grace of 0
+// would remove the pod from the API before its containers stop, and a replacement could run
+// beside it.
+func (r *Reconciler) forceDelete(ctx context.Context, pod *corev1.Pod, deadline time.Time) error {
+	own := ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)
+	grace := max(min(int64(deadline.Sub(r.now()).Seconds()), own), 1)
+	podDeletedAheadOfDeadline(r.Recorder, pod, grace, deadline)
+	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(grace), client.Preconditions{UID: ptr.To(pod.UID)})
+	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting pod %s/%s ahead of the terminationGracePeriod deadline: %w", pod.Namespace, pod.Name, err)
+	}
+	log.FromContext(ctx).V(1).Info("deleting pod", "namespace", pod.Namespace, "name", pod.Name,
+		"pod.terminationGracePeriodSeconds", ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 0),
+		"delete.gracePeriodSeconds", grace, "nodeclaim.terminationTime", deadline)
+	return nil
+}
+
+// waitingEviction reports whether the drain waits for the pod: it has not finished, does not
+// tolerate karpenter.sh/disrupted, is not a static pod, and is not stuck terminating.
+func waitingEviction(pod *corev1.Pod, now time.Time) bool {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return false
+	}
+	for i := range pod.Spec.Tolerations {
+		if pod.Spec.Tolerations[i].ToleratesTaint(klog.Background(), &karpv1.DisruptedNoScheduleTaint, false) {
+			return false
+		}
+	}
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return false
+	}
+	if ownedByNode(pod) {
+		return false
+	}
+	return pod.DeletionTimestamp.IsZero() || now.Sub(pod.DeletionTimestamp.Time) <= stuckTerminatingAfter
+}
+
+// needsForceDelete reports whether the pod must be deleted now to be gone by the deadline:
+// its grace period, counted from now, ends after it; or it is terminating with a deletion
+// timestamp after it.
+func needsForceDelete(pod *corev1.Pod, deadline *time.Time, now time.Time) bool {
+	if deadline == nil {
+		return false
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		return pod.DeletionTimestamp.After(*deadline)
+	}
+	grace := time.Duration(ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)) * time.Second
+	return now.After(deadline.Add(-grace))
+}
+
+// byDrainPriority splits pods into the tiers they are evicted in.
+func byDrainPriority(pods []*corev1.Pod) [4][]*corev1.Pod {
+	var tiers [4][]*corev1.Pod
+	for _, pod := range pods {
+		tier := 0
+		if isCritical(pod) {
+			tier = 2
+		}
+		if ownedByDaemonSet(pod) {
+			tier++
+		}
+		tiers[tier] = append(tiers[tier], pod)
+	}
+	return tiers
+}
+
+func isCritical(pod *corev1.Pod) bool {
+	for _, class := range criticalPriorityClasses {
+		if pod.Spec.PriorityClassName == class {
+			return true
+		}
+	}
+	return false
+}
+
+func ownedByDaemonSet(pod *corev1.Pod) bool {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "DaemonSet" && ptr.Deref(o.Controller, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedByNode is a static pod's mirror as its owner reference shows it.
+func ownedByNode(pod *corev1.Pod) bool {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "Node" && o.APIVersion == "v1" {
+			return true
+		}
+	}
+	return false
+}
+
+// evictionReason is why the NodeClaim is going, for the pods' events: the disruption reason
+// the disruption controller recorded, else a forceful termination (a deleted Node or
+// NodeClaim).
+func evictionReason(nc *karpv1.NodeClaim) string {
+	if c := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == metav1.ConditionTrue {
+		return c.Reason
+	}
+	return "Forceful Termination"
+}
+
+func podNames(pods []*corev1.Pod) []string {
+	names := make([]string, 0, len(pods))
+	for _, pod := range pods {
+		names = append(names, pod.Namespace+"/"+pod.Name)
+	}
+	return names
+}

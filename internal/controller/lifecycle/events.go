@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// Reasons of the events the lifecycle records on NodeClaims.
+const (
+	ReasonInsufficientCapacity = "InsufficientCapacity"
+	ReasonNodeClassNotReady    = "NodeClassNotReady"
+	ReasonLaunchFailed         = "LaunchFailed"
+	ReasonAwaitingInstance     = "AwaitingInstance"
+	ReasonNotLive              = "NotLive"
+	ReasonNodeDeleted          = "NodeDeleted"
+	ReasonDraining             = "Draining"
+	// Upstream Karpenter's reasons for the drain's events on pods and nodes.
+	ReasonEvicted                        = "Evicted"
+	ReasonDisrupted                      = "Disrupted"
+	ReasonFailedDraining                 = "FailedDraining"
+	ReasonTerminationGracePeriodExpiring = "TerminationGracePeriodExpiring"
+)
+
+// awaitingInstance says a create's outcome is unknown and no VM is created again before until.
+func awaitingInstance(recorder events.EventRecorder, nc *karpv1.NodeClaim, until time.Time, err error) {
+	recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonAwaitingInstance, "Launch",
+		"the answer to creating the VM was lost or failed (%v); looking for the VM until %s before creating another",
+		err, until.UTC().Format(time.RFC3339))
+}
+
+// podEvicted says the drain evicted the pod, and why the node goes.
+func podEvicted(recorder events.EventRecorder, pod *corev1.Pod, reason string) {
+	recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonEvicted, "Evict", "Evicted pod: %s", reason)
+}
+
+// podDeletedAheadOfDeadline says the drain deletes the pod so that it is gone by the deadline.
+func podDeletedAheadOfDeadline(recorder events.EventRecorder, pod *corev1.Pod, grace int64, deadline time.Time) {
+	recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonDisrupted, "Delete",
+		"Deleting the pod to accommodate the terminationTime %s of the node. The pod was granted %d seconds of grace-period of its %d terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.",
+		deadline.UTC().Format(time.RFC3339), grace, ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds))
+}
+
+// nodeFailedToDrain says what keeps the node from draining.
+func nodeFailedToDrain(recorder events.EventRecorder, node *corev1.Node, err error) {
+	recorder.Eventf(node, nil, corev1.EventTypeWarning, ReasonFailedDraining, "Drain", "Failed to drain node, %s", err)
+}
+
+// terminationGracePeriodExpiring says, on the node and its NodeClaim, when every pod will have
+// been deleted whatever PodDisruptionBudgets and do-not-disrupt say.
+func terminationGracePeriodExpiring(recorder events.EventRecorder, nc *karpv1.NodeClaim, node *corev1.Node, deadline time.Time) {
+	message := fmt.Sprintf("All pods will be deleted by %s", deadline.UTC().Format(time.RFC3339))
+	recorder.Eventf(node, nil, corev1.EventTypeWarning, ReasonTerminationGracePeriodExpiring, "Drain", "%s", message)
+	recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonTerminationGracePeriodExpiring, "Drain", "%s", message)
+}
