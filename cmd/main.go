@@ -54,14 +54,9 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
 )
@@ -304,16 +299,6 @@ func main() {
 	}
 	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName})
 
-	if err := (&nodeclass.Reconciler{
-		Client:   mgr.GetClient(),
-		Catalog:  cat,
-		Images:   kc,
-		Recorder: mgr.GetEventRecorder("karpenter"),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclass")
-		os.Exit(1)
-	}
-
 	recorder := mgr.GetEventRecorder("karpenter")
 	keyring := signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
 	var bootstrapper kakao.Bootstrapper
@@ -322,55 +307,18 @@ func main() {
 	} else {
 		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca, Keyring: keyring}
 	}
-	provider, instances := kakao.Assemble(kakao.Components{
-		Kube: mgr.GetClient(), Client: kc, Catalog: cat, ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
-		Keyring: keyring,
+	controllers := operator.NewControllers(operator.Options{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), KakaoCloud: kc, Catalog: cat, Keyring: keyring,
+		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
 		PriceOverrides: instancetype.PriceOverrideSource{
 			Reader:    mgr.GetClient(),
 			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
 		},
+		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
+		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
 	})
-	if err := mgr.Add(&garbagecollection.Collector{Client: mgr.GetClient(), Instances: instances}); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "garbagecollection")
-		os.Exit(1)
-	}
-	if err := mgr.Add(&nodeclaimgc.Collector{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.garbagecollection")
-		os.Exit(1)
-	}
-	if err := (&lifecycle.Reconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(ctx, mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.lifecycle")
-		os.Exit(1)
-	}
-	if err := (&provisioning.Provisioner{
-		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
-		Batcher: provisioning.NewBatcher(o.batchIdle, o.batchMax),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "provisioning")
-		os.Exit(1)
-	}
-
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodepool")
-		os.Exit(1)
-	}
-	if err := (&disruption.ConditionsReconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.disruption")
-		os.Exit(1)
-	}
-	if err := (&disruption.PodEventsReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.podevents")
-		os.Exit(1)
-	}
-	if err := (&disruption.ExpirationReconciler{Client: mgr.GetClient(), Recorder: recorder}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "nodeclaim.expiration")
-		os.Exit(1)
-	}
-	if err := mgr.Add(&disruption.Controller{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), CloudProvider: provider, Recorder: recorder,
-		PollInterval: o.disruptionPoll, ValidationDelay: o.disruptionValidation,
-	}); err != nil {
-		setupLog.Error(err, "unable to create controller", "controller", "disruption")
+	if err := controllers.Register(ctx, mgr); err != nil {
+		setupLog.Error(err, "unable to create controllers")
 		os.Exit(1)
 	}
 

@@ -23,27 +23,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestEntryServesFromCacheUntilTheTTL(t *testing.T) {
-	c := &clock{now: time.Unix(0, 0)}
+	c := clocktesting.NewFakeClock(time.Unix(0, 0))
 	var e entry[int]
 	var calls atomic.Int32
 	fetch := func(context.Context) (int, error) { return int(calls.Add(1)), nil }
@@ -54,7 +39,7 @@ func TestEntryServesFromCacheUntilTheTTL(t *testing.T) {
 			t.Fatalf("get = %d, want the first fetch's 1", v)
 		}
 	}
-	c.step(time.Minute)
+	c.Step(time.Minute)
 	if v, _ := e.get(ctx, time.Minute, c.Now, fetch); v != 2 {
 		t.Errorf("after the TTL get = %d, want a refresh (2)", v)
 	}
@@ -101,13 +86,13 @@ func TestEntryRunsOneRefreshAtATime(t *testing.T) {
 }
 
 func TestEntryKeepsTheLastGoodValueWhenARefreshFails(t *testing.T) {
-	c := &clock{now: time.Unix(0, 0)}
+	c := clocktesting.NewFakeClock(time.Unix(0, 0))
 	var e entry[string]
 	ctx := context.Background()
 	if _, err := e.get(ctx, time.Second, c.Now, func(context.Context) (string, error) { return "good", nil }); err != nil {
 		t.Fatal(err)
 	}
-	c.step(time.Hour)
+	c.Step(time.Hour)
 	broken := errors.New("kubernetes engine unavailable")
 	if _, err := e.get(ctx, time.Second, c.Now, func(context.Context) (string, error) { return "", broken }); !errors.Is(err, broken) {
 		t.Fatalf("failed refresh: err = %v, want it returned", err)

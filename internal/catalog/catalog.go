@@ -24,6 +24,8 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
@@ -40,7 +42,8 @@ type Options struct {
 	ClusterName  string
 	CatalogueTTL time.Duration
 	ClusterTTL   time.Duration
-	Now          func() time.Time
+	// Clock tells the age of cached reads; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // Catalog caches KakaoCloud reads.
@@ -64,8 +67,8 @@ func New(client *kakaocloud.Client, opts Options) *Catalog {
 	if opts.ClusterTTL == 0 {
 		opts.ClusterTTL = DefaultClusterTTL
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
 	}
 	return &Catalog{client: client, opts: opts}
 }
@@ -75,54 +78,54 @@ func (c *Catalog) ClusterName() string { return c.opts.ClusterName }
 
 // Flavors returns every instance type.
 func (c *Catalog) Flavors(ctx context.Context) ([]kakaocloud.Flavor, error) {
-	return c.flavors.get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Flavor, error) {
+	return c.flavors.get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Flavor, error) {
 		return c.client.ListFlavors(ctx, kakaocloud.FlavorFilter{})
 	})
 }
 
 // Versions returns the Kubernetes versions Kubernetes Engine knows.
 func (c *Catalog) Versions(ctx context.Context) ([]kakaocloud.KubernetesVersion, error) {
-	return c.versions.get(ctx, c.opts.CatalogueTTL, c.opts.Now, c.client.ListVersions)
+	return c.versions.get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, c.client.ListVersions)
 }
 
 // Cluster returns the Kubernetes Engine cluster: control-plane version, phase, endpoint.
 func (c *Catalog) Cluster(ctx context.Context) (kakaocloud.Cluster, error) {
-	return c.cluster.get(ctx, c.opts.ClusterTTL, c.opts.Now, func(ctx context.Context) (kakaocloud.Cluster, error) {
+	return c.cluster.get(ctx, c.opts.ClusterTTL, c.opts.Clock.Now, func(ctx context.Context) (kakaocloud.Cluster, error) {
 		return c.client.GetCluster(ctx, c.opts.ClusterName)
 	})
 }
 
 // NodeImages returns the VM worker images Kubernetes Engine offers for a minor version.
 func (c *Catalog) NodeImages(ctx context.Context, minorVersion string) ([]kakaocloud.NodeImage, error) {
-	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
+	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
 		return c.client.ListNodeImages(ctx, kakaocloud.NodeImageFilter{KubernetesVersion: minorVersion, InstanceType: "vm"})
 	})
 }
 
 // SubnetsByID returns the subnet with this id (none when it does not exist).
 func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
 		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{ID: id})
 	})
 }
 
 // SubnetsByName returns the subnets with this name (names need not be unique).
 func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
 		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{Name: name})
 	})
 }
 
 // SecurityGroupsByID returns the security group with this id (none when it does not exist).
 func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
 		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{ID: id})
 	})
 }
 
 // SecurityGroupsByName returns the security groups with this name.
 func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
 		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{Name: name})
 	})
 }

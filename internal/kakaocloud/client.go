@@ -33,6 +33,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // DefaultRegion is KakaoCloud's region with public API hosts.
@@ -53,8 +55,8 @@ type Config struct {
 	Retry RetryPolicy
 	// PageSize is the limit asked for per page of list calls.
 	PageSize int
-	// Now is the clock for token expiry; time.Now when nil.
-	Now func() time.Time
+	// Clock is the clock for token expiry; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // RetryPolicy bounds retries: exponential backoff from BaseDelay, doubled per attempt up to
@@ -108,11 +110,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.PageSize == 0 {
 		cfg.PageSize = 100
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
 	}
 	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize}
-	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Now)
+	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Clock.Now)
 	return c, nil
 }
 

@@ -71,7 +71,7 @@ func (e *env) client(t *testing.T, mutate ...func(*kakaocloud.Config)) *kakaoclo
 		Endpoints:   e.emu.Endpoints(e.server.URL),
 		Credentials: kakaocloud.StaticCredentials{AccessKeyID: accessKeyID, SecretAccessKey: secretKey},
 		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond},
-		Now:         e.clock.Now,
+		Clock:       e.clock,
 	}
 	for _, m := range mutate {
 		m(&cfg)

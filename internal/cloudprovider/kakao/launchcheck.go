@@ -77,7 +77,8 @@ func (p *CloudProvider) launchStatus(ctx context.Context, id string) (kakaocloud
 	s := &p.launches
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.listed || time.Since(s.at) > launchStatusTTL {
+	// A listing from the future (the clock was set back) is as stale as an old one.
+	if age := p.clock.Since(s.at); !s.listed || age > launchStatusTTL || age < 0 {
 		owned, err := p.instances.List(ctx)
 		if err != nil {
 			return kakaocloud.Instance{}, false, err
@@ -86,7 +87,7 @@ func (p *CloudProvider) launchStatus(ctx context.Context, id string) (kakaocloud
 		for _, o := range owned {
 			s.byID[o.Instance.ID] = o.Instance
 		}
-		s.at, s.listed = time.Now(), true
+		s.at, s.listed = p.clock.Now(), true
 	}
 	inst, ok := s.byID[id]
 	return inst, ok, nil

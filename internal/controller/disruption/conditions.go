@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -64,8 +65,8 @@ type ConditionsReconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock tells the time; the real clock when nil.
+	Clock clock.PassiveClock
 
 	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
 	// KCNodeClass is unchanged and the answer is younger than DriftRecheck.
@@ -253,8 +254,8 @@ func (r *ConditionsReconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.N
 }
 
 func (r *ConditionsReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+	if r.Clock != nil {
+		return r.Clock.Now()
 	}
 	return time.Now()
 }

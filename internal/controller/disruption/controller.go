@@ -36,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -72,8 +73,9 @@ type Controller struct {
 	// EventRepeat is how long the same explanation is not published again; DefaultEventRepeat
 	// when zero.
 	EventRepeat time.Duration
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock tells the time; the real clock when nil.
+	Clock clock.Clock
+	now   func() time.Time
 
 	orchestrator *orchestrator
 	events       *eventLog
@@ -128,9 +130,10 @@ func (c *Controller) init() {
 	if c.orchestrator != nil {
 		return
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
 	}
+	c.now = c.Clock.Now
 	if c.APIReader == nil {
 		c.APIReader = c.Client
 	}
@@ -143,8 +146,8 @@ func (c *Controller) init() {
 	if c.ReplacementTimeout <= 0 {
 		c.ReplacementTimeout = DefaultReplacementTimeout
 	}
-	c.events = newEventLog(c.Recorder, c.EventRepeat, c.Now)
-	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, events: c.events, now: c.Now, timeout: c.ReplacementTimeout}
+	c.events = newEventLog(c.Recorder, c.EventRepeat, c.now)
+	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, events: c.events, now: c.now, timeout: c.ReplacementTimeout}
 	c.staleSince = map[string]time.Time{}
 }
 
@@ -154,7 +157,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 	c.init()
 	c.orchestrator.advance(ctx)
 
-	start := c.Now()
+	start := c.now()
 	in, err := c.snapshotInput(ctx)
 	if err != nil {
 		return err
@@ -163,7 +166,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 	c.removeStaleTaints(ctx, snap)
 
 	if v := c.validating; v != nil {
-		if c.Now().Sub(v.decidedAt) < c.ValidationDelay {
+		if c.now().Sub(v.decidedAt) < c.ValidationDelay {
 			return nil
 		}
 		c.validating = nil
@@ -177,13 +180,13 @@ func (c *Controller) Pass(ctx context.Context) error {
 	}
 
 	fingerprint := snap.Fingerprint()
-	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.Now().Sub(c.consolidated.at) < ConsolidatedRecheck
-	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.Now})
-	evaluationDuration.Observe(c.Now().Sub(start).Seconds())
+	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.now().Sub(c.consolidated.at) < ConsolidatedRecheck
+	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.now})
+	evaluationDuration.Observe(c.now().Sub(start).Seconds())
 	c.report(snap, d)
 	switch {
 	case d.Consolidated:
-		c.consolidated = &consolidatedState{fingerprint: fingerprint, at: c.Now()}
+		c.consolidated = &consolidatedState{fingerprint: fingerprint, at: c.now()}
 	case !skip:
 		c.consolidated = nil
 	}
@@ -192,7 +195,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 	}
 	if d.Command.NeedsValidation() {
 		log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", d.Command.String())
-		c.validating = &validating{cmd: d.Command, decidedAt: c.Now()}
+		c.validating = &validating{cmd: d.Command, decidedAt: c.now()}
 		return nil
 	}
 	return c.orchestrator.start(ctx, d.Command)
@@ -201,7 +204,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
 // never modified), each NodePool's instance types, and what the orchestration has under way.
 func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
-	in := SnapshotInput{Now: c.Now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}}
+	in := SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}}
 	cluster, err := state.Read(ctx, c.Client)
 	if err != nil {
 		return in, err
@@ -276,10 +279,10 @@ func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
 		seen.Insert(name)
 		since, ok := c.staleSince[name]
 		if !ok {
-			c.staleSince[name] = c.Now()
+			c.staleSince[name] = c.now()
 			continue
 		}
-		if c.Now().Sub(since) < StaleTaintGrace {
+		if c.now().Sub(since) < StaleTaintGrace {
 			continue
 		}
 		fresh := &karpv1.NodeClaim{}

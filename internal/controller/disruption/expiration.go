@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -42,8 +43,8 @@ const EventExpired = "Expired"
 type ExpirationReconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock tells the time; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
@@ -59,8 +60,8 @@ func (r *ExpirationReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		return reconcile.Result{}, nil
 	}
 	now := time.Now()
-	if r.Now != nil {
-		now = r.Now()
+	if r.Clock != nil {
+		now = r.Clock.Now()
 	}
 	if left := nc.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil

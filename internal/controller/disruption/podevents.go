@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -42,8 +43,8 @@ const PodEventDedupe = 10 * time.Second
 // node, finishes, or is deleted from it: consolidateAfter counts from there.
 type PodEventsReconciler struct {
 	Client client.Client
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock tells the time; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // Reconcile stamps the NodeClaim named in the request, unless it was stamped within
@@ -54,8 +55,8 @@ func (r *PodEventsReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	now := time.Now()
-	if r.Now != nil {
-		now = r.Now()
+	if r.Clock != nil {
+		now = r.Clock.Now()
 	}
 	if !nc.DeletionTimestamp.IsZero() || now.Sub(nc.Status.LastPodEventTime.Time) < PodEventDedupe {
 		return reconcile.Result{}, nil

@@ -21,6 +21,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -90,17 +91,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 	stored := nc.DeepCopy()
 	var result reconcile.Result
-	var err error
+	var errs []error
+	// Every step runs, as upstream's do: a launch that keeps failing must still time out.
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
 		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
-		var res reconcile.Result
-		if res, err = step(ctx, nc); err != nil || nc.DeletionTimestamp != nil {
+		res, err := step(ctx, nc)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if nc.DeletionTimestamp != nil {
 			break
 		}
 		result = minRequeue(result, res)
 	}
-	setReady(nc)
+	err := errors.Join(errs...)
+	r.setReady(nc)
 	if patchErr := r.patch(ctx, stored, nc); patchErr != nil {
 		return reconcile.Result{}, patchErr
 	}
@@ -150,12 +156,15 @@ func (r *Reconciler) now() time.Time {
 }
 
 // setCondition sets a NodeClaim condition.
-func setCondition(nc *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation})
+func (r *Reconciler) setCondition(nc *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
+	// Stamped by the reconciler's clock, which timeouts are measured on.
+	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+		Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation, LastTransitionTime: metav1.NewTime(r.now()),
+	})
 }
 
 // setReady summarises Launched, Registered and Initialized.
-func setReady(nc *karpv1.NodeClaim) {
+func (r *Reconciler) setReady(nc *karpv1.NodeClaim) {
 	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
 		c := meta.FindStatusCondition(nc.Status.Conditions, t)
 		if c == nil || c.Status != metav1.ConditionTrue {
@@ -163,11 +172,11 @@ func setReady(nc *karpv1.NodeClaim) {
 			if c != nil {
 				msg = fmt.Sprintf("%s: %s", t, c.Message)
 			}
-			setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", msg)
+			r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", msg)
 			return
 		}
 	}
-	setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the node is ready")
+	r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the node is ready")
 }
 
 func minRequeue(a, b reconcile.Result) reconcile.Result {

@@ -42,7 +42,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 		return reconcile.Result{}, err
 	}
 	if waiting := notInitializedBecause(nc, node); waiting != "" {
-		setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, "NotInitialized", waiting)
+		r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, "NotInitialized", waiting)
 		return reconcile.Result{}, nil
 	}
 	if node.Labels[karpv1.LabelInitialized] != "true" {
@@ -52,7 +52,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 			return reconcile.Result{}, err
 		}
 	}
-	setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
+	r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
 	if r.announced.first(nc.UID, karpv1.ConditionTypeInitialized) {
 		log.FromContext(ctx).Info("initialized nodeclaim", "Node", map[string]string{"name": node.Name}, "allocatable", node.Status.Allocatable)
 	}

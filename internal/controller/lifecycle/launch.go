@@ -46,7 +46,7 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 	}
 	// The status write that records a launch can trail the metadata write that triggers the
 	// next reconcile; the result of the launch is reused rather than launched again.
-	launched, cached := r.launches.get(nc.UID)
+	launched, cached := r.launches.get(nc.UID, r.now())
 	var err error
 	if !cached {
 		launched, err = r.CloudProvider.Create(ctx, nc)
@@ -59,7 +59,7 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 		if c := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonAwaitingInstance {
 			awaitingInstance(r.Recorder, nc, pending.Until, pending.Err)
 		}
-		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
+		r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
 		return reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}, nil
 	case err != nil:
 		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
@@ -71,7 +71,7 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
 			return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 		}
-		setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
+		r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
 		return reconcile.Result{}, fmt.Errorf("launching nodeclaim: %w", err)
 	}
 
@@ -91,11 +91,11 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 	nc.Status.ImageID = launched.Status.ImageID
 	nc.Status.Capacity = launched.Status.Capacity
 	nc.Status.Allocatable = launched.Status.Allocatable
-	setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, "Launched", "the VM was created")
+	r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, "Launched", "the VM was created")
 	if cached {
 		return reconcile.Result{}, nil
 	}
-	r.launches.put(nc.UID, launched)
+	r.launches.put(nc.UID, launched, r.now())
 	nodeClaimsLaunched.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
 	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nc.Status.ProviderID,
 		"instance-type", nc.Labels[karpv1.LabelInstanceType], "zone", nc.Labels[karpv1.LabelTopologyZone],
@@ -116,26 +116,26 @@ type launchEntry struct {
 
 const launchCacheTTL = time.Hour
 
-func (c *launchCache) get(uid types.UID) (*karpv1.NodeClaim, bool) {
+func (c *launchCache) get(uid types.UID, now time.Time) (*karpv1.NodeClaim, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[uid]
-	if !ok || time.Since(e.at) > launchCacheTTL {
+	if !ok || now.Sub(e.at) > launchCacheTTL {
 		return nil, false
 	}
 	return e.nodeClaim, true
 }
 
-func (c *launchCache) put(uid types.UID, nc *karpv1.NodeClaim) {
+func (c *launchCache) put(uid types.UID, nc *karpv1.NodeClaim, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = map[types.UID]launchEntry{}
 	}
 	for k, e := range c.entries {
-		if time.Since(e.at) > launchCacheTTL {
+		if now.Sub(e.at) > launchCacheTTL {
 			delete(c.entries, k)
 		}
 	}
-	c.entries[uid] = launchEntry{nodeClaim: nc, at: time.Now()}
+	c.entries[uid] = launchEntry{nodeClaim: nc, at: now}
 }

@@ -17,82 +17,142 @@ limitations under the License.
 package lifecycle_test
 
 import (
-	"context"
-	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/tools/events"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
+// The suite calls the reconcilers itself and moves a fake clock that the controllers, the
+// catalogue and the emulated cloud share; VMs build and go when the clock says so.
 var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-	emu       *emulator.Emulator
-	// kc is a KakaoCloud client of the emulator, for what a person does in the console.
-	kc            *kakaocloud.Client
-	cloudProvider cloudprovider.CloudProvider
-	recorder      events.EventRecorder
+	env         *test.Environment
+	controllers *operator.Controllers
+	nodeClaims  *lifecycle.Reconciler
+	nodeClass   *kcv1.KCNodeClass
 )
 
-func TestLifecycle(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "NodeClaim lifecycle suite")
-}
+const (
+	buildDelay  = 10 * time.Second
+	deleteDelay = 5 * time.Second
+)
+
+var resourceOne = resource.MustParse("1")
+
+func TestLifecycle(t *testing.T) { test.RunSuite(t, "NodeClaim lifecycle suite") }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-	cluster, err := testenv.StartCluster(false)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-
-	var stop func()
-	emu, kc, stop, err = testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: 500 * time.Millisecond})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
-	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
-	Expect(err).NotTo(HaveOccurred())
-
-	recorder = mgr.GetEventRecorder("karpenter")
-	provider, _ := kakao.Assemble(kakao.Components{
-		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder,
+	var err error
+	env, err = test.NewEnvironment(test.EnvironmentOptions{
+		FakeClock: true, Direct: true,
+		Emulator: emulator.Options{BuildDelay: buildDelay, DeleteDelay: deleteDelay},
 	})
-	cloudProvider = provider
-	Expect((&nodeclass.Reconciler{Client: mgr.GetClient(), Catalog: cat, Images: kc, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&lifecycle.Reconciler{
-		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder,
-		RegistrationTimeout: 3 * time.Second,
-	}).SetupWithManager(ctx, mgr)).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
+	Expect(err).NotTo(HaveOccurred())
+	controllers = env.Controllers()
+	nodeClaims = controllers.Lifecycle
+	Expect(env.Start()).To(Succeed())
+	nodeClass = test.KCNodeClass()
+	ExpectApplied(env.Ctx, env.Client, nodeClass)
+	nodeClass = ExpectKCNodeClassReady(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
 })
 
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
-})
+var _ = AfterSuite(func() { env.Stop() })
+
+var _ = BeforeEach(func() { env.Reset() })
+
+// launchedNodeClaim creates a NodeClaim and reconciles it until its VM is launched.
+func launchedNodeClaim(opts ...func(*karpv1.NodeClaim)) *karpv1.NodeClaim {
+	GinkgoHelper()
+	nc := test.NodeClaim(nodeClass, opts...)
+	ExpectApplied(env.Ctx, env.Client, nc)
+	ExpectReconciled(env.Ctx, nodeClaims, nc)
+	nc = ExpectExists(env.Ctx, env.Client, nc)
+	Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue(), "launched: %v", nc.Status.Conditions)
+	return nc
+}
+
+// registeredNodeClaim launches a NodeClaim and registers a node for it as its kubelet would.
+func registeredNodeClaim(opts ...func(*karpv1.NodeClaim)) (*karpv1.NodeClaim, *corev1.Node) {
+	GinkgoHelper()
+	nc := launchedNodeClaim(opts...)
+	node := test.Node(nc)
+	ExpectApplied(env.Ctx, env.Client, node)
+	ExpectReconciled(env.Ctx, nodeClaims, nc)
+	return ExpectExists(env.Ctx, env.Client, nc), ExpectExists(env.Ctx, env.Client, node)
+}
+
+// initializedNodeClaim registers a NodeClaim's node and makes it Ready.
+func initializedNodeClaim(opts ...func(*karpv1.NodeClaim)) (*karpv1.NodeClaim, *corev1.Node) {
+	GinkgoHelper()
+	nc, node := registeredNodeClaim(opts...)
+	node = ready(node)
+	ExpectReconciled(env.Ctx, nodeClaims, nc)
+	nc = ExpectExists(env.Ctx, env.Client, nc)
+	Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue(), "initialized: %v", nc.Status.Conditions)
+	return nc, node
+}
+
+// ready does what the kubelet and the node lifecycle controller do once the node is up.
+func ready(node *corev1.Node) *corev1.Node {
+	GinkgoHelper()
+	node = ExpectExists(env.Ctx, env.Client, node)
+	test.NodeReady(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourcePods: resource.MustParse("110")})(node)
+	// The API server taints a node not-ready when it registers; the node lifecycle controller
+	// removes the taint once the node is Ready.
+	node.Spec.Taints = withoutKey(node.Spec.Taints, corev1.TaintNodeNotReady)
+	ExpectApplied(env.Ctx, env.Client, node)
+	return ExpectExists(env.Ctx, env.Client, node)
+}
+
+// condition returns the NodeClaim's condition of that type as stored now.
+func condition(nc *karpv1.NodeClaim, conditionType string) metav1.Condition {
+	GinkgoHelper()
+	current := ExpectExists(env.Ctx, env.Client, nc)
+	c := meta.FindStatusCondition(current.Status.Conditions, conditionType)
+	Expect(c).NotTo(BeNil(), "condition %s of %s: %v", conditionType, nc.Name, current.Status.Conditions)
+	return *c
+}
+
+// vm returns the NodeClaim's VM as the emulator has it, and whether it still exists.
+func vm(nc *karpv1.NodeClaim) (kakaocloud.Instance, bool) {
+	for _, i := range env.Emulator.Instances() {
+		if kcv1.ProviderIDPrefix+i.ID == nc.Status.ProviderID {
+			return i, true
+		}
+	}
+	return kakaocloud.Instance{}, false
+}
+
+// vmsNamed counts the VMs named for the NodeClaim that are not being deleted.
+func vmsNamed(nc *karpv1.NodeClaim) int {
+	n := 0
+	for _, i := range env.Emulator.Instances() {
+		if i.Name == nc.Name && i.Status != kakaocloud.InstanceStatusDeleting {
+			n++
+		}
+	}
+	return n
+}
+
+// kubeletStops does what the kubelet does once a deleted pod's containers stopped.
+func kubeletStops(pods ...*corev1.Pod) {
+	GinkgoHelper()
+	for _, pod := range pods {
+		Expect(client.IgnoreNotFound(env.Client.Delete(env.Ctx, pod, client.GracePeriodSeconds(0)))).To(Succeed())
+	}
+}

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package operator builds every controller of the operator from one set of parts, so that the
+// binary and the test suites run the same controllers wired the same way: the suites call
+// their reconcilers directly, the binary registers them on its manager.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+)
+
+// Options are the parts every controller is built from. Zero durations mean each
+// controller's default.
+type Options struct {
+	// Client writes to the API server and reads through the manager's cache.
+	Client client.Client
+	// APIReader reads the API server directly, where a cached read could be stale.
+	APIReader   client.Reader
+	KakaoCloud  *kakaocloud.Client
+	Catalog     *catalog.Catalog
+	Keyring     signing.KeyringSource
+	ClusterName string
+	Recorder    events.EventRecorder
+	// Clock tells every controller the time; the real clock when nil.
+	Clock clock.Clock
+	// Bootstrap writes the join script; without it VMs get only their KCNodeClass's user data.
+	Bootstrap      kakao.Bootstrapper
+	PriceOverrides instancetype.PriceOverrideSource
+
+	BatchIdle, BatchMax                 time.Duration
+	DisruptionPoll, DisruptionValidation time.Duration
+	NodeClassResync                     time.Duration
+	LaunchTimeout, RegistrationTimeout  time.Duration
+}
+
+// Controllers is every controller of the operator, with the cloud provider they share.
+type Controllers struct {
+	CloudProvider *kakao.CloudProvider
+	Instances     *instance.Provider
+
+	NodeClass          *nodeclass.Reconciler
+	NodePool           *nodepool.Reconciler
+	Lifecycle          *lifecycle.Reconciler
+	Provisioner        *provisioning.Provisioner
+	Conditions         *disruption.ConditionsReconciler
+	PodEvents          *disruption.PodEventsReconciler
+	Expiration         *disruption.ExpirationReconciler
+	Disruption         *disruption.Controller
+	InstanceCollector  *garbagecollection.Collector
+	NodeClaimCollector *nodeclaimgc.Collector
+}
+
+// NewControllers builds the controllers from o.
+func NewControllers(o Options) *Controllers {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.APIReader == nil {
+		o.APIReader = o.Client
+	}
+	provider, instances := kakao.Assemble(kakao.Components{
+		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
+		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides,
+	})
+	return &Controllers{
+		CloudProvider: provider,
+		Instances:     instances,
+		NodeClass: &nodeclass.Reconciler{
+			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
+		},
+		NodePool: &nodepool.Reconciler{Client: o.Client},
+		Lifecycle: &lifecycle.Reconciler{
+			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
+		},
+		Provisioner: &provisioning.Provisioner{
+			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder,
+			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax),
+		},
+		Conditions: &disruption.ConditionsReconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+		PodEvents:  &disruption.PodEventsReconciler{Client: o.Client, Clock: o.Clock},
+		Expiration: &disruption.ExpirationReconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
+		Disruption: &disruption.Controller{
+			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
+		},
+		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Clock: o.Clock},
+		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+	}
+}
+
+// Register puts every controller on the manager, which runs them once started.
+func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager) error {
+	for _, r := range []struct {
+		name     string
+		register func() error
+	}{
+		{"nodeclass", func() error { return c.NodeClass.SetupWithManager(mgr) }},
+		{"nodepool", func() error { return c.NodePool.SetupWithManager(mgr) }},
+		{"nodeclaim.lifecycle", func() error { return c.Lifecycle.SetupWithManager(ctx, mgr) }},
+		{"provisioning", func() error { return c.Provisioner.SetupWithManager(mgr) }},
+		{"nodeclaim.disruption", func() error { return c.Conditions.SetupWithManager(mgr) }},
+		{"nodeclaim.podevents", func() error { return c.PodEvents.SetupWithManager(mgr) }},
+		{"nodeclaim.expiration", func() error { return c.Expiration.SetupWithManager(mgr) }},
+		{"disruption", func() error { return mgr.Add(c.Disruption) }},
+		{"garbagecollection", func() error { return mgr.Add(c.InstanceCollector) }},
+		{"nodeclaim.garbagecollection", func() error { return mgr.Add(c.NodeClaimCollector) }},
+	} {
+		if err := r.register(); err != nil {
+			return fmt.Errorf("registering controller %s: %w", r.name, err)
+		}
+	}
+	return nil
+}
