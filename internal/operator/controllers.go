@@ -62,10 +62,10 @@ type Options struct {
 	Bootstrap      kakao.Bootstrapper
 	PriceOverrides instancetype.PriceOverrideSource
 
-	BatchIdle, BatchMax                 time.Duration
+	BatchIdle, BatchMax                  time.Duration
 	DisruptionPoll, DisruptionValidation time.Duration
-	NodeClassResync                     time.Duration
-	LaunchTimeout, RegistrationTimeout  time.Duration
+	NodeClassResync                      time.Duration
+	LaunchTimeout, RegistrationTimeout   time.Duration
 }
 
 // Controllers is every controller of the operator, with the cloud provider they share.
