@@ -35,8 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 const ca = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n"
@@ -101,21 +100,8 @@ func TestUserDataRefusesWhatCannotWork(t *testing.T) {
 }
 
 func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
-	env := testenv.Environment(false)
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, kc, stop, err := testenv.Emulator(emulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	kube := test.APIServer(t)
+	_, kc := test.Cloud(t, emulator.Options{})
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	b := &bootstrap.Bootstrapper{
 		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}),
@@ -154,27 +140,10 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 // Every launch attempt of a NodeClaim hands out the same token from one Secret; another
 // NodeClaim, even of the same name, gets another.
 func TestBootstrapperReusesTheNodeClaimsTokenAcrossAttempts(t *testing.T) {
-	env := testenv.Environment(false)
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, kc, stop, err := testenv.Emulator(emulator.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := test.APIServer(t)
+	_, kc := test.Cloud(t, emulator.Options{})
 	b := &bootstrap.Bootstrapper{
-		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}), CABundle: []byte(ca), Keyring: keyring,
+		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}), CABundle: []byte(ca), Keyring: test.Keyring(),
 	}
 	ctx := context.Background()
 	tokenOf := func(uid types.UID) string {

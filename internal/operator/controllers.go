@@ -22,6 +22,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/tools/events"
@@ -124,23 +125,41 @@ func NewControllers(o Options) *Controllers {
 	}
 }
 
-// Register puts every controller on the manager, which runs them once started.
-func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager) error {
+// Names of the controllers, as Register takes them.
+const (
+	NodeClass          = "nodeclass"
+	NodePool           = "nodepool"
+	Lifecycle          = "nodeclaim.lifecycle"
+	Provisioning       = "provisioning"
+	Conditions         = "nodeclaim.disruption"
+	PodEvents          = "nodeclaim.podevents"
+	Expiration         = "nodeclaim.expiration"
+	Disruption         = "disruption"
+	InstanceCollector  = "garbagecollection"
+	NodeClaimCollector = "nodeclaim.garbagecollection"
+)
+
+// Register puts the controllers on the manager, which runs them once started: every one, or
+// only those named.
+func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...string) error {
 	for _, r := range []struct {
 		name     string
 		register func() error
 	}{
-		{"nodeclass", func() error { return c.NodeClass.SetupWithManager(mgr) }},
-		{"nodepool", func() error { return c.NodePool.SetupWithManager(mgr) }},
-		{"nodeclaim.lifecycle", func() error { return c.Lifecycle.SetupWithManager(ctx, mgr) }},
-		{"provisioning", func() error { return c.Provisioner.SetupWithManager(mgr) }},
-		{"nodeclaim.disruption", func() error { return c.Conditions.SetupWithManager(mgr) }},
-		{"nodeclaim.podevents", func() error { return c.PodEvents.SetupWithManager(mgr) }},
-		{"nodeclaim.expiration", func() error { return c.Expiration.SetupWithManager(mgr) }},
-		{"disruption", func() error { return mgr.Add(c.Disruption) }},
-		{"garbagecollection", func() error { return mgr.Add(c.InstanceCollector) }},
-		{"nodeclaim.garbagecollection", func() error { return mgr.Add(c.NodeClaimCollector) }},
+		{NodeClass, func() error { return c.NodeClass.SetupWithManager(mgr) }},
+		{NodePool, func() error { return c.NodePool.SetupWithManager(mgr) }},
+		{Lifecycle, func() error { return c.Lifecycle.SetupWithManager(ctx, mgr) }},
+		{Provisioning, func() error { return c.Provisioner.SetupWithManager(mgr) }},
+		{Conditions, func() error { return c.Conditions.SetupWithManager(mgr) }},
+		{PodEvents, func() error { return c.PodEvents.SetupWithManager(mgr) }},
+		{Expiration, func() error { return c.Expiration.SetupWithManager(mgr) }},
+		{Disruption, func() error { return mgr.Add(c.Disruption) }},
+		{InstanceCollector, func() error { return mgr.Add(c.InstanceCollector) }},
+		{NodeClaimCollector, func() error { return mgr.Add(c.NodeClaimCollector) }},
 	} {
+		if len(only) > 0 && !slices.Contains(only, r.name) {
+			continue
+		}
 		if err := r.register(); err != nil {
 			return fmt.Errorf("registering controller %s: %w", r.name, err)
 		}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,6 +56,25 @@ func RunSuite(t *testing.T, name string) {
 	ginkgo.RunSpecs(t, name)
 }
 
+// Suite registers the suite's BeforeSuite and AfterSuite: start an Environment with the
+// options, let setup register what the suite runs on it (and keep the parts it uses), start
+// it, and stop it after the specs. The Environment returned is filled in when the suite
+// starts.
+func Suite(options EnvironmentOptions, setup func(*Environment) error) *Environment {
+	env := &Environment{}
+	ginkgo.BeforeSuite(func() {
+		started, err := NewEnvironment(options)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		*env = *started
+		if setup != nil {
+			gomega.Expect(setup(env)).To(gomega.Succeed())
+		}
+		gomega.Expect(env.Start()).To(gomega.Succeed())
+	})
+	ginkgo.AfterSuite(func() { gomega.Expect(env.Stop()).To(gomega.Succeed()) })
+	return env
+}
+
 // EnvironmentOptions shape an Environment.
 type EnvironmentOptions struct {
 	// Webhooks installs the project's webhook configurations, served by Manager.
@@ -79,8 +99,9 @@ type Environment struct {
 	// Client writes to the API server and reads through Manager's cache; each write waits
 	// until the cache shows it.
 	Client client.Client
-	// APIReader reads the API server directly.
-	APIReader client.Reader
+	// APIClient reads and writes the API server directly, as kubectl or another controller
+	// would.
+	APIClient client.Client
 	// Manager owns the cache; a suite registers the controllers it runs, then calls Start.
 	Manager    ctrl.Manager
 	Clock      *clocktesting.FakeClock
@@ -105,7 +126,7 @@ func NewEnvironment(options EnvironmentOptions) (*Environment, error) {
 	}
 	e.Env, e.Manager = cluster.Env, cluster.Manager
 	e.Client = &CacheSyncingClient{Client: cluster.Manager.GetClient()}
-	e.APIReader = cluster.Client
+	e.APIClient = cluster.Client
 	if options.Direct {
 		if err := lifecycle.IndexFields(e.Ctx, e.Manager); err != nil {
 			_ = e.Env.Stop()
@@ -125,18 +146,22 @@ func NewEnvironment(options EnvironmentOptions) (*Environment, error) {
 		return nil, err
 	}
 	e.Catalog = catalog.New(e.KakaoCloud, catalogueOptions)
-	if e.Keyring, err = signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))}); err != nil {
-		e.Stop()
-		return nil, err
-	}
+	e.Keyring = Keyring()
 	return e, nil
 }
 
 // Controllers builds the operator's controllers on the environment's parts, as cmd/main.go
 // builds them on the real ones; mutate adjusts the options (timeouts, polls).
 func (e *Environment) Controllers(mutate ...func(*operator.Options)) *operator.Controllers {
+	// Reconcilers called by the spec write through the cache-syncing client, so that the next
+	// call reads what the last one wrote; controllers run by the manager use its client, as in
+	// production.
+	c := e.Manager.GetClient()
+	if e.options.Direct {
+		c = e.Client
+	}
 	o := operator.Options{
-		Client: e.Client, APIReader: e.APIReader, KakaoCloud: e.KakaoCloud, Catalog: e.Catalog, Keyring: e.Keyring,
+		Client: c, APIReader: e.APIClient, KakaoCloud: e.KakaoCloud, Catalog: e.Catalog, Keyring: e.Keyring,
 		ClusterName: ClusterName, Recorder: e.Recorder,
 	}
 	if e.options.FakeClock {
@@ -148,26 +173,67 @@ func (e *Environment) Controllers(mutate ...func(*operator.Options)) *operator.C
 	return operator.NewControllers(o)
 }
 
+// APIServer starts a kube-apiserver and etcd for a plain Go test and returns a client of it;
+// the test's cleanup stops them.
+func APIServer(t *testing.T) client.Client {
+	t.Helper()
+	cluster, err := testenv.StartCluster(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Env.Stop() })
+	return cluster.Client
+}
+
+// Cloud starts an emulator on loopback HTTP for a plain Go test and returns it with a client
+// of it; the test's cleanup stops it.
+func Cloud(t *testing.T, options emulator.Options) (*emulator.Emulator, *kakaocloud.Client) {
+	t.Helper()
+	emu, kc, stop, err := testenv.Emulator(options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return emu, kc
+}
+
+// Keyring is the signing keyring every test signs VMs with.
+func Keyring() *signing.Keyring {
+	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		panic(err) // a fixed, valid key
+	}
+	return keyring
+}
+
 // Start starts Manager (its cache, and the controllers registered on it) and waits until the
 // cache has synced.
 func (e *Environment) Start() error {
 	go func() {
-		defer ginkgo.GinkgoRecover()
-		gomega.Expect(e.Manager.Start(e.Ctx)).To(gomega.Succeed())
+		if err := e.Manager.Start(e.Ctx); err != nil {
+			logf.Log.Error(err, "the test manager stopped")
+		}
 	}()
 	if !e.Manager.GetCache().WaitForCacheSync(e.Ctx) {
 		return fmt.Errorf("the cache did not sync")
+	}
+	if e.options.Webhooks {
+		// The API server calls the webhooks as soon as they are configured.
+		started := e.Manager.GetWebhookServer().StartedChecker()
+		return wait.PollUntilContextTimeout(e.Ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			return started(nil) == nil, nil
+		})
 	}
 	return nil
 }
 
 // Stop stops the manager, the emulator and the API server; call it in AfterSuite.
-func (e *Environment) Stop() {
+func (e *Environment) Stop() error {
 	e.cancel()
 	if e.stopEmulator != nil {
 		e.stopEmulator()
 	}
-	gomega.Expect(e.Env.Stop()).To(gomega.Succeed())
+	return e.Env.Stop()
 }
 
 // Reset readies the environment for the next spec: no events recorded, no faults, lag or call

@@ -84,6 +84,11 @@ func (r *EventRecorder) Notes(name, reason string) []string {
 	return notes
 }
 
+// NotesOf is Notes as a function, for Eventually.
+func (r *EventRecorder) NotesOf(name, reason string) func() []string {
+	return func() []string { return r.Notes(name, reason) }
+}
+
 // Reset forgets every event recorded so far.
 func (r *EventRecorder) Reset() {
 	r.mu.Lock()

@@ -47,29 +47,29 @@ func kcNodeClass(version string) *kcv1.KCNodeClass {
 // Emulator states the cases start from; each is undone after the case.
 func deprecate(minor string) func() {
 	return func() {
-		emu.SetVersionDeprecated(minor, true)
-		DeferCleanup(func() { emu.SetVersionDeprecated(minor, false) })
+		env.Emulator.SetVersionDeprecated(minor, true)
+		DeferCleanup(func() { env.Emulator.SetVersionDeprecated(minor, false) })
 	}
 }
 
 func upgradeControlPlaneTo137() {
-	emu.AddVersion(kakaocloud.KubernetesVersion{MinorVersion: "1.37", PatchVersion: "1.37.0"})
-	emu.SetControlPlane("1.37", "1.37.0", "")
+	env.Emulator.AddVersion(kakaocloud.KubernetesVersion{MinorVersion: "1.37", PatchVersion: "1.37.0"})
+	env.Emulator.SetControlPlane("1.37", "1.37.0", "")
 	DeferCleanup(func() {
-		emu.SetControlPlane("1.36", "1.36.4", "")
-		emu.RemoveVersion("1.37")
+		env.Emulator.SetControlPlane("1.36", "1.36.4", "")
+		env.Emulator.RemoveVersion("1.37")
 	})
 }
 
 // kubernetesEngineDown makes every Kubernetes Engine read fail after the catalog has read it
 // once, so that only its cached answers remain.
 func kubernetesEngineDown() {
-	_, _ = versions.Versions(ctx)
-	_, _ = versions.Cluster(ctx)
+	_, _ = env.Catalog.Versions(env.Ctx)
+	_, _ = env.Catalog.Cluster(env.Ctx)
 	for _, op := range []string{"ke.ListVersions", "ke.GetCluster"} {
-		emu.InjectFault(op, emulator.Fault{Status: http.StatusServiceUnavailable, Message: "maintenance", Count: 1 << 20})
+		env.Emulator.InjectFault(op, emulator.Fault{Status: http.StatusServiceUnavailable, Message: "maintenance", Count: 1 << 20})
 	}
-	DeferCleanup(emu.ClearFaults)
+	DeferCleanup(env.Emulator.ClearFaults)
 }
 
 func nothing() {}
@@ -78,7 +78,7 @@ var _ = Describe("KCNodeClass validating webhook", func() {
 	DescribeTable("on create",
 		func(setup func(), version string, allowed bool, message string) {
 			setup()
-			err := k8sClient.Create(ctx, kcNodeClass(version))
+			err := env.APIClient.Create(env.Ctx, kcNodeClass(version))
 			if allowed {
 				Expect(err).NotTo(HaveOccurred())
 				return
@@ -108,11 +108,11 @@ var _ = Describe("KCNodeClass validating webhook", func() {
 	DescribeTable("on update",
 		func(from string, setup func(), to string, allowed bool, message string) {
 			nc := kcNodeClass(from)
-			Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+			Expect(env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 			setup()
 			nc.Spec.Bootstrap.KubernetesVersion = to
 			nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
-			err := k8sClient.Update(ctx, nc)
+			err := env.APIClient.Update(env.Ctx, nc)
 			if allowed {
 				Expect(err).NotTo(HaveOccurred())
 				return
@@ -130,11 +130,11 @@ var _ = Describe("KCNodeClass validating webhook", func() {
 
 	It("admits with a warning when Kubernetes Engine cannot be reached and nothing is cached", func() {
 		for _, op := range []string{"ke.ListVersions", "ke.GetCluster"} {
-			emu.InjectFault(op, emulator.Fault{Status: http.StatusServiceUnavailable, Message: "maintenance", Count: 1 << 20})
+			env.Emulator.InjectFault(op, emulator.Fault{Status: http.StatusServiceUnavailable, Message: "maintenance", Count: 1 << 20})
 		}
-		DeferCleanup(emu.ClearFaults)
-		fresh := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
-		warnings, err := KCNodeClassValidator{Versions: fresh}.ValidateCreate(ctx, kcNodeClass("1.34"))
+		DeferCleanup(env.Emulator.ClearFaults)
+		fresh := catalog.New(env.KakaoCloud, catalog.Options{ClusterName: "karpenter-demo"})
+		warnings, err := KCNodeClassValidator{Versions: fresh}.ValidateCreate(env.Ctx, kcNodeClass("1.34"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(warnings).To(ConsistOf(
 			ContainSubstring("Kubernetes Engine cannot be reached"),
@@ -144,10 +144,10 @@ var _ = Describe("KCNodeClass validating webhook", func() {
 	})
 
 	It("still refuses a deprecated version when only the control plane cannot be read", func() {
-		emu.InjectFault("ke.GetCluster", emulator.Fault{Status: http.StatusServiceUnavailable, Count: 1 << 20})
-		DeferCleanup(emu.ClearFaults)
-		fresh := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
-		warnings, err := KCNodeClassValidator{Versions: fresh}.ValidateCreate(ctx, kcNodeClass("1.33"))
+		env.Emulator.InjectFault("ke.GetCluster", emulator.Fault{Status: http.StatusServiceUnavailable, Count: 1 << 20})
+		DeferCleanup(env.Emulator.ClearFaults)
+		fresh := catalog.New(env.KakaoCloud, catalog.Options{ClusterName: "karpenter-demo"})
+		warnings, err := KCNodeClassValidator{Versions: fresh}.ValidateCreate(env.Ctx, kcNodeClass("1.33"))
 		Expect(err).To(MatchError(ContainSubstring("Kubernetes Engine does not offer Kubernetes 1.33 (deprecated or unknown); allowed versions: 1.34, 1.35, 1.36")))
 		Expect(warnings).To(ConsistOf(ContainSubstring("the version skew of 1.33 was not checked")))
 	})

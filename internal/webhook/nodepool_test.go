@@ -60,7 +60,7 @@ var _ = Describe("NodePool validating webhook", func() {
 		func(mutate func(*karpv1.NodePool)) {
 			np := newNodePool()
 			mutate(np)
-			Expect(k8sClient.Create(ctx, np)).To(Succeed())
+			Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
 		},
 		Entry("a five-field schedule with ranges and names", withBudget("0 9 * * mon-fri")),
 		Entry("a macro schedule", withBudget("@daily")),
@@ -76,7 +76,7 @@ var _ = Describe("NodePool validating webhook", func() {
 		func(mutate func(*karpv1.NodePool), message string) {
 			np := newNodePool()
 			mutate(np)
-			err := k8sClient.Create(ctx, np)
+			err := env.APIClient.Create(env.Ctx, np)
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring(`admission webhook "vnodepool-v1.karpenter.sh" denied the request`))
 			Expect(err.Error()).To(ContainSubstring(message))
@@ -95,9 +95,9 @@ var _ = Describe("NodePool validating webhook", func() {
 
 	It("checks updates too", func() {
 		np := newNodePool()
-		Expect(k8sClient.Create(ctx, np)).To(Succeed())
+		Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
 		withBudget("0 25 * * *")(np)
-		err := k8sClient.Update(ctx, np)
+		err := env.APIClient.Update(env.Ctx, np)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring(`spec.disruption.budgets[0].schedule: Invalid value: "0 25 * * *"`))
 	})

@@ -17,80 +17,17 @@ limitations under the License.
 package webhook
 
 import (
-	"context"
-	"crypto/tls"
-	"fmt"
-	"net"
+	"errors"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
-var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-	emu       *emulator.Emulator
-	kc        *kakaocloud.Client
-	versions  *catalog.Catalog
-)
+func TestWebhooks(t *testing.T) { test.RunSuite(t, "Webhook suite") }
 
-func TestWebhooks(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Webhook suite")
-}
-
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-
-	// The API server calls the webhook configuration of config/webhook, pointed by envtest
-	// at the manager's webhook server.
-	cluster, err := testenv.StartCluster(true)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-	opts := testEnv.WebhookInstallOptions
-	Expect(SetupNodePoolWebhookWithManager(mgr)).To(Succeed())
-
-	// Kubernetes Engine is the emulator over real HTTP on loopback.
-	var stop func()
-	emu, kc, stop, err = testenv.Emulator(emulator.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	versions = catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
-	Expect(SetupKCNodeClassWebhookWithManager(mgr, versions)).To(Succeed())
-
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-
-	// Wait until the webhook server answers TLS.
-	dialer := &net.Dialer{Timeout: time.Second}
-	addr := fmt.Sprintf("%s:%d", opts.LocalServingHost, opts.LocalServingPort)
-	Eventually(func() error {
-		conn, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // test server with a throwaway certificate
-		if err != nil {
-			return err
-		}
-		return conn.Close()
-	}).Should(Succeed())
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+// The API server calls the webhook configuration of config/webhook, pointed by envtest at
+// the manager's webhook server; Kubernetes Engine is the emulator over loopback HTTP.
+var env = test.Suite(test.EnvironmentOptions{Webhooks: true, CatalogueTTL: time.Nanosecond}, func(env *test.Environment) error {
+	return errors.Join(SetupNodePoolWebhookWithManager(env.Manager), SetupKCNodeClassWebhookWithManager(env.Manager, env.Catalog))
 })

@@ -119,6 +119,11 @@ func (p *CloudProvider) listInstanceTypes(ctx context.Context, nodeClass *kcv1.K
 	return types, err
 }
 
+// UnavailableOfferings are the offerings launches found without capacity, avoided for a while.
+func (p *CloudProvider) UnavailableOfferings() *instancetype.UnavailableOfferings {
+	return p.unavailable
+}
+
 // Name identifies the provider.
 func (p *CloudProvider) Name() string { return "kakaocloud" }
 

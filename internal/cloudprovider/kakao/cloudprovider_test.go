@@ -26,7 +26,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,9 +55,9 @@ func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 	for _, s := range subnets {
 		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.Client.Create(env.Ctx, nc)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
 		g.Expect(nc.Annotations).To(HaveKey(kcv1.AnnotationNodeClassHash))
 	}).Should(Succeed())
@@ -80,7 +79,7 @@ func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelec
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.Client.Create(env.Ctx, nc)).To(Succeed())
 	return nc
 }
 
@@ -95,7 +94,7 @@ var _ = Describe("Create", func() {
 			req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a"),
 			req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-b"),
 		)
-		launched, err := provider.Create(ctx, claim)
+		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 
 		// 3 CPUs need 4 vCPUs: m2a.xlarge is the cheapest m2a with that much allocatable.
@@ -111,13 +110,13 @@ var _ = Describe("Create", func() {
 		Expect(launched.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
 		Expect(launched.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHash, nodeClass.Annotations[kcv1.AnnotationNodeClassHash]))
 
-		vm, err := kc.GetInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		vm, err := env.KakaoCloud.GetInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(vm.Name).To(Equal(claim.Name))
 		Expect(vm.AvailabilityZone).To(Equal("kr-central-2-b"))
 		Expect(vm.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
 		Expect(vm.Image.ID).To(Equal(launched.Status.ImageID))
-		_, err = keyring.Verify(vm.Description, signing.Subject{VMName: vm.Name, ClusterID: "karpenter-demo", NodeClaim: claim.Name})
+		_, err = env.Keyring.Verify(vm.Description, signing.Subject{VMName: vm.Name, ClusterID: "karpenter-demo", NodeClaim: claim.Name})
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -127,9 +126,9 @@ var _ = Describe("Create", func() {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "karpenter-kakaocloud-prices"},
 			Data:       map[string]string{"m2a.2xlarge": "1", "m2a.4xlarge": "not a number"},
 		}
-		Expect(k8sClient.Create(ctx, prices)).To(Succeed())
-		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, prices)).To(Succeed()) })
-		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "3", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a")))
+		Expect(env.Client.Create(env.Ctx, prices)).To(Succeed())
+		DeferCleanup(func() { Expect(env.Client.Delete(env.Ctx, prices)).To(Succeed()) })
+		launched, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "3", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m2a")))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(launched.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "m2a.2xlarge"))
 	})
@@ -137,20 +136,20 @@ var _ = Describe("Create", func() {
 	It("records the attempt before creating, and after a lost answer looks for the VM instead of creating another", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")
-		emu.SetListLag(time.Hour)
-		DeferCleanup(func() { emu.SetListLag(0) })
-		emu.InjectFault(emulator.OpCreateInstance, emulator.Fault{Commit: true, Drop: true, Count: 1})
-		_, err := provider.Create(ctx, claim)
+		env.Emulator.SetListLag(time.Hour)
+		DeferCleanup(func() { env.Emulator.SetListLag(0) })
+		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Commit: true, Drop: true, Count: 1})
+		_, err := provider.Create(env.Ctx, claim)
 		Expect(cloudprovider.IsCreatePending(err)).To(BeTrue(), "got %v", err)
 		stored := &karpv1.NodeClaim{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(claim), stored)).To(Succeed())
+		Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(claim), stored)).To(Succeed())
 		Expect(stored.Annotations).To(HaveKey(kcv1.AnnotationLaunchAttempt))
 
 		// Even from a copy without the annotation (a stale cache), no second create is tried.
-		_, err = provider.Create(ctx, claim)
+		_, err = provider.Create(env.Ctx, claim)
 		Expect(cloudprovider.IsCreatePending(err)).To(BeTrue(), "got %v", err)
 		named := 0
-		for _, i := range emu.Instances() {
+		for _, i := range env.Emulator.Instances() {
 			if i.Name == claim.Name {
 				named++
 			}
@@ -158,22 +157,22 @@ var _ = Describe("Create", func() {
 		Expect(named).To(Equal(1))
 
 		// Once listed, the VM is adopted.
-		emu.SetListLag(0)
-		launched, err := provider.Create(ctx, stored)
+		env.Emulator.SetListLag(0)
+		launched, err := provider.Create(env.Ctx, stored)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(emu.Instances()).To(ContainElement(HaveField("ID", strings.TrimPrefix(launched.Status.ProviderID, kcv1.ProviderIDPrefix))))
+		Expect(env.Emulator.Instances()).To(ContainElement(HaveField("ID", strings.TrimPrefix(launched.Status.ProviderID, kcv1.ProviderIDPrefix))))
 	})
 
 	It("returns the same VM when asked again for the same NodeClaim", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")
-		first, err := provider.Create(ctx, claim)
+		first, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
-		second, err := provider.Create(ctx, claim)
+		second, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(second.Status.ProviderID).To(Equal(first.Status.ProviderID))
 		named := 0
-		for _, i := range emu.Instances() {
+		for _, i := range env.Emulator.Instances() {
 			if i.Name == claim.Name {
 				named++
 			}
@@ -183,7 +182,7 @@ var _ = Describe("Create", func() {
 
 	It("launches GPU types with the GPU image", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "1", req(kcv1.LabelInstanceGPUCount, corev1.NodeSelectorOpExists)))
+		launched, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1", req(kcv1.LabelInstanceGPUCount, corev1.NodeSelectorOpExists)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(launched.Labels).To(HaveKeyWithValue(kcv1.LabelInstanceGPUName, "t4"))
 		Expect(launched.Status.Capacity).To(HaveKey(corev1.ResourceName("nvidia.com/gpu")))
@@ -198,14 +197,14 @@ var _ = Describe("Create", func() {
 
 	It("refuses a zone no subnet of the KCNodeClass is in, and says why", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		_, err := provider.Create(ctx, nodeClaim(nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-c")))
+		_, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-c")))
 		Expect(cloudprovider.IsInsufficientCapacity(err)).To(BeTrue(), "err = %v", err)
 		Expect(err.Error()).To(ContainSubstring("have no available offering that meets the requirements in the zones of the KCNodeClass's subnets"))
 	})
 
 	It("honours Gte and Lte on the provider's numeric labels", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		launched, err := provider.Create(ctx, nodeClaim(nodeClass, "1",
+		launched, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1",
 			req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "r2a"),
 			req(kcv1.LabelInstanceCPU, karpv1.NodeSelectorOpGte, "8"),
 			req(kcv1.LabelInstanceCPU, karpv1.NodeSelectorOpLte, "8"),
@@ -216,27 +215,27 @@ var _ = Describe("Create", func() {
 
 	It("refuses a NodeClaim whose KCNodeClass is not ready", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
-		DeferCleanup(func() { emu.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned) })
+		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
+		DeferCleanup(func() { env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned) })
 		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+			g.Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
 			g.Expect(meta.IsStatusConditionFalse(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
 		}).Should(Succeed())
-		_, err := provider.Create(ctx, nodeClaim(nodeClass, "1"))
+		_, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1"))
 		Expect(cloudprovider.IsNodeClassNotReady(err)).To(BeTrue(), "err = %v", err)
 		Expect(err.Error()).To(ContainSubstring("ControlPlaneUpgrading"))
 	})
 
 	It("skips an offering without capacity and avoids it for a while", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		emu.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Code: "BadRequest", Message: "Insufficient capacity: no valid host", Count: 1})
+		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Code: "BadRequest", Message: "Insufficient capacity: no valid host", Count: 1})
 		claim := nodeClaim(nodeClass, "1", req(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "c2a"))
-		launched, err := provider.Create(ctx, claim)
+		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(launched.Labels[karpv1.LabelInstanceType]).NotTo(Equal("c2a.large"))
 		Expect(unavailable.IsUnavailable("c2a.large", "kr-central-2-a", karpv1.CapacityTypeOnDemand)).To(BeTrue())
 
-		types, err := provider.GetInstanceTypes(ctx, &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
+		types, err := provider.GetInstanceTypes(env.Ctx, &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 		}}}})
 		Expect(err).NotTo(HaveOccurred())
@@ -252,50 +251,40 @@ var _ = Describe("Delete, Get and List", func() {
 	It("deletes a VM it owns and reports a VM gone", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")
-		launched, err := provider.Create(ctx, claim)
+		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		claim.Status.ProviderID = launched.Status.ProviderID
 
-		got, err := provider.Get(ctx, claim.Status.ProviderID)
+		got, err := provider.Get(env.Ctx, claim.Status.ProviderID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, launched.Labels[karpv1.LabelInstanceType]))
-		listed, err := provider.List(ctx)
+		listed, err := provider.List(env.Ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(listed).To(ContainElement(HaveField("Status.ProviderID", claim.Status.ProviderID)))
 
-		Expect(provider.Delete(ctx, claim)).To(Succeed())
+		Expect(provider.Delete(env.Ctx, claim)).To(Succeed())
 		Eventually(func() bool {
-			err := provider.Delete(ctx, claim)
+			err := provider.Delete(env.Ctx, claim)
 			return cloudprovider.IsNodeClaimNotFound(err)
 		}).Should(BeTrue())
-		_, err = provider.Get(ctx, claim.Status.ProviderID)
+		_, err = provider.Get(env.Ctx, claim.Status.ProviderID)
 		Expect(cloudprovider.IsNodeClaimNotFound(err)).To(BeTrue())
 	})
 
 	It("never deletes a VM whose description was changed", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")
-		launched, err := provider.Create(ctx, claim)
+		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		claim.Status.ProviderID = launched.Status.ProviderID
 		edited := "renamed by an operator"
-		_, err = kc.UpdateInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
+		_, err = env.KakaoCloud.UpdateInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
 		Expect(err).NotTo(HaveOccurred())
 
-		err = provider.Delete(ctx, claim)
+		err = provider.Delete(env.Ctx, claim)
 		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
-		Eventually(func(g Gomega) []string {
-			list := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-			var notes []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == claim.Name && e.Reason == "InstanceOwnershipUnverified" {
-					notes = append(notes, e.Note)
-				}
-			}
-			return notes
-		}).Should(ContainElement(ContainSubstring("cannot prove it owns it")))
-		vm, err := kc.GetInstance(ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		Expect(env.Recorder.Notes(claim.Name, "InstanceOwnershipUnverified")).To(ContainElement(ContainSubstring("cannot prove it owns it")))
+		vm, err := env.KakaoCloud.GetInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
 	})
@@ -304,31 +293,31 @@ var _ = Describe("Delete, Get and List", func() {
 var _ = Describe("IsDrifted", func() {
 	launch := func(nodeClass *kcv1.KCNodeClass) *karpv1.NodeClaim {
 		claim := nodeClaim(nodeClass, "1")
-		launched, err := provider.Create(ctx, claim)
+		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		launched.Spec = claim.Spec
 		return launched
 	}
 	update := func(nodeClass *kcv1.KCNodeClass, mutate func(*kcv1.KCNodeClass)) {
 		Eventually(func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
+			if err := env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
 				return err
 			}
 			mutate(nodeClass)
-			return k8sClient.Update(ctx, nodeClass)
+			return env.Client.Update(env.Ctx, nodeClass)
 		}).Should(Succeed())
 	}
 
 	It("is not drifted right after launch", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		Expect(provider.IsDrifted(ctx, launch(nodeClass))).To(BeEmpty())
+		Expect(provider.IsDrifted(env.Ctx, launch(nodeClass))).To(BeEmpty())
 	})
 
 	It("drifts when the Kubernetes version changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
 		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.Bootstrap.KubernetesVersion = "1.35" })
-		Expect(provider.IsDrifted(ctx, claim)).To(Equal(kakao.DriftKubernetesVersion))
+		Expect(provider.IsDrifted(env.Ctx, claim)).To(Equal(kakao.DriftKubernetesVersion))
 	})
 
 	It("drifts when the worker image changes", func() {
@@ -341,7 +330,7 @@ var _ = Describe("IsDrifted", func() {
 			}
 		}
 		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.ImageID = other })
-		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftImage))
+		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftImage))
 	})
 
 	It("drifts when the subnets no longer include the VM's", func() {
@@ -350,7 +339,7 @@ var _ = Describe("IsDrifted", func() {
 		update(nodeClass, func(nc *kcv1.KCNodeClass) {
 			nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-b"}}
 		})
-		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftSubnet))
+		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSubnet))
 	})
 
 	It("drifts when the security groups change", func() {
@@ -359,13 +348,13 @@ var _ = Describe("IsDrifted", func() {
 		update(nodeClass, func(nc *kcv1.KCNodeClass) {
 			nc.Spec.SecurityGroupSelectorTerms = append(nc.Spec.SecurityGroupSelectorTerms, kcv1.SecurityGroupSelectorTerm{Name: "default"})
 		})
-		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
+		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
 	})
 
 	It("drifts when a setting fixed at launch changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
 		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.RootVolume.SizeGiB = 100 })
-		Eventually(func() (any, error) { return provider.IsDrifted(ctx, claim) }).Should(Equal(kakao.DriftNodeClass))
+		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftNodeClass))
 	})
 })

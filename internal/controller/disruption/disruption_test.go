@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,11 +34,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 // createNodeClass creates a KCNodeClass of the given worker version and waits until it is
@@ -54,9 +53,9 @@ func createNodeClass(name, version string) *kcv1.KCNodeClass {
 			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
 	}).Should(Succeed())
 	return nc
@@ -89,9 +88,9 @@ func createNodePool(name string, mutate func(*karpv1.NodePool)) *karpv1.NodePool
 	if mutate != nil {
 		mutate(np)
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, np)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady)).To(BeTrue())
 		g.Expect(np.Annotations).To(HaveKey(karpv1.NodePoolHashAnnotationKey))
 	}).Should(Succeed())
@@ -102,11 +101,11 @@ func createNodePool(name string, mutate func(*karpv1.NodePool)) *karpv1.NodePool
 func updatePool(name string, mutate func(*karpv1.NodePool)) {
 	EventuallyWithOffset(1, func() error {
 		np := &karpv1.NodePool{}
-		if err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, np); err != nil {
+		if err := env.APIClient.Get(env.Ctx, client.ObjectKey{Name: name}, np); err != nil {
 			return err
 		}
 		mutate(np)
-		return k8sClient.Update(ctx, np)
+		return env.APIClient.Update(env.Ctx, np)
 	}).Should(Succeed())
 }
 
@@ -114,7 +113,7 @@ func updatePool(name string, mutate func(*karpv1.NodePool)) {
 // returns its name once its node is initialized.
 func launchNode(pool string, instanceType string, expireAfter string) string {
 	np := &karpv1.NodePool{}
-	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKey{Name: pool}, np)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: pool}, np)).To(Succeed())
 	labels := map[string]string{karpv1.LabelNodePool: pool}
 	for k, v := range np.Spec.Template.Labels {
 		labels[k] = v
@@ -141,9 +140,9 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 			TerminationGracePeriod: np.Spec.Template.Spec.TerminationGracePeriod,
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue())
 	}).Should(Succeed())
 	return nc.Name
@@ -152,7 +151,7 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
 	return func(g Gomega) []karpv1.NodeClaim {
 		list := &karpv1.NodeClaimList{}
-		g.Expect(k8sClient.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		g.Expect(env.APIClient.List(env.Ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
 		return list.Items
 	}
 }
@@ -168,7 +167,7 @@ func names(claims []karpv1.NodeClaim) []string {
 
 func getClaim(name string) (*karpv1.NodeClaim, error) {
 	nc := &karpv1.NodeClaim{}
-	return nc, k8sClient.Get(ctx, client.ObjectKey{Name: name}, nc)
+	return nc, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: name}, nc)
 }
 
 // gone succeeds once the NodeClaims no longer exist.
@@ -190,7 +189,7 @@ func untouched(claims ...string) func(Gomega) {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(nc.DeletionTimestamp).To(BeNil(), "nodeclaim %s is being deleted", name)
 			node := &corev1.Node{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
 			g.Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "node of %s is tainted", name)
 		}
 	}
@@ -200,7 +199,7 @@ func untouched(claims ...string) func(Gomega) {
 func podsOf(app string) func(Gomega) map[string]string {
 	return func(g Gomega) map[string]string {
 		list := &corev1.PodList{}
-		g.Expect(k8sClient.List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"app": app})).To(Succeed())
+		g.Expect(env.APIClient.List(env.Ctx, list, client.InNamespace("default"), client.MatchingLabels{"app": app})).To(Succeed())
 		out := map[string]string{}
 		for _, p := range list.Items {
 			if p.DeletionTimestamp.IsZero() {
@@ -226,42 +225,6 @@ func allBound(app string, n int, onClaims ...string) func(Gomega) {
 	}
 }
 
-// eventNotes returns the notes of the events with reason about the named object.
-func eventNotes(name, reason string) func(Gomega) []string {
-	return func(g Gomega) []string {
-		list := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-		var notes []string
-		for _, e := range list.Items {
-			if e.Regarding.Name == name && e.Reason == reason {
-				notes = append(notes, e.Note)
-			}
-		}
-		return notes
-	}
-}
-
-// counter reads a counter of the controller-runtime registry.
-func counter(name string, labels map[string]string) float64 {
-	families, err := crmetrics.Registry.Gather()
-	Expect(err).NotTo(HaveOccurred())
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
-					continue metrics
-				}
-			}
-			return m.GetCounter().GetValue()
-		}
-	}
-	return 0
-}
-
 // twoNodesWithPods launches two nodes of the pool (whose budgets must block disruption while
 // this runs) and a deployment of one pod on each.
 func twoNodesWithPods(pool, instanceType, expireAfter, app, cpu string, opts ...func(*corev1.Pod)) (string, string) {
@@ -284,22 +247,22 @@ var blockAll = []karpv1.Budget{{Nodes: "0"}}
 var _ = Describe("Disruption", func() {
 	AfterEach(func() {
 		actors.reset()
-		Expect(k8sClient.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace("default"), client.GracePeriodSeconds(0))).To(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &policyv1.PodDisruptionBudget{}, client.InNamespace("default"))).To(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{})).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &corev1.Pod{}, client.InNamespace("default"), client.GracePeriodSeconds(0))).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &policyv1.PodDisruptionBudget{}, client.InNamespace("default"))).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{})).To(Succeed())
 		Eventually(func(g Gomega) {
 			claims := &karpv1.NodeClaimList{}
-			g.Expect(k8sClient.List(ctx, claims)).To(Succeed())
+			g.Expect(env.APIClient.List(env.Ctx, claims)).To(Succeed())
 			g.Expect(claims.Items).To(BeEmpty())
 			nodes := &corev1.NodeList{}
-			g.Expect(k8sClient.List(ctx, nodes)).To(Succeed())
+			g.Expect(env.APIClient.List(env.Ctx, nodes)).To(Succeed())
 			g.Expect(nodes.Items).To(BeEmpty())
 		}).Should(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodePool{})).To(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &kcv1.KCNodeClass{})).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodePool{})).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &kcv1.KCNodeClass{})).To(Succeed())
 		Eventually(func(g Gomega) {
 			classes := &kcv1.KCNodeClassList{}
-			g.Expect(k8sClient.List(ctx, classes)).To(Succeed())
+			g.Expect(env.APIClient.List(env.Ctx, classes)).To(Succeed())
 			g.Expect(classes.Items).To(BeEmpty())
 		}).Should(Succeed())
 	})
@@ -355,7 +318,7 @@ var _ = Describe("Disruption", func() {
 						continue // gone: its disruption is over
 					}
 					node := &corev1.Node{}
-					tainted := nc.Status.NodeName != "" && k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node) == nil &&
+					tainted := nc.Status.NodeName != "" && env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node) == nil &&
 						slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key })
 					instanceGone := meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInstanceTerminating)
 					if (tainted || !nc.DeletionTimestamp.IsZero()) && !instanceGone {
@@ -373,11 +336,11 @@ var _ = Describe("Disruption", func() {
 		By("upgrading the KCNodeClass to 1.36")
 		Eventually(func() error {
 			nc := &kcv1.KCNodeClass{}
-			if err := k8sClient.Get(ctx, client.ObjectKey{Name: "checkout"}, nc); err != nil {
+			if err := env.APIClient.Get(env.Ctx, client.ObjectKey{Name: "checkout"}, nc); err != nil {
 				return err
 			}
 			nc.Spec.Bootstrap.KubernetesVersion = "1.36"
-			return k8sClient.Update(ctx, nc)
+			return env.APIClient.Update(env.Ctx, nc)
 		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			for _, name := range old {
@@ -427,10 +390,10 @@ var _ = Describe("Disruption", func() {
 		Expect(maxDisrupted).To(Equal(1), "the two drifted nodes were disrupted one at a time")
 		mu.Unlock()
 		for _, name := range old {
-			Expect(eventNotes(name, disruption.EventDriftDetected)(Default)).To(ContainElement(ContainSubstring("KubernetesVersionDrift")))
-			Expect(eventNotes(name, disruption.EventDisruptionTerminating)(Default)).To(ContainElement(ContainSubstring("now that its replacement")))
+			Expect(env.Recorder.Notes(name, disruption.EventDriftDetected)).To(ContainElement(ContainSubstring("KubernetesVersionDrift")))
+			Expect(env.Recorder.Notes(name, disruption.EventDisruptionTerminating)).To(ContainElement(ContainSubstring("now that its replacement")))
 		}
-		Expect(counter("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "checkout", "reason": "drifted"})).To(BeNumerically(">=", 2))
+		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "checkout", "reason": "drifted"})).To(BeNumerically(">=", 2))
 	})
 
 	It("holds drift and consolidation of nodes whose pods a PodDisruptionBudget allows no disruption of, and says so", func() {
@@ -441,15 +404,15 @@ var _ = Describe("Disruption", func() {
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
 			Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(2)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 		}
-		Expect(k8sClient.Create(ctx, pdb)).To(Succeed())
+		Expect(env.APIClient.Create(env.Ctx, pdb)).To(Succeed())
 		// No kube-controller-manager runs here: write the status its disruption controller would.
 		pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, DisruptionsAllowed: 0, CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 2}
-		Expect(k8sClient.Status().Update(ctx, pdb)).To(Succeed())
+		Expect(env.APIClient.Status().Update(env.Ctx, pdb)).To(Succeed())
 
 		By("letting consolidation at the two underused nodes")
 		updatePool("pdb", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
 		for _, name := range []string{a, b} {
-			Eventually(eventNotes(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`PodDisruptionBudget default/web allows no disruption of pod default/web-\d+ now`)))
+			Eventually(env.Recorder.NotesOf(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`PodDisruptionBudget default/web allows no disruption of pod default/web-\d+ now`)))
 		}
 		Consistently(untouched(a, b), "3s").Should(Succeed())
 
@@ -465,7 +428,7 @@ var _ = Describe("Disruption", func() {
 		Consistently(untouched(a, b), "3s").Should(Succeed())
 
 		By("removing the PodDisruptionBudget: the nodes are replaced")
-		Expect(k8sClient.Delete(ctx, pdb)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, pdb)).To(Succeed())
 		Eventually(gone(a, b)).Should(Succeed())
 		Eventually(allBound("web", 2)).Should(Succeed())
 	})
@@ -481,17 +444,17 @@ var _ = Describe("Disruption", func() {
 
 		By("holding consolidation of the underused nodes, with an event naming the pod")
 		for _, name := range []string{a, b} {
-			Eventually(eventNotes(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`pod default/batch-\d+ is annotated karpenter.sh/do-not-disrupt`)))
+			Eventually(env.Recorder.NotesOf(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`pod default/batch-\d+ is annotated karpenter.sh/do-not-disrupt`)))
 		}
 		Consistently(untouched(a, b), "3s").Should(Succeed())
 
 		By("expiring them anyway after expireAfter, pods rescheduled on new nodes")
 		Eventually(gone(a, b)).Should(Succeed())
 		for _, name := range []string{a, b} {
-			Expect(eventNotes(name, disruption.EventExpired)(Default)).To(ContainElement(ContainSubstring("expireAfter (30s) has elapsed")))
+			Expect(env.Recorder.Notes(name, disruption.EventExpired)).To(ContainElement(ContainSubstring("expireAfter (30s) has elapsed")))
 		}
 		Eventually(allBound("batch", 2)).Should(Succeed())
-		Expect(counter("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "dnd", "reason": "expired"})).To(BeNumerically(">=", 2))
+		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "dnd", "reason": "expired"})).To(BeNumerically(">=", 2))
 	})
 
 	It("never removes a node with pods under WhenEmpty, and removes it once it is empty", func() {
@@ -517,7 +480,7 @@ var _ = Describe("Disruption", func() {
 			np.Spec.Disruption.Budgets = blockAll
 		})
 		a, b := twoNodesWithPods("merge", "m2a.xlarge", "720h", "web", "1500m")
-		before := counter("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})
+		before := test.MetricValue("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})
 		updatePool("merge", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
 
 		Eventually(gone(a, b)).Should(Succeed())
@@ -525,7 +488,7 @@ var _ = Describe("Disruption", func() {
 		Expect(claims).To(HaveLen(1))
 		Expect(claims[0].Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "c2a.xlarge"), "the cheapest type for 3 CPUs, cheaper than one m2a.xlarge")
 		Eventually(allBound("web", 2, claims[0].Name)).Should(Succeed())
-		Expect(counter("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(before + 1))
+		Expect(test.MetricValue("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(before + 1))
 	})
 
 	It("holds drift outside a budget's maintenance window and replaces inside it", func() {
@@ -551,7 +514,7 @@ var _ = Describe("Disruption", func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
 		}).Should(Succeed())
-		Eventually(eventNotes("window", disruption.EventDisruptionBlocked)).Should(ContainElement(
+		Eventually(env.Recorder.NotesOf("window", disruption.EventDisruptionBlocked)).Should(ContainElement(
 			ContainSubstring(`no Drifted disruptions allowed: budget 1 (nodes: "0", schedule "` + cronAt(now.Add(-time.Hour)) + `" for 23h0m0s) allows 0 of 1 nodes`)))
 		Consistently(untouched(a), "3s").Should(Succeed())
 
@@ -573,7 +536,7 @@ var _ = Describe("Disruption", func() {
 		actors.deploy("web", 1, podTemplate("500m", onPool("rollback")))
 		Eventually(allBound("web", 1, a)).Should(Succeed())
 		updatePool("rollback", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
-		failures := counter("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})
+		failures := test.MetricValue("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})
 
 		By("drifting the node while new VMs never boot")
 		actors.unbooted.Store(true)
@@ -590,14 +553,14 @@ var _ = Describe("Disruption", func() {
 		nc, err := getClaim(a)
 		Expect(err).NotTo(HaveOccurred())
 		node := &corev1.Node{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
 		Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "tainted before its replacement launches")
 		Expect(meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
 
 		By("failing the replacement (as liveness deletes a NodeClaim whose node never registers)")
-		Expect(k8sClient.Delete(ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replacement}})).To(Succeed())
-		Eventually(eventNotes(a, disruption.EventDisruptionFailed)).Should(ContainElement(ContainSubstring("abandoned and rolled back: replacement nodeclaim " + replacement)))
-		Expect(counter("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})).To(BeNumerically(">", failures))
+		Expect(env.APIClient.Delete(env.Ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replacement}})).To(Succeed())
+		Eventually(env.Recorder.NotesOf(a, disruption.EventDisruptionFailed)).Should(ContainElement(ContainSubstring("abandoned and rolled back: replacement nodeclaim " + replacement)))
+		Expect(test.MetricValue("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})).To(BeNumerically(">", failures))
 		nc, err = getClaim(a)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(nc.DeletionTimestamp).To(BeNil(), "the node stays when its replacement failed")
@@ -623,7 +586,7 @@ var _ = Describe("Disruption", func() {
 		old := claimsOf("labels")(Default)[0].Name
 
 		updatePool("labels", func(np *karpv1.NodePool) { np.Spec.Template.Labels["team"] = "payments" })
-		Eventually(eventNotes(old, disruption.EventDriftDetected)).Should(ContainElement(ContainSubstring("NodePoolDrifted: NodePool labels's template changed")))
+		Eventually(env.Recorder.NotesOf(old, disruption.EventDriftDetected)).Should(ContainElement(ContainSubstring("NodePoolDrifted: NodePool labels's template changed")))
 		Eventually(gone(old)).Should(Succeed())
 		claims := claimsOf("labels")(Default)
 		Expect(claims).To(HaveLen(1))

@@ -17,73 +17,30 @@ limitations under the License.
 package disruption_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv/stack"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
+func TestDisruptionSuite(t *testing.T) { test.RunSuite(t, "Disruption suite") }
+
+// The whole operator runs on envtest against the KakaoCloud emulator, as cmd/main.go wires
+// it. The suite plays the parts a real cluster adds (clusterActors): kubelets that register
+// the VMs as nodes, a scheduler that binds pods, and ReplicaSets that recreate evicted pods.
 var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-	emu       *emulator.Emulator
-	actors    *clusterActors
+	actors *clusterActors
+	env    = test.Suite(test.EnvironmentOptions{Emulator: emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond}}, func(env *test.Environment) error {
+		SetDefaultEventuallyTimeout(60 * time.Second)
+		actors = newClusterActors(env.APIClient)
+		go actors.run(env.Ctx)
+		return env.Controllers(func(o *operator.Options) {
+			o.BatchIdle, o.BatchMax = 100*time.Millisecond, time.Second
+			o.DisruptionPoll, o.DisruptionValidation = 300*time.Millisecond, time.Second
+		}).Register(env.Ctx, env.Manager)
+	})
 )
-
-func TestDisruptionSuite(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(60 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "Disruption suite")
-}
-
-// The whole stack runs on envtest against the KakaoCloud emulator: node classes, NodePools,
-// the NodeClaim lifecycle, provisioning and disruption. The suite plays the parts a real
-// cluster adds (clusterActors): kubelets that register the VMs as nodes, a scheduler that
-// binds pods, and ReplicaSets that recreate evicted pods.
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-	cluster, err := testenv.StartCluster(false)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-
-	st, err := stack.Start(ctx, mgr)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(st.Stop)
-	emu = st.Emulator
-	provider, recorder := st.Provider, st.Recorder
-	Expect((&disruption.ConditionsReconciler{Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&disruption.PodEventsReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
-	Expect((&disruption.ExpirationReconciler{Client: mgr.GetClient(), Recorder: recorder}).SetupWithManager(mgr)).To(Succeed())
-	Expect(mgr.Add(&disruption.Controller{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), CloudProvider: provider, Recorder: recorder,
-		PollInterval: 300 * time.Millisecond, ValidationDelay: time.Second,
-	})).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-
-	actors = newClusterActors(k8sClient)
-	go actors.run(ctx)
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
-})

@@ -19,14 +19,12 @@ package garbagecollection_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -36,31 +34,15 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 // TestCollectDeletesOnlyLeakedOwnedVMs sets up every kind of VM the collector meets and
 // expects it to delete exactly the leftover.
 func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
-	env := testenv.Environment(false)
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	emu, kc, stop, err := testenv.Emulator(emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := test.APIServer(t)
+	emu, kc := test.Cloud(t, emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Hour})
+	keyring := test.Keyring()
 	instances := instance.NewProvider(kc, keyring, "karpenter-demo", instance.Options{})
 	ctx := context.Background()
 

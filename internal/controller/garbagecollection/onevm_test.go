@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -31,24 +30,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 var (
@@ -84,47 +77,25 @@ var faultKinds = []emulator.Fault{
 func TestOneVMPerNodeClaim(t *testing.T) {
 	seed := *oneVMSeed
 	rng := rand.New(rand.NewPCG(seed, seed))
-	cluster, err := testenv.StartCluster(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Env.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	mgr := cluster.Manager
-	if err := lifecycle.IndexFields(ctx, mgr); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = mgr.Start(ctx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		t.Fatal("cache did not sync")
-	}
-
-	clock := clocktesting.NewFakeClock(time.Now())
-	emu, kc, stop, err := testenv.Emulator(emulator.Options{
-		Clock: clock, ListLag: worstListLag, BuildDelay: 20 * time.Second, DeleteDelay: 5 * time.Second, Seed: seed,
+	env, err := test.NewEnvironment(test.EnvironmentOptions{
+		Direct: true, FakeClock: true,
+		Emulator: emulator.Options{ListLag: worstListLag, BuildDelay: 20 * time.Second, DeleteDelay: 5 * time.Second, Seed: seed},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(stop)
-	keyring, err := signing.NewKeyring("k1", map[string][]byte{"k1": []byte(strings.Repeat("k", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorder := &events.FakeRecorder{}
-	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"})
-	provider, instances := kakao.Assemble(kakao.Components{
-		Kube: mgr.GetClient(), Client: kc, Catalog: cat, Keyring: keyring, ClusterName: "karpenter-demo", Recorder: recorder, Clock: clock,
-	})
-	nodeClaims := &lifecycle.Reconciler{
-		Client: mgr.GetClient(), CloudProvider: provider, Recorder: recorder, Clock: clock,
+	t.Cleanup(func() { _ = env.Stop() })
+	controllers := env.Controllers(func(o *operator.Options) {
 		// Nothing registers nodes here; what is under test is the launch.
-		RegistrationTimeout: 24 * time.Hour,
+		o.RegistrationTimeout = 24 * time.Hour
+	})
+	if err := env.Start(); err != nil {
+		t.Fatal(err)
 	}
-	collector := &garbagecollection.Collector{Client: mgr.GetClient(), Instances: instances, Clock: clock}
+	ctx, clock, emu := env.Ctx, env.Clock, env.Emulator
+	nodeClaims, collector := controllers.Lifecycle, controllers.InstanceCollector
 
-	nodeClass := readyNodeClass(ctx, t, cluster.Client, cat, kc)
+	nodeClass := readyNodeClass(ctx, t, env.Client, controllers.NodeClass)
 	names := make([]string, *oneVMNodeClaims)
 	for i := range names {
 		names[i] = fmt.Sprintf("checkout-%05d", i)
@@ -139,7 +110,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass},
 			},
 		}
-		if err := cluster.Client.Create(ctx, nc); err != nil {
+		if err := env.Client.Create(ctx, nc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,7 +153,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 			}
 			// Launched NodeClaims wait for their nodes from now on; none come in this test.
 			current := &karpv1.NodeClaim{}
-			if err := cluster.Client.Get(ctx, types.NamespacedName{Name: name}, current); err != nil ||
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, current); err != nil ||
 				meta.IsStatusConditionTrue(current.Status.Conditions, karpv1.ConditionTypeLaunched) {
 				delete(due, name)
 			}
@@ -204,13 +175,11 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 			t.Fatalf("launches did not finish: %d NodeClaims still queued after an hour of fake time; errors %v", len(due), errs)
 		}
 		clock.Step(tick)
-		// Let the cache catch up with this round's writes, as it does between real reconciles.
-		time.Sleep(time.Millisecond)
 	}
 
 	// Exactly one VM per NodeClaim, the one it records; none without a NodeClaim.
 	claims := &karpv1.NodeClaimList{}
-	if err := cluster.Client.List(ctx, claims); err != nil {
+	if err := env.Client.List(ctx, claims); err != nil {
 		t.Fatal(err)
 	}
 	vmsByName := map[string][]kakaocloud.Instance{}
@@ -253,32 +222,23 @@ func ids(vms []kakaocloud.Instance) []string {
 }
 
 // readyNodeClass creates a KCNodeClass and reconciles it until it is Ready.
-func readyNodeClass(ctx context.Context, t *testing.T, kube client.Client, cat *catalog.Catalog, kc *kakaocloud.Client) string {
+func readyNodeClass(ctx context.Context, t *testing.T, kube client.Client, r reconcile.Reconciler) string {
 	t.Helper()
-	nc := &kcv1.KCNodeClass{
-		ObjectMeta: metav1.ObjectMeta{Name: "checkout"},
-		Spec: kcv1.KCNodeClassSpec{
-			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
-			SubnetSelectorTerms:        []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}},
-			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
-			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
-		},
-	}
-	if err := kube.Create(ctx, nc); err != nil {
+	nodeClass := test.KCNodeClass()
+	if err := kube.Create(ctx, nodeClass); err != nil {
 		t.Fatal(err)
 	}
-	r := &nodeclass.Reconciler{Client: kube, Catalog: cat, Images: kc, Recorder: &events.FakeRecorder{}}
 	for range 5 {
-		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(nc)}); err != nil {
+		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(nodeClass)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := kube.Get(ctx, client.ObjectKeyFromObject(nc), nc); err != nil {
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
 			t.Fatal(err)
 		}
-		if meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady) {
-			return nc.Name
+		if meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady) {
+			return nodeClass.Name
 		}
 	}
-	t.Fatalf("KCNodeClass not Ready: %v", nc.Status.Conditions)
+	t.Fatalf("KCNodeClass not Ready: %v", nodeClass.Status.Conditions)
 	return ""
 }

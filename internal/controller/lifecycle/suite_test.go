@@ -38,15 +38,6 @@ import (
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
-// The suite calls the reconcilers itself and moves a fake clock that the controllers, the
-// catalogue and the emulated cloud share; VMs build and go when the clock says so.
-var (
-	env         *test.Environment
-	controllers *operator.Controllers
-	nodeClaims  *lifecycle.Reconciler
-	nodeClass   *kcv1.KCNodeClass
-)
-
 const (
 	buildDelay  = 10 * time.Second
 	deleteDelay = 5 * time.Second
@@ -56,22 +47,30 @@ var resourceOne = resource.MustParse("1")
 
 func TestLifecycle(t *testing.T) { test.RunSuite(t, "NodeClaim lifecycle suite") }
 
-var _ = BeforeSuite(func() {
-	var err error
-	env, err = test.NewEnvironment(test.EnvironmentOptions{
+// The suite calls the reconcilers itself and moves a fake clock that the controllers, the
+// catalogue and the emulated cloud share; VMs build and go when the clock says so.
+var (
+	controllers *operator.Controllers
+	nodeClaims  *lifecycle.Reconciler
+	nodeClass   *kcv1.KCNodeClass
+	env         = test.Suite(test.EnvironmentOptions{
 		FakeClock: true, Direct: true,
 		Emulator: emulator.Options{BuildDelay: buildDelay, DeleteDelay: deleteDelay},
+	}, func(env *test.Environment) error {
+		controllers = env.Controllers()
+		nodeClaims = controllers.Lifecycle
+		return nil
 	})
-	Expect(err).NotTo(HaveOccurred())
-	controllers = env.Controllers()
-	nodeClaims = controllers.Lifecycle
-	Expect(env.Start()).To(Succeed())
-	nodeClass = test.KCNodeClass()
-	ExpectApplied(env.Ctx, env.Client, nodeClass)
-	nodeClass = ExpectKCNodeClassReady(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
-})
+)
 
-var _ = AfterSuite(func() { env.Stop() })
+// nodeClass is the Ready KCNodeClass the specs launch from.
+var _ = BeforeEach(func() {
+	if nodeClass == nil {
+		nodeClass = test.KCNodeClass()
+		ExpectApplied(env.Ctx, env.Client, nodeClass)
+		nodeClass = ExpectKCNodeClassReady(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
+	}
+})
 
 var _ = BeforeEach(func() { env.Reset() })
 

@@ -147,7 +147,7 @@ var _ = Describe("Termination", func() {
 		env.Step(15 * time.Second) // 35 s in: 25 s left, less than its grace period
 		ExpectReconciled(env.Ctx, nodeClaims, nc)
 		deleted := &corev1.Pod{}
-		Expect(env.APIReader.Get(env.Ctx, client.ObjectKeyFromObject(held), deleted)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(held), deleted)).To(Succeed())
 		Expect(deleted.DeletionTimestamp).NotTo(BeNil())
 		Expect(*deleted.DeletionGracePeriodSeconds).To(BeNumerically("~", 25, 2), "granted what is left until the deadline")
 		ExpectEvent(env.Recorder, held.Name, lifecycle.ReasonDisrupted, "bypasses the PDB of the pod and the do-not-disrupt annotation")
@@ -159,7 +159,7 @@ var _ = Describe("Termination", func() {
 		ExpectDeleted(env.Ctx, env.Client, nc)
 		ExpectReconciled(env.Ctx, nodeClaims, nc)
 		deleted := &corev1.Pod{}
-		Expect(env.APIReader.Get(env.Ctx, client.ObjectKeyFromObject(slow), deleted)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(slow), deleted)).To(Succeed())
 		Expect(*deleted.DeletionGracePeriodSeconds).To(BeNumerically("~", 60, 2))
 		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonDraining, "ahead of the terminationGracePeriod deadline")
 	})

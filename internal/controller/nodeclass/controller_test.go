@@ -23,16 +23,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 var counter atomic.Int64
@@ -51,11 +50,11 @@ func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 	for _, s := range subnets {
 		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	DeferCleanup(func() {
 		current := &kcv1.KCNodeClass{}
-		if k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current) == nil {
-			_ = k8sClient.Delete(ctx, current)
+		if env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current) == nil {
+			_ = env.APIClient.Delete(env.Ctx, current)
 		}
 	})
 	return nc
@@ -65,7 +64,7 @@ func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 func condition(nc *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
 	return func(g Gomega) metav1.Condition {
 		current := &kcv1.KCNodeClass{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 		c := meta.FindStatusCondition(current.Status.Conditions, t)
 		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", t)
 		return *c
@@ -74,7 +73,7 @@ func condition(nc *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
 
 func status(nc *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
 	current := &kcv1.KCNodeClass{}
-	ExpectWithOffset(1, k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 	return current.Status
 }
 
@@ -85,45 +84,9 @@ func have(status metav1.ConditionStatus, reason string) OmegaMatcher {
 	)
 }
 
-// eventNotes returns the notes of the events about the node class with this reason.
-func eventNotes(nc *kcv1.KCNodeClass, reason string) func(Gomega) []string {
-	return func(g Gomega) []string {
-		list := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-		var notes []string
-		for _, e := range list.Items {
-			if e.Regarding.Kind == "KCNodeClass" && e.Regarding.Name == nc.Name && e.Reason == reason {
-				notes = append(notes, e.Note)
-			}
-		}
-		return notes
-	}
-}
-
-func gauge(name, nodeClass string) func(Gomega) float64 {
-	return func(g Gomega) float64 {
-		families, err := crmetrics.Registry.Gather()
-		g.Expect(err).NotTo(HaveOccurred())
-		for _, f := range families {
-			if f.GetName() != name {
-				continue
-			}
-			for _, m := range f.GetMetric() {
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "nodeclass" && l.GetValue() == nodeClass {
-						return m.GetGauge().GetValue()
-					}
-				}
-			}
-		}
-		g.Expect(false).To(BeTrue(), "no %s for %s", name, nodeClass)
-		return 0
-	}
-}
-
 // restoreControlPlane puts the emulator's cluster back after a test that changed it.
 func restoreControlPlane() {
-	DeferCleanup(func() { emu.SetControlPlane("1.36", "1.36.4", kakaocloud.ClusterPhaseProvisioned) })
+	DeferCleanup(func() { env.Emulator.SetControlPlane("1.36", "1.36.4", kakaocloud.ClusterPhaseProvisioned) })
 }
 
 var _ = Describe("KCNodeClass status", func() {
@@ -143,10 +106,12 @@ var _ = Describe("KCNodeClass status", func() {
 			Expect(condition(nc, t)(Default).Status).To(Equal(metav1.ConditionTrue), t)
 		}
 		Expect(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)(Default)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(0))
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(0))
 
 		current := &kcv1.KCNodeClass{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 		Expect(current.Finalizers).To(ContainElement(nodeclass.Finalizer))
 	})
 
@@ -160,23 +125,27 @@ var _ = Describe("KCNodeClass status", func() {
 			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
 			HaveField("Message", ContainSubstring("SubnetsReady: subnet(s) not found: name no-such-subnet")),
 		))
-		Eventually(eventNotes(nc, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
+		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
 	})
 
 	It("marks a version Kubernetes Engine no longer offers as deprecated without blocking nodes", func() {
 		nc := newNodeClass("1.35")
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
-		emu.SetVersionDeprecated("1.35", true)
-		DeferCleanup(func() { emu.SetVersionDeprecated("1.35", false) })
+		env.Emulator.SetVersionDeprecated("1.35", true)
+		DeferCleanup(func() { env.Emulator.SetVersionDeprecated("1.35", false) })
 		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)).Should(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonWorkerVersionNotOffered),
 			HaveField("Message", ContainSubstring("no longer offers 1.35")),
 		))
 		Consistently(condition(nc, kcv1.ConditionTypeReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		Eventually(eventNotes(nc, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", nc.Name)).Should(BeEquivalentTo(1))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(1))
+		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(1))
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(1))
 	})
 
 	It("retains earlier images when the lookup fails, until an image is pinned", func() {
@@ -184,38 +153,42 @@ var _ = Describe("KCNodeClass status", func() {
 		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
 		before := status(nc).Images
 
-		emu.FailNodeImageLookups(true)
-		DeferCleanup(func() { emu.FailNodeImageLookups(false) })
+		env.Emulator.FailNodeImageLookups(true)
+		DeferCleanup(func() { env.Emulator.FailNodeImageLookups(false) })
 		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonImagesRetained),
 			HaveField("Message", ContainSubstring("set spec.imageID")),
 		))
 		Expect(status(nc).Images).To(Equal(before))
 		Expect(condition(nc, kcv1.ConditionTypeReady)(Default).Status).To(Equal(metav1.ConditionTrue))
-		Eventually(eventNotes(nc, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_images_retained", nc.Name)).Should(BeEquivalentTo(1))
+		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(1))
 
 		// It does not clear by itself when lookups work again.
-		emu.FailNodeImageLookups(false)
+		env.Emulator.FailNodeImageLookups(false)
 		Consistently(condition(nc, kcv1.ConditionTypeImagesReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
 
 		// Pinning a verified image clears it.
 		current := &kcv1.KCNodeClass{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 		current.Spec.ImageID = before[0].ID
-		Expect(k8sClient.Update(ctx, current)).To(Succeed())
+		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
 		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
 		Expect(status(nc).Images).To(ConsistOf(HaveField("ID", before[0].ID)))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_images_retained", nc.Name)).Should(BeEquivalentTo(0))
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(0))
 	})
 
 	It("says which images are missing for a version without any", func() {
 		nc := newNodeClass("1.35")
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 		current := &kcv1.KCNodeClass{}
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 		current.Spec.ImageID = "00000000-0000-4000-8000-000000000000"
-		Expect(k8sClient.Update(ctx, current)).To(Succeed())
+		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
 		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound),
 			HaveField("Message", ContainSubstring("pinned image 00000000-0000-4000-8000-000000000000 cannot be used")),
@@ -228,15 +201,17 @@ var _ = Describe("KCNodeClass status", func() {
 		nc := newNodeClass("1.35")
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
-		emu.SetControlPlane("1.37", "1.37.0", "")
+		env.Emulator.SetControlPlane("1.37", "1.37.0", "")
 		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported),
 			HaveField("Message", ContainSubstring("allowed versions are 1.37, 1.36")),
 		))
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
 		Expect(status(nc).ControlPlaneVersion).To(Equal("1.37"))
-		Eventually(gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nc.Name)).Should(BeEquivalentTo(2))
-		Eventually(eventNotes(nc, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
+		Eventually(func() float64 {
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+		}).Should(BeEquivalentTo(2))
+		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
 	})
 
 	It("pauses while the control plane upgrades and recovers afterwards", func() {
@@ -244,13 +219,13 @@ var _ = Describe("KCNodeClass status", func() {
 		nc := newNodeClass("1.36")
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
-		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
+		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
 		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
 		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
 		Expect(status(nc).Images).NotTo(BeEmpty(), "images stay known during the upgrade")
 
-		emu.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned)
+		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned)
 		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 		Expect(condition(nc, kcv1.ConditionTypeImagesReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
 	})
@@ -261,7 +236,7 @@ var _ = Describe("KCNodeClass static hash", func() {
 		nc := newNodeClass("1.36")
 		hash := func(g Gomega) string {
 			current := &kcv1.KCNodeClass{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 			g.Expect(current.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion))
 			return current.Annotations[kcv1.AnnotationNodeClassHash]
 		}
@@ -271,11 +246,11 @@ var _ = Describe("KCNodeClass static hash", func() {
 		update := func(mutate func(*kcv1.KCNodeClass)) {
 			Eventually(func() error {
 				current := &kcv1.KCNodeClass{}
-				if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current); err != nil {
+				if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current); err != nil {
 					return err
 				}
 				mutate(current)
-				return k8sClient.Update(ctx, current)
+				return env.APIClient.Update(env.Ctx, current)
 			}).Should(Succeed())
 		}
 		update(func(c *kcv1.KCNodeClass) {
@@ -294,7 +269,7 @@ var _ = Describe("KCNodeClass deletion", func() {
 		nc := newNodeClass("1.36")
 		Eventually(func(g Gomega) []string {
 			current := &kcv1.KCNodeClass{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
 			return current.Finalizers
 		}).Should(ContainElement(nodeclass.Finalizer))
 
@@ -306,18 +281,18 @@ var _ = Describe("KCNodeClass deletion", func() {
 				ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
 			}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
 		}
-		Expect(k8sClient.Create(ctx, np)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, nc)).To(Succeed())
+		Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, nc)).To(Succeed())
 
-		Eventually(eventNotes(nc, "WaitingOnReferences")).Should(ContainElement(
+		Eventually(env.Recorder.NotesOf(nc.Name, "WaitingOnReferences")).Should(ContainElement(
 			ContainSubstring("waiting for NodePool/" + np.Name + " to be deleted")))
 		Consistently(func() error {
-			return k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+			return env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
 		}, "1s").Should(Succeed())
 
-		Expect(k8sClient.Delete(ctx, np)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, np)).To(Succeed())
 		Eventually(func() bool {
-			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+			err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
 			return err != nil && strings.Contains(err.Error(), "not found")
 		}).Should(BeTrue())
 	})

@@ -17,72 +17,18 @@ limitations under the License.
 package nodeclass_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
-var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-	emu       *emulator.Emulator
-)
+func TestNodeClass(t *testing.T) { test.RunSuite(t, "KCNodeClass controller suite") }
 
-func TestNodeClass(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(20 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "KCNodeClass controller suite")
-}
-
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-
-	cluster, err := testenv.StartCluster(false)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-
-	// KakaoCloud is the emulator over real HTTP on loopback.
-	var kc *kakaocloud.Client
-	var stop func()
-	emu, kc, stop, err = testenv.Emulator(emulator.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	// Every reconcile reads KakaoCloud afresh, so that changes made through the emulator's
-	// admin API show up at the next resync.
-	cat := catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo", CatalogueTTL: time.Nanosecond, ClusterTTL: time.Nanosecond})
-
-	Expect((&nodeclass.Reconciler{
-		Client:       mgr.GetClient(),
-		Catalog:      cat,
-		Images:       kc,
-		Recorder:     mgr.GetEventRecorder("karpenter"),
-		ResyncPeriod: 200 * time.Millisecond,
-	}).SetupWithManager(mgr)).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+// Every reconcile reads KakaoCloud afresh, so that changes made through the emulator's admin
+// API show up at the next resync.
+var env = test.Suite(test.EnvironmentOptions{CatalogueTTL: time.Nanosecond}, func(env *test.Environment) error {
+	resync := func(o *operator.Options) { o.NodeClassResync = 200 * time.Millisecond }
+	return env.Controllers(resync).Register(env.Ctx, env.Manager, operator.NodeClass)
 })

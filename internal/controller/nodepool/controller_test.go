@@ -46,7 +46,7 @@ func newNodePool(nodeClass string) *karpv1.NodePool {
 			ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
 		}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, np)).To(Succeed())
 	return np
 }
 
@@ -61,25 +61,25 @@ func nodeClassWithReady(status metav1.ConditionStatus, reason, message string) *
 			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	setReady(nc, status, reason, message)
 	return nc
 }
 
 func setReady(nc *kcv1.KCNodeClass, status metav1.ConditionStatus, reason, message string) {
 	EventuallyWithOffset(2, func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc); err != nil {
+		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc); err != nil {
 			return err
 		}
 		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: kcv1.ConditionTypeReady, Status: status, Reason: reason, Message: message})
-		return k8sClient.Status().Update(ctx, nc)
+		return env.APIClient.Status().Update(env.Ctx, nc)
 	}).Should(Succeed())
 }
 
 func poolCondition(np *karpv1.NodePool, t string) func(Gomega) metav1.Condition {
 	return func(g Gomega) metav1.Condition {
 		current := &karpv1.NodePool{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
 		c := meta.FindStatusCondition(current.Status.Conditions, t)
 		g.Expect(c).NotTo(BeNil())
 		return *c
@@ -88,11 +88,11 @@ func poolCondition(np *karpv1.NodePool, t string) func(Gomega) metav1.Condition 
 
 func update(np *karpv1.NodePool, mutate func(*karpv1.NodePool)) {
 	EventuallyWithOffset(1, func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np); err != nil {
+		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), np); err != nil {
 			return err
 		}
 		mutate(np)
-		return k8sClient.Update(ctx, np)
+		return env.APIClient.Update(env.Ctx, np)
 	}).Should(Succeed())
 }
 
@@ -132,7 +132,7 @@ var _ = Describe("NodePool hash", func() {
 		np := newNodePool("any")
 		hash := func(g Gomega) string {
 			current := &karpv1.NodePool{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
 			g.Expect(current.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion))
 			return current.Annotations[karpv1.NodePoolHashAnnotationKey]
 		}
@@ -166,13 +166,13 @@ var _ = Describe("NodePool counters", func() {
 					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "any"},
 				},
 			}
-			Expect(k8sClient.Create(ctx, claim)).To(Succeed())
+			Expect(env.APIClient.Create(env.Ctx, claim)).To(Succeed())
 			claim.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("16Gi")}
-			Expect(k8sClient.Status().Update(ctx, claim)).To(Succeed())
+			Expect(env.APIClient.Status().Update(env.Ctx, claim)).To(Succeed())
 		}
 		Eventually(func(g Gomega) {
 			current := &karpv1.NodePool{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
 			g.Expect(current.Status.Nodes).To(HaveValue(BeEquivalentTo(2)))
 			g.Expect(current.Status.Resources.Cpu().String()).To(Equal("12"))
 			g.Expect(current.Status.Resources.Memory().String()).To(Equal("32Gi"))

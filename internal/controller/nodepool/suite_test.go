@@ -17,51 +17,14 @@ limitations under the License.
 package nodepool_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
-var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-)
+func TestNodePool(t *testing.T) { test.RunSuite(t, "NodePool controller suite") }
 
-func TestNodePool(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(15 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "NodePool controller suite")
-}
-
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-	cluster, err := testenv.StartCluster(false)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-
-	Expect((&nodepool.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)).To(Succeed())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+var env = test.Suite(test.EnvironmentOptions{}, func(env *test.Environment) error {
+	return env.Controllers().Register(env.Ctx, env.Manager, operator.NodePool)
 })

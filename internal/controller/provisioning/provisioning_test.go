@@ -24,7 +24,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +47,7 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	np := &karpv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: karpv1.NodePoolSpec{
@@ -66,9 +65,9 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 			Limits:     karpv1.Limits(limits),
 		},
 	}
-	ExpectWithOffset(1, k8sClient.Create(ctx, np)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, np)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
 		g.Expect(meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady)).To(BeTrue())
 	}).Should(Succeed())
 }
@@ -85,7 +84,7 @@ func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
 			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 		},
 	}
-	Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+	Expect(env.APIClient.Create(env.Ctx, nc)).To(Succeed())
 	np := &karpv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
@@ -93,7 +92,7 @@ func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: name},
 		}}},
 	}
-	Expect(k8sClient.Create(ctx, np)).To(Succeed())
+	Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
 	return nc
 }
 
@@ -117,31 +116,16 @@ func pendingPodWith(name string, nodeSelector map[string]string, mutate func(*co
 		},
 	}
 	mutate(pod)
-	ExpectWithOffset(1, k8sClient.Create(ctx, pod)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, pod)).To(Succeed())
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.Now()}}
-	ExpectWithOffset(1, k8sClient.Status().Update(ctx, pod)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Status().Update(env.Ctx, pod)).To(Succeed())
 	return pod
-}
-
-// failedSchedulingNotes returns the notes of the pod's FailedScheduling events.
-func failedSchedulingNotes(pod *corev1.Pod) func(Gomega) []string {
-	return func(g Gomega) []string {
-		list := &eventsv1.EventList{}
-		g.Expect(k8sClient.List(ctx, list)).To(Succeed())
-		var notes []string
-		for _, e := range list.Items {
-			if e.Regarding.Name == pod.Name && e.Reason == "FailedScheduling" {
-				notes = append(notes, e.Note)
-			}
-		}
-		return notes
-	}
 }
 
 func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
 	return func(g Gomega) []karpv1.NodeClaim {
 		list := &karpv1.NodeClaimList{}
-		g.Expect(k8sClient.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
+		g.Expect(env.APIClient.List(env.Ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool})).To(Succeed())
 		return list.Items
 	}
 }
@@ -162,9 +146,9 @@ var _ = Describe("Provisioning", func() {
 		Consistently(func(g Gomega) int {
 			for _, p := range pods {
 				current := &corev1.Pod{}
-				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), current)).To(Succeed())
+				g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(p), current)).To(Succeed())
 				current.Status.Conditions[0].Message = "retriggered " + time.Now().String()
-				g.Expect(k8sClient.Status().Update(ctx, current)).To(Succeed())
+				g.Expect(env.APIClient.Status().Update(env.Ctx, current)).To(Succeed())
 			}
 			return len(claimsOf("default")(g))
 		}, "3s", "500ms").Should(Equal(launched))
@@ -175,14 +159,14 @@ var _ = Describe("Provisioning", func() {
 			Expect(c.Spec.Requirements).To(ContainElement(HaveField("Key", karpv1.LabelInstanceType)))
 			Expect(c.Labels).To(HaveKeyWithValue("team", "checkout"))
 			Eventually(func(g Gomega) {
-				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
+				g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
 				g.Expect(meta.IsStatusConditionTrue(c.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue())
 			}).Should(Succeed())
 			allocatable.Add(*c.Status.Allocatable.Cpu())
 		}
 		Expect(allocatable.Cmp(resource.MustParse("6"))).To(BeNumerically(">=", 0), "the NodeClaims hold the 6 CPUs")
 		Expect(len(claims)).To(BeNumerically("<=", 2), "6 CPUs need no more than 2 nodes")
-		Expect(emu.Instances()).To(HaveLen(len(claims)))
+		Expect(env.Emulator.Instances()).To(HaveLen(len(claims)))
 
 		By("acting as the kubelets and the kube-scheduler")
 		free := map[string]int64{}
@@ -191,15 +175,15 @@ var _ = Describe("Provisioning", func() {
 				ObjectMeta: metav1.ObjectMeta{Name: "node-" + c.Name},
 				Spec:       corev1.NodeSpec{ProviderID: c.Status.ProviderID, Taints: []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}},
 			}
-			Expect(k8sClient.Create(ctx, node)).To(Succeed())
+			Expect(env.APIClient.Create(env.Ctx, node)).To(Succeed())
 			// The controller syncs the node at the same time: retry on conflicts.
 			Eventually(func() error {
-				if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+				if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(node), node); err != nil {
 					return err
 				}
 				node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
 				node.Status.Allocatable = c.Status.Allocatable
-				if err := k8sClient.Status().Update(ctx, node); err != nil {
+				if err := env.APIClient.Status().Update(env.Ctx, node); err != nil {
 					return err
 				}
 				// The node lifecycle controller lifts the not-ready taint the API server added.
@@ -210,26 +194,26 @@ var _ = Describe("Provisioning", func() {
 					}
 				}
 				node.Spec.Taints = kept
-				return k8sClient.Update(ctx, node)
+				return env.APIClient.Update(env.Ctx, node)
 			}).Should(Succeed())
 			free[node.Name] = c.Status.Allocatable.Cpu().MilliValue()
 		}
 		for _, p := range pods {
 			for name, milli := range free {
 				if milli >= 1000 {
-					Expect(k8sClient.SubResource("binding").Create(ctx, p, &corev1.Binding{Target: corev1.ObjectReference{Kind: "Node", Name: name}})).To(Succeed())
+					Expect(env.APIClient.SubResource("binding").Create(env.Ctx, p, &corev1.Binding{Target: corev1.ObjectReference{Kind: "Node", Name: name}})).To(Succeed())
 					free[name] = milli - 1000
 					break
 				}
 			}
 		}
 		for _, p := range pods {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+			Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
 			Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s bound", p.Name)
 		}
 		for _, c := range claims {
 			Eventually(func(g Gomega) {
-				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
+				g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(&c), &c)).To(Succeed())
 				initialized := meta.FindStatusCondition(c.Status.Conditions, karpv1.ConditionTypeInitialized)
 				g.Expect(initialized).NotTo(BeNil())
 				g.Expect(initialized.Status).To(Equal(metav1.ConditionTrue), initialized.Message)
@@ -237,11 +221,11 @@ var _ = Describe("Provisioning", func() {
 		}
 
 		By("emptying the pool as the product documents say: kubectl delete nodeclaims -l karpenter.sh/nodepool=default")
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "default"})).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "default"})).To(Succeed())
 		Eventually(claimsOf("default")).Should(BeEmpty())
 		Eventually(func() []kakaocloud.Instance {
 			var live []kakaocloud.Instance
-			for _, i := range emu.Instances() {
+			for _, i := range env.Emulator.Instances() {
 				if i.Status != kakaocloud.InstanceStatusDeleting {
 					live = append(live, i)
 				}
@@ -249,10 +233,10 @@ var _ = Describe("Provisioning", func() {
 			return live
 		}).Should(BeEmpty(), "no VM is left running")
 		nodes := &corev1.NodeList{}
-		Expect(k8sClient.List(ctx, nodes)).To(Succeed())
+		Expect(env.APIClient.List(env.Ctx, nodes)).To(Succeed())
 		Expect(nodes.Items).To(BeEmpty())
 		for _, p := range pods {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{})).NotTo(Succeed(), "pod %s was evicted", p.Name)
+			Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(p), &corev1.Pod{})).NotTo(Succeed(), "pod %s was evicted", p.Name)
 		}
 	})
 
@@ -260,14 +244,14 @@ var _ = Describe("Provisioning", func() {
 		// The pool's KCNodeClass has subnets in kr-central-2-a and -b only.
 		createNodeClassAndPool("zonal", nil, nil)
 		pod := pendingPod("zone-c-pod", "1", map[string]string{karpv1.LabelNodePool: "zonal", corev1.LabelTopologyZone: "kr-central-2-c"})
-		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool zonal: the subnets of its KCNodeClass zonal are in zones [kr-central-2-a kr-central-2-b], none of which the pod allows")))
-		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		Eventually(env.Recorder.NotesOf(pod.Name, "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool zonal: the subnets of its KCNodeClass zonal are in zones [kr-central-2-a kr-central-2-b], none of which the pod allows")))
+		Expect(env.APIClient.Delete(env.Ctx, pod)).To(Succeed())
 	})
 
 	It("launches nothing from a NodePool whose cpu limit is 0, and says so on the pod", func() {
 		createNodeClassAndPool("frozen", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}, nil)
 		pod := pendingPod("frozen-pod", "1", map[string]string{karpv1.LabelNodePool: "frozen"})
-		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
+		Eventually(env.Recorder.NotesOf(pod.Name, "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
 		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
 	})
 
@@ -283,11 +267,11 @@ var _ = Describe("Provisioning", func() {
 			return claims[0].Labels
 		}).Should(HaveKeyWithValue("example.com/team", "payments"))
 		// No NodePool defines example.com/owner: no NodeClaim, and the pod is told why, per pool.
-		Eventually(failedSchedulingNotes(undefined)).Should(ContainElement(
+		Eventually(env.Recorder.NotesOf(undefined.Name, "FailedScheduling")).Should(ContainElement(
 			ContainSubstring("nodepool teams: incompatible requirements, label example.com/owner is not defined by the nodepool")))
 		Consistently(func(g Gomega) int {
 			list := &karpv1.NodeClaimList{}
-			g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+			g.Expect(env.APIClient.List(env.Ctx, list)).To(Succeed())
 			n := 0
 			for _, c := range list.Items {
 				if _, ok := c.Labels["example.com/owner"]; ok {
@@ -297,9 +281,9 @@ var _ = Describe("Provisioning", func() {
 			return n
 		}, "2s").Should(BeZero())
 
-		Expect(k8sClient.Delete(ctx, defined)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, undefined)).To(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "teams"})).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, defined)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, undefined)).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "teams"})).To(Succeed())
 		Eventually(claimsOf("teams")).Should(BeEmpty())
 	})
 
@@ -339,7 +323,7 @@ var _ = Describe("Provisioning", func() {
 				}}}},
 			},
 		}
-		Expect(k8sClient.Create(ctx, pv)).To(Succeed())
+		Expect(env.APIClient.Create(env.Ctx, pv)).To(Succeed())
 		pvc := &corev1.PersistentVolumeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
 			Spec: corev1.PersistentVolumeClaimSpec{
@@ -347,7 +331,7 @@ var _ = Describe("Provisioning", func() {
 				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
 			},
 		}
-		Expect(k8sClient.Create(ctx, pvc)).To(Succeed())
+		Expect(env.APIClient.Create(env.Ctx, pvc)).To(Succeed())
 		pods = append(pods, pendingPodWith("with-volume", selector, func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
 			// Kept off the spread pods' nodes: the pod needs its own NodeClaim, which the
@@ -367,37 +351,37 @@ var _ = Describe("Provisioning", func() {
 		}).Should(Equal([]string{"kr-central-2-b"}))
 
 		for _, p := range pods {
-			Expect(k8sClient.Delete(ctx, p)).To(Succeed())
+			Expect(env.APIClient.Delete(env.Ctx, p)).To(Succeed())
 		}
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "spread"})).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "spread"})).To(Succeed())
 		Eventually(claimsOf("spread")).Should(BeEmpty())
 	})
 
 	It("names a NodePool whose KCNodeClass is not ready on the pods it cannot take", func() {
 		createPoolWithoutSubnet("broken")
 		pod := pendingPod("broken-pod", "1", map[string]string{karpv1.LabelNodePool: "broken"})
-		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
+		Eventually(env.Recorder.NotesOf(pod.Name, "FailedScheduling")).Should(ContainElement(MatchRegexp(`nodepool broken: not ready: .*KCNodeClass "broken"`)))
 		Consistently(claimsOf("broken"), "1s").Should(BeEmpty())
-		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, pod)).To(Succeed())
 	})
 
 	It("provisions again for a pod that stays pending, without the pod changing, once its NodePool is ready", func() {
 		nc := createPoolWithoutSubnet("late")
 		pod := pendingPod("late-pod", "1", map[string]string{karpv1.LabelNodePool: "late"})
-		Eventually(failedSchedulingNotes(pod)).Should(ContainElement(ContainSubstring("nodepool late: not ready")))
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Eventually(env.Recorder.NotesOf(pod.Name, "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool late: not ready")))
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 		version := pod.ResourceVersion
 
 		By("fixing the KCNodeClass: the NodePool turns ready, and nothing touches the pod")
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
 		nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}}
-		Expect(k8sClient.Update(ctx, nc)).To(Succeed())
+		Expect(env.APIClient.Update(env.Ctx, nc)).To(Succeed())
 		Eventually(claimsOf("late"), 2*provisioning.RetryPendingAfter+5*time.Second).Should(HaveLen(1), "the pending pod is provisioned for again")
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 		Expect(pod.ResourceVersion).To(Equal(version), "the pod did not change")
 
-		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
-		Expect(k8sClient.DeleteAllOf(ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "late"})).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, pod)).To(Succeed())
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "late"})).To(Succeed())
 		Eventually(claimsOf("late")).Should(BeEmpty())
 	})
 })

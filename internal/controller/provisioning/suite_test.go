@@ -17,56 +17,19 @@ limitations under the License.
 package provisioning_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv/stack"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
-var (
-	ctx       context.Context
-	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
-	k8sClient client.Client
-	emu       *emulator.Emulator
-)
+func TestProvisioning(t *testing.T) { test.RunSuite(t, "Provisioning suite") }
 
-func TestProvisioning(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "Provisioning suite")
-}
-
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.TODO())
-	cluster, err := testenv.StartCluster(false)
-	Expect(err).NotTo(HaveOccurred())
-	testEnv, k8sClient = cluster.Env, cluster.Client
-	mgr := cluster.Manager
-
-	st, err := stack.Start(ctx, mgr)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(st.Stop)
-	emu = st.Emulator
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-})
-
-var _ = AfterSuite(func() {
-	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+// The controllers that turn pending pods into nodes run on the manager, against the emulator,
+// where VMs boot and go at once.
+var env = test.Suite(test.EnvironmentOptions{Emulator: emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond}}, func(env *test.Environment) error {
+	batches := func(o *operator.Options) { o.BatchIdle, o.BatchMax = 100*time.Millisecond, time.Second }
+	return env.Controllers(batches).Register(env.Ctx, env.Manager, operator.NodeClass, operator.NodePool, operator.Lifecycle, operator.Provisioning)
 })
