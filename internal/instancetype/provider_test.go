@@ -155,7 +155,7 @@ func TestListOfferingsFollowSubnetZones(t *testing.T) {
 
 func TestListMarksUnavailableOfferings(t *testing.T) {
 	clock := newFakeClock()
-	unavailable := NewUnavailableOfferings(time.Minute, clock.Now)
+	unavailable := NewUnavailableOfferings(time.Minute, clock)
 	provider := NewProvider(emulatorCatalog(t, nil), nil, unavailable)
 	nodeClass := nodeClassInZones(allZones...)
 

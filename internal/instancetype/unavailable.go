@@ -19,6 +19,8 @@ package instancetype
 import (
 	"sync"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // DefaultUnavailableTTL is how long an offering stays unavailable after a launch failed for
@@ -30,8 +32,8 @@ const DefaultUnavailableTTL = 3 * time.Minute
 // recently failed for lack of capacity, so that the next scheduling rounds choose elsewhere
 // until the entry expires. It is safe for concurrent use.
 type UnavailableOfferings struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl   time.Duration
+	clock clock.PassiveClock
 
 	mu      sync.RWMutex
 	entries map[offeringKey]unavailableEntry
@@ -48,15 +50,15 @@ type unavailableEntry struct {
 }
 
 // NewUnavailableOfferings returns an empty cache whose entries live for ttl
-// (DefaultUnavailableTTL when 0), timed by now (time.Now when nil).
-func NewUnavailableOfferings(ttl time.Duration, now func() time.Time) *UnavailableOfferings {
+// (DefaultUnavailableTTL when 0), timed by clk (the real clock when nil).
+func NewUnavailableOfferings(ttl time.Duration, clk clock.PassiveClock) *UnavailableOfferings {
 	if ttl == 0 {
 		ttl = DefaultUnavailableTTL
 	}
-	if now == nil {
-		now = time.Now
+	if clk == nil {
+		clk = clock.RealClock{}
 	}
-	return &UnavailableOfferings{ttl: ttl, now: now, entries: map[offeringKey]unavailableEntry{}}
+	return &UnavailableOfferings{ttl: ttl, clock: clk, entries: map[offeringKey]unavailableEntry{}}
 }
 
 // MarkUnavailable makes an offering unavailable for the cache's TTL from now, replacing an
@@ -64,7 +66,7 @@ func NewUnavailableOfferings(ttl time.Duration, now func() time.Time) *Unavailab
 func (u *UnavailableOfferings) MarkUnavailable(flavor, zone, capacityType, reason string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	now := u.now()
+	now := u.clock.Now()
 	u.removeExpired(now)
 	u.entries[offeringKey{flavor, zone, capacityType}] = unavailableEntry{reason: reason, expires: now.Add(u.ttl)}
 	u.seqNum++
@@ -82,7 +84,7 @@ func (u *UnavailableOfferings) Reason(flavor, zone, capacityType string) (string
 	u.mu.RLock()
 	defer u.mu.RUnlock()
 	entry, ok := u.entries[offeringKey{flavor, zone, capacityType}]
-	if !ok || !u.now().Before(entry.expires) {
+	if !ok || !u.clock.Now().Before(entry.expires) {
 		return "", false
 	}
 	return entry.reason, true
@@ -94,7 +96,7 @@ func (u *UnavailableOfferings) Reason(flavor, zone, capacityType string) (string
 func (u *UnavailableOfferings) SeqNum() uint64 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.removeExpired(u.now())
+	u.removeExpired(u.clock.Now())
 	return u.seqNum
 }
 

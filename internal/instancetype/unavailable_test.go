@@ -43,7 +43,7 @@ func TestUnavailableOfferingsExpire(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := newFakeClock()
-			offerings := NewUnavailableOfferings(tt.ttl, clock.Now)
+			offerings := NewUnavailableOfferings(tt.ttl, clock)
 			offerings.MarkUnavailable("m2a.xlarge", "kr-central-2-a", onDemand, "no valid host")
 			clock.Step(tt.elapsed)
 			if got := offerings.IsUnavailable("m2a.xlarge", "kr-central-2-a", onDemand); got != tt.unavailable {
@@ -58,7 +58,7 @@ func TestUnavailableOfferingsExpire(t *testing.T) {
 }
 
 func TestUnavailableOfferingsAreKeyedByFlavorZoneAndCapacityType(t *testing.T) {
-	offerings := NewUnavailableOfferings(0, newFakeClock().Now)
+	offerings := NewUnavailableOfferings(0, newFakeClock())
 	offerings.MarkUnavailable("m2a.xlarge", "kr-central-2-a", onDemand, "no valid host")
 	for _, other := range []struct{ flavor, zone, capacityType string }{
 		{"m2a.large", "kr-central-2-a", onDemand},
@@ -73,7 +73,7 @@ func TestUnavailableOfferingsAreKeyedByFlavorZoneAndCapacityType(t *testing.T) {
 
 func TestUnavailableOfferingsSeqNum(t *testing.T) {
 	clock := newFakeClock()
-	offerings := NewUnavailableOfferings(time.Minute, clock.Now)
+	offerings := NewUnavailableOfferings(time.Minute, clock)
 	seen := map[uint64]string{offerings.SeqNum(): "new"}
 	expectNew := func(step string) {
 		t.Helper()

@@ -193,6 +193,39 @@ var _ = Describe("Provisioning", func() {
 		}).Should(BeEmpty(), "the VMs in error are deleted")
 	})
 
+	It("launches exactly one VM per NodeClaim when create answers are lost and listings lag, and the pods run", func() {
+		createPool("lost-answers", func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "2"))
+		})
+		By("making KakaoCloud list new VMs 20 s late and lose the answers of the next 2 creates it carries out")
+		emulatorAdmin("POST", "/list-lag", map[string]any{"lag": "20s"})
+		emulatorAdmin("POST", "/faults", map[string]any{"operation": emulator.OpCreateInstance, "count": 2, "commit": true, "drop": true})
+		DeferCleanup(func() {
+			emulatorAdmin("DELETE", "/faults", nil)
+			emulatorAdmin("POST", "/list-lag", map[string]any{"lag": "0s"})
+		})
+		template := podTemplate("lost-answers", "1")
+		template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "lost-answers"}
+		start := time.Now()
+		createDeployment("lost-answers", 3, template)
+
+		Eventually(func(g Gomega) int { return running(podsOf("lost-answers")(g)) }, 3*time.Minute).Should(Equal(3), "all pods Running")
+		fmt.Fprintf(GinkgoWriter, "all 3 pods Running %.1f s after the deployment was created, through 2 lost create answers\n", time.Since(start).Seconds())
+		Eventually(func(g Gomega) {
+			claims := &karpv1.NodeClaimList{}
+			g.Expect(kube.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: "lost-answers"})).To(Succeed())
+			perName := map[string]int{}
+			for _, vm := range vms(g) {
+				if vm.Status != kakaocloud.InstanceStatusDeleting {
+					perName[vm.Name]++
+				}
+			}
+			for _, claim := range claims.Items {
+				g.Expect(perName[claim.Name]).To(Equal(1), "NodeClaim %s has exactly one VM", claim.Name)
+			}
+		}).Should(Succeed())
+	})
+
 	It("launches nothing from a NodePool with limits.cpu 0, and says so on the pod", func() {
 		createPool("frozen", func(p *karpv1.NodePool) {
 			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("0")}

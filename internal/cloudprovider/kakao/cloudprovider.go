@@ -523,9 +523,9 @@ type Components struct {
 // Assemble builds the KakaoCloud cloud provider and the instance provider it launches with
 // (garbage collection shares the latter).
 func Assemble(c Components) (*CloudProvider, *instance.Provider) {
-	unavailable := instancetype.NewUnavailableOfferings(0, nil)
-	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
 	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
+	unavailable := instancetype.NewUnavailableOfferings(0, clk)
+	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
 	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName, instance.Options{Clock: clk})
 	p := New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder)
 	p.bootstrap, p.clock = c.Bootstrap, clk

@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle_test
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
+)
+
+var _ = Describe("NodeClaim garbage collection", func() {
+	It("removes a registered NodeClaim whose VM is gone, once past the grace period and not before", func() {
+		nc, _ := registeredNodeClaim() // never Ready: its kubelet went with the VM
+		Expect(env.KakaoCloud.DeleteInstance(env.Ctx, strings.TrimPrefix(nc.Status.ProviderID, kcv1.ProviderIDPrefix))).To(Succeed())
+		env.Step(deleteDelay)
+
+		collector := controllers.NodeClaimCollector
+		deleted, err := collector.Collect(env.Ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(BeEmpty(), "registered less than the grace period ago")
+
+		env.Step(time.Minute)
+		deleted, err = collector.Collect(env.Ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(ConsistOf(nc.Name))
+		ExpectEvent(env.Recorder, nc.Name, "InstanceGone", "is gone from KakaoCloud")
+	})
+
+	It("leaves a NodeClaim whose node is still Ready, whatever the listing says", func() {
+		nc, node := initializedNodeClaim()
+		Expect(node.Status.Conditions).To(ContainElement(HaveField("Type", corev1.NodeReady)))
+		env.Step(time.Minute)
+		deleted, err := controllers.NodeClaimCollector.Collect(env.Ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).NotTo(ContainElement(nc.Name))
+	})
+})
