@@ -105,6 +105,7 @@ type options struct {
 	keyringSecret     string
 	batchIdle         time.Duration
 	batchMax          time.Duration
+	catalogueTTL      time.Duration
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
@@ -157,6 +158,8 @@ func parseFlags() (options, zap.Options) {
 			"updating it rotates the key without a restart.")
 	flag.StringVar(&o.keyringSecret, "signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"),
 		"Secret in the controller's namespace holding the keys that sign VM ownership markers (activeKeyID and keys.<id>).")
+	flag.DurationVar(&o.catalogueTTL, "catalogue-ttl", catalog.DefaultCatalogueTTL,
+		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
 		"How long provisioning waits for more pending pods after the last one before it schedules the batch.")
 	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
@@ -297,7 +300,7 @@ func main() {
 		setupLog.Error(err, "unable to create the KakaoCloud client")
 		os.Exit(1)
 	}
-	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName})
+	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogueTTL: o.catalogueTTL})
 
 	recorder := mgr.GetEventRecorder("karpenter")
 	keyring := signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
