@@ -54,8 +54,8 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: verify
-verify: manifests generate ## Fail if generated files are not up to date.
-	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
+verify: manifests generate bundle ## Fail if generated files are not up to date.
+	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run 'make manifests generate bundle' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: k8s-binaries
@@ -66,6 +66,7 @@ k8s-binaries: ## Build kube-apiserver, etcd, kubectl, kube-scheduler, kube-contr
 test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
+	$(MAKE) test-packaging
 	$(MAKE) conformance SEEDS=$(CONFORMANCE_TEST_SEEDS)
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
 
@@ -81,6 +82,12 @@ SEED ?= 1
 conformance: ## Judge the scheduling simulation with the real kube-scheduler: SEEDS=N seeds from SEED.
 	cd test/conformance && go vet ./... && go test ./... -count=1 -v -seed=$(SEED) -seeds=$(SEEDS) -run 'AgreesWithKubeScheduler' \
 		| grep -E '^(=== RUN|--- |PASS|FAIL|ok)|_test.go:[0-9]+:'
+
+# What users install, as the tools that install it read it (hack/packaging, its own Go
+# module): the OLM bundle through operator-framework's validators.
+.PHONY: test-packaging
+test-packaging: ## Validate the OLM bundle (operator-framework validators, zero findings).
+	cd hack/packaging && go vet ./... && go test ./... -count=1
 
 .PHONY: test-e2e
 test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is one (make local-up), else a new one, torn down after.
@@ -121,6 +128,15 @@ run: manifests generate fmt vet ## Run the manager from your host against the cu
 .PHONY: docker-build
 docker-build: ## Build the manager image (needs a container engine).
 	docker build -t ${IMG} .
+
+##@ OLM
+
+# The bundle's own image reference for the controller, written into the CSV.
+BUNDLE_IMG ?= karpenter-provider-kakaocloud-bundle:v$(VERSION)
+
+.PHONY: bundle
+bundle: manifests kustomize ## Write bundle/ (the OLM bundle) from config/manifests.
+	$(KUSTOMIZE) build config/manifests | (cd hack/packaging && go run ./cmd/bundle --out ../../bundle --version $(VERSION) --image $(IMG))
 
 ##@ Deployment
 
