@@ -63,7 +63,8 @@ type Bootstrapper struct {
 	Clock clock.PassiveClock
 }
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
+// Creating the token Secrets needs `create` on secrets in kube-system only, where the API
+// server reads bootstrap tokens: a Role there (config/rbac-bootstrap), not a ClusterRole.
 
 // UserData returns the user data that joins the NodeClaim's VM to the cluster.
 func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error) {
