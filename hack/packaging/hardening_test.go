@@ -234,4 +234,3 @@ func fromUnstructured(t *testing.T, o *unstructured.Unstructured, into any) {
 		t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
 	}
 }
-
