@@ -52,7 +52,7 @@ type scopedRule struct {
 }
 
 // TestEveryInstallPathIsLeastPrivilegeAndHardened checks, on the output of every kustomize
-// path and of the OLM bundle, that no rule uses a wildcard, that Secrets are created only in
+// path, of the OLM bundle and of the Helm chart, that no rule uses a wildcard, that Secrets are created only in
 // kube-system (cluster-wide and create-only on the OLM path, which cannot make Roles
 // elsewhere) and read only in the operator's namespace, and that the controller runs non-root
 // with a read-only root filesystem, no privilege escalation, no capabilities and the runtime's
@@ -63,6 +63,7 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 		paths[k] = renderKustomization(t, k)
 	}
 	paths["bundle"] = renderBundle(t)
+	paths["chart"] = renderChart(t)
 	for name, r := range paths {
 		olm := name == "bundle" || name == "config/olm"
 		t.Run(name, func(t *testing.T) {
@@ -200,6 +201,18 @@ func parseObjects(t *testing.T, out []byte) rendered {
 		}
 	}
 	return r
+}
+
+// renderChart renders the Helm chart with the monitoring objects on, as helm template would.
+func renderChart(t *testing.T) rendered {
+	t.Helper()
+	chart := mustRender(t, []string{"serviceMonitor.enabled=true", "prometheusRule.enabled=true"})
+	var out bytes.Buffer
+	for _, o := range chart.Objects {
+		out.Write(o.Document)
+		out.WriteString("\n---\n")
+	}
+	return parseObjects(t, out.Bytes())
 }
 
 // renderBundle reads what OLM would create from the bundle: clusterPermissions cluster-wide,
