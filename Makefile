@@ -40,6 +40,7 @@ help: ## Display this help.
 manifests: controller-gen ## Generate CRDs, RBAC and webhook configuration from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 	go run ./hack/crdpatch config/crd/bases/*.yaml
+	cp config/crd/bases/*.yaml charts/karpenter-provider-kakaocloud/crds/
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
@@ -55,7 +56,7 @@ vet: ## Run go vet against code.
 
 .PHONY: verify
 verify: manifests generate bundle ## Fail if generated files are not up to date.
-	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run 'make manifests generate bundle' and commit"; exit 1; }
+	@git diff --exit-code -- api config bundle charts || { echo "generated files are stale: run 'make manifests generate bundle' and commit"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 .PHONY: k8s-binaries
