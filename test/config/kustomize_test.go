@@ -68,6 +68,11 @@ func TestDefaultOverlay(t *testing.T) {
 			if r.GetName() != "karpenter-kakaocloud" {
 				t.Errorf("namespace %q, want karpenter-kakaocloud", r.GetName())
 			}
+		case r.GetName() == "karpenter-kakaocloud-bootstrap-tokens" && (r.GetKind() == "Role" || r.GetKind() == "RoleBinding"):
+			// Bootstrap tokens are Secrets the API server reads in kube-system only.
+			if r.GetNamespace() != "kube-system" {
+				t.Errorf("%s/%s is in namespace %q, want kube-system", r.GetKind(), r.GetName(), r.GetNamespace())
+			}
 		case r.GetNamespace() != "" && r.GetNamespace() != "karpenter-kakaocloud":
 			t.Errorf("%s/%s is in namespace %q, want karpenter-kakaocloud", r.GetKind(), r.GetName(), r.GetNamespace())
 		}
@@ -97,6 +102,8 @@ func TestDefaultOverlay(t *testing.T) {
 		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"RoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources", "[configmaps secrets]"},
+		{"Role", "karpenter-kakaocloud-bootstrap-tokens", "rules[0].verbs", "[create]"},
+		{"RoleBinding", "karpenter-kakaocloud-bootstrap-tokens", "subjects[0].name", "karpenter-kakaocloud-controller-manager"},
 	}
 	for _, c := range checks {
 		if got := field(t, m, c.kind, c.name, c.path); got != c.want {
@@ -106,7 +113,7 @@ func TestDefaultOverlay(t *testing.T) {
 }
 
 func TestOptionalComponentsBuild(t *testing.T) {
-	for _, dir := range []string{"prometheus", "network-policy", "samples"} {
+	for _, dir := range []string{"prometheus", "network-policy", "samples", "olm", "manifests", "overlays/production", "overlays/monitoring", "overlays/local"} {
 		if m := build(t, dir); m.Size() == 0 {
 			t.Errorf("config/%s builds to nothing", dir)
 		}

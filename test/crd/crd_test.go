@@ -298,7 +298,7 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		dir := filepath.Join(filepath.Dir(filepath.Dir(testenv.CRDDirectory())), "samples")
 		files, err := filepath.Glob(filepath.Join(dir, "karpenter*.yaml"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(files).To(HaveLen(3))
+		Expect(files).To(HaveLen(4))
 		for _, f := range files {
 			manifest, err := os.ReadFile(f)
 			Expect(err).NotTo(HaveOccurred())
