@@ -30,7 +30,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -990,23 +989,11 @@ func (g *restClientGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 	return clientcmd.NewDefaultClientConfig(*clientcmdapi.NewConfig(), &clientcmd.ConfigOverrides{Context: clientcmdapi.Context{Namespace: g.namespace}})
 }
 
-// envtestAssets returns the directory of kube-apiserver and etcd: $KUBEBUILDER_ASSETS, else
-// the setup-envtest layout that hack/build-k8s-binaries.sh fills for the Makefile's
-// K8S_VERSION (the operator's envtest suites look in the same places).
+// envtestAssets returns the directory of kube-apiserver and etcd, $KUBEBUILDER_ASSETS, which
+// make test-packaging sets from hack/build-k8s-binaries.sh.
 func envtestAssets(t *testing.T) string {
 	t.Helper()
-	if directory := os.Getenv("KUBEBUILDER_ASSETS"); directory != "" {
-		return directory
-	}
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		data = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(data, "kubebuilder-envtest", "k8s", makefileVariable(t, "K8S_VERSION")+"-"+runtime.GOOS+"-"+runtime.GOARCH)
+	return os.Getenv("KUBEBUILDER_ASSETS")
 }
 
 // TestChartHelmLifecycle runs what the product documents tell operators to do, with the Helm
@@ -1016,7 +1003,7 @@ func envtestAssets(t *testing.T) string {
 func TestChartHelmLifecycle(t *testing.T) {
 	assets := envtestAssets(t)
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		t.Skipf("no kube-apiserver in %s (set KUBEBUILDER_ASSETS or run make k8s-binaries): %v", assets, err)
+		t.Skipf("no kube-apiserver in KUBEBUILDER_ASSETS=%q (make test-packaging sets it): %v", assets, err)
 	}
 	environment := &envtest.Environment{BinaryAssetsDirectory: assets}
 	config, err := environment.Start()
