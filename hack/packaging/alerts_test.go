@@ -18,15 +18,21 @@ package packaging
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // alertRules are the rules of config/prometheus/alerts.yaml.
@@ -84,15 +90,64 @@ func TestAlertRulesParse(t *testing.T) {
 	}
 }
 
-// TestE2EAlertMetricsAreServed scrapes the operator of a local cluster (E2E_CLUSTER_DIR, as
-// hack/test-e2e sets it after the end-to-end suite) and checks that every metric an alert
-// reads is one the running operator serves.
+// TestE2EAlertMetricsAreServed runs against a local cluster (E2E_CLUSTER_DIR, as
+// hack/test-e2e sets it after the end-to-end suite): with a KCNodeClass for the metrics to be
+// about, every metric an alert reads must appear in a scrape of the running operator.
 func TestE2EAlertMetricsAreServed(t *testing.T) {
 	dir := os.Getenv("E2E_CLUSTER_DIR")
 	if dir == "" {
 		t.Skip("no local cluster: hack/test-e2e runs this with E2E_CLUSTER_DIR")
 	}
-	url := clusterEnv(t, dir)["OPERATOR_METRICS_URL"]
+	env := clusterEnv(t, dir)
+	config, err := clientcmd.BuildConfigFromFlags("", env["KUBECONFIG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := client.New(config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The node class gauges have a series per KCNodeClass; the suite deleted its own.
+	nodeClass := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "karpenter.kakaocloud.com/v1", "kind": "KCNodeClass",
+		"metadata": map[string]any{"name": "alerts-probe"},
+		"spec": map[string]any{
+			"bootstrap":                  map[string]any{"kubernetesVersion": "1.36"},
+			"subnetSelectorTerms":        []any{map[string]any{"name": "karpenter-subnet-a"}},
+			"securityGroupSelectorTerms": []any{map[string]any{"name": "karpenter-workers"}},
+		},
+	}}
+	ctx := context.Background()
+	if err := kube.Create(ctx, nodeClass); err != nil {
+		t.Fatalf("creating KCNodeClass alerts-probe: %v", err)
+	}
+	t.Cleanup(func() { _ = kube.Delete(ctx, nodeClass) })
+
+	var missing []string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		families := scrape(t, env["OPERATOR_METRICS_URL"])
+		missing = nil
+		for _, rule := range alertRules(t) {
+			for _, name := range metricsOf(t, rule.Expr) {
+				if _, ok := families[name]; !ok {
+					missing = append(missing, rule.Alert+" reads "+name)
+				}
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	for _, m := range missing {
+		t.Errorf("%s, which the running operator does not serve", m)
+	}
+}
+
+// scrape reads the operator's metrics in the Prometheus text format.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatalf("scraping %s: %v", url, err)
@@ -103,13 +158,7 @@ func TestE2EAlertMetricsAreServed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parsing the scrape of %s: %v", url, err)
 	}
-	for _, rule := range alertRules(t) {
-		for _, name := range metricsOf(t, rule.Expr) {
-			if _, ok := families[name]; !ok {
-				t.Errorf("%s reads %s, which the running operator does not serve", rule.Alert, name)
-			}
-		}
-	}
+	return families
 }
 
 // clusterEnv reads the KEY=VALUE lines of a local cluster's cluster.env.
