@@ -44,6 +44,10 @@ func (a *launchAttempts) get(uid types.UID) time.Time {
 	return a.at[uid]
 }
 
+// forgetAttemptsAfter bounds the memory: an attempt this old no longer holds back a create
+// (the lookup window is minutes), and its NodeClaim is most likely gone.
+const forgetAttemptsAfter = time.Hour
+
 func (a *launchAttempts) set(uid types.UID, at time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -53,6 +57,11 @@ func (a *launchAttempts) set(uid types.UID, at time.Time) {
 	if at.IsZero() {
 		delete(a.at, uid)
 		return
+	}
+	for other, attempted := range a.at {
+		if at.Sub(attempted) > forgetAttemptsAfter {
+			delete(a.at, other)
+		}
 	}
 	a.at[uid] = at
 }
