@@ -99,13 +99,8 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		providerIDs[nc.Status.ProviderID] = true
 		recorded[instance.VMName(nc.Name)] = nc.Status.ProviderID != ""
 	}
-	now, grace := time.Now, c.Grace
-	if c.Clock != nil {
-		now = c.Clock.Now
-	}
-	if grace == 0 {
-		grace = DefaultGrace
-	}
+	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
+	grace := cmp.Or(c.Grace, DefaultGrace)
 
 	var deleted []string
 	var errs []error
@@ -113,7 +108,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		inst := o.Instance
 		launching, named := recorded[inst.Name]
 		if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) ||
-			providerIDs[cloudprovider.ProviderID(inst.ID)] || (named && !launching) || now().Sub(inst.CreatedAt) < grace {
+			providerIDs[cloudprovider.ProviderID(inst.ID)] || (named && !launching) || clk.Since(inst.CreatedAt) < grace {
 			continue
 		}
 		if err := c.Instances.Delete(ctx, inst.ID, inst.Name); err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {

@@ -17,7 +17,6 @@ limitations under the License.
 package garbagecollection_test
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -25,12 +24,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
@@ -42,6 +41,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
 var (
@@ -95,7 +95,10 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 	ctx, clock, emu := env.Ctx, env.Clock, env.Emulator
 	nodeClaims, collector := controllers.Lifecycle, controllers.InstanceCollector
 
-	nodeClass := readyNodeClass(ctx, t, env.Client, controllers.NodeClass)
+	gomega.RegisterTestingT(t)
+	nodeClass := test.KCNodeClass()
+	ExpectApplied(ctx, env.Client, nodeClass)
+	nodeClass = ExpectKCNodeClassReady(ctx, env.Client, controllers.NodeClass, nodeClass)
 	names := make([]string, *oneVMNodeClaims)
 	for i := range names {
 		names[i] = fmt.Sprintf("checkout-%05d", i)
@@ -107,7 +110,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 			Spec: karpv1.NodeClaimSpec{
 				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a.large", "c2a.xlarge"}}},
 				Resources:    karpv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
-				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 			},
 		}
 		if err := env.Client.Create(ctx, nc); err != nil {
@@ -219,26 +222,4 @@ func ids(vms []kakaocloud.Instance) []string {
 		out = append(out, vm.ID)
 	}
 	return out
-}
-
-// readyNodeClass creates a KCNodeClass and reconciles it until it is Ready.
-func readyNodeClass(ctx context.Context, t *testing.T, kube client.Client, r reconcile.Reconciler) string {
-	t.Helper()
-	nodeClass := test.KCNodeClass()
-	if err := kube.Create(ctx, nodeClass); err != nil {
-		t.Fatal(err)
-	}
-	for range 5 {
-		if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(nodeClass)}); err != nil {
-			t.Fatal(err)
-		}
-		if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
-			t.Fatal(err)
-		}
-		if meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady) {
-			return nodeClass.Name
-		}
-	}
-	t.Fatalf("KCNodeClass not Ready: %v", nodeClass.Status.Conditions)
-	return ""
 }

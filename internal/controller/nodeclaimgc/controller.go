@@ -92,20 +92,15 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	for _, nc := range listed {
 		present[nc.Status.ProviderID] = true
 	}
-	now, grace := time.Now, c.Grace
-	if c.Clock != nil {
-		now = c.Clock.Now
-	}
-	if grace == 0 {
-		grace = DefaultGrace
-	}
+	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
+	grace := cmp.Or(c.Grace, DefaultGrace)
 	var deleted []string
 	var errs []error
 	for i := range claims.Items {
 		nc := &claims.Items[i]
 		registered := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeRegistered)
 		if !nc.DeletionTimestamp.IsZero() || nc.Status.ProviderID == "" || present[nc.Status.ProviderID] ||
-			registered == nil || registered.Status != "True" || now().Sub(registered.LastTransitionTime.Time) < grace {
+			registered == nil || registered.Status != "True" || clk.Since(registered.LastTransitionTime.Time) < grace {
 			continue
 		}
 		ready, err := c.nodeReady(ctx, nc)

@@ -390,7 +390,7 @@ func convert(o *unstructured.Unstructured, into any) error {
 }
 
 // withKind sets the type meta typed objects lose in conversion.
-func withKind[T any](object T, apiVersion, kind string) any {
+func withKind(object any, apiVersion, kind string) any {
 	m := toMap(object)
 	m["apiVersion"], m["kind"] = apiVersion, kind
 	return m
