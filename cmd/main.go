@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +56,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
@@ -98,14 +101,15 @@ type options struct {
 	secureMetrics        bool
 	enableHTTP2          bool
 
-	clusterName       string
-	region            string
-	endpoints         endpointFlag
-	credentialsSecret string
-	keyringSecret     string
-	batchIdle         time.Duration
-	batchMax          time.Duration
-	catalogueTTL      time.Duration
+	clusterName        string
+	region             string
+	endpoints          endpointFlag
+	nextReleaseMinimum string
+	credentialsSecret  string
+	keyringSecret      string
+	batchIdle          time.Duration
+	batchMax           time.Duration
+	catalogueTTL       time.Duration
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
@@ -150,14 +154,29 @@ func parseFlags() (options, zap.Options) {
 		"Name of the Kubernetes Engine cluster this controller serves (env CLUSTER_NAME).")
 	flag.StringVar(&o.region, "kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion),
 		"KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
+	// The environment comes first so that flags override it; OLM's Subscription config and
+	// Helm values set environment variables, not arguments.
 	o.endpoints = endpointFlag{}
+	if env := os.Getenv("KAKAOCLOUD_ENDPOINTS"); env != "" {
+		for _, endpoint := range strings.Split(env, ",") {
+			if err := o.endpoints.Set(strings.TrimSpace(endpoint)); err != nil {
+				fmt.Fprintf(os.Stderr, "invalid KAKAOCLOUD_ENDPOINTS entry %q: %v\n", endpoint, err)
+				os.Exit(2)
+			}
+		}
+	}
 	flag.Var(o.endpoints, "kakaocloud-endpoint",
-		"Override a KakaoCloud service's base URL, as service=url (repeatable); services: "+strings.Join(kakaocloud.Services, ", "))
+		"Override a KakaoCloud service's base URL, as service=url (repeatable; env KAKAOCLOUD_ENDPOINTS, comma-separated); services: "+
+			strings.Join(kakaocloud.Services, ", "))
 	flag.StringVar(&o.credentialsSecret, "credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"),
 		"Secret in the controller's namespace holding the IAM access key (keys access-key-id and secret-access-key); "+
 			"updating it rotates the key without a restart.")
 	flag.StringVar(&o.keyringSecret, "signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"),
 		"Secret in the controller's namespace holding the keys that sign VM ownership markers (activeKeyID and keys.<id>).")
+	flag.StringVar(&o.nextReleaseMinimum, "next-release-min-kubernetes-version",
+		envOr("NEXT_RELEASE_MIN_KUBERNETES_VERSION", operatorcondition.DefaultNextReleaseMinimum),
+		"The oldest Kubernetes minor the next release of this operator supports: under OLM, upgrading is held "+
+			"(Upgradeable=False) while a KCNodeClass or its nodes are older (env NEXT_RELEASE_MIN_KUBERNETES_VERSION).")
 	flag.DurationVar(&o.catalogueTTL, "catalogue-ttl", catalog.DefaultCatalogueTTL,
 		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
@@ -175,6 +194,25 @@ func parseFlags() (options, zap.Options) {
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	return o, zapOpts
+}
+
+// olmUpgradeable is the Upgradeable condition of the OperatorCondition OLM made for this
+// operator, or nil when OLM did not install it (no OPERATOR_CONDITION_NAME). The condition is
+// read and written with a client of its own, uncached: the operator may only read its own
+// OperatorCondition, not list them.
+func olmUpgradeable(cfg *rest.Config) (conditions.Condition, error) {
+	if os.Getenv("OPERATOR_CONDITION_NAME") == "" {
+		return nil, nil
+	}
+	scheme := runtime.NewScheme()
+	if err := operatorsv2.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	return conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
 }
 
 // clusterCA is the CA new nodes trust the API server with: the one this controller trusts.
@@ -310,6 +348,11 @@ func main() {
 	} else {
 		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca, Keyring: keyring}
 	}
+	upgradeable, err := olmUpgradeable(mgr.GetConfig())
+	if err != nil {
+		setupLog.Error(err, "unable to reach the OperatorCondition OLM names in OPERATOR_CONDITION_NAME")
+		os.Exit(1)
+	}
 	controllers := operator.NewControllers(operator.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), KakaoCloud: kc, Catalog: cat, Keyring: keyring,
 		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
@@ -319,6 +362,7 @@ func main() {
 		},
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
+		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {
 		setupLog.Error(err, "unable to create controllers")

@@ -20,11 +20,13 @@ limitations under the License.
 package operator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/operator-framework/operator-lib/conditions"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,6 +40,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
@@ -67,6 +70,11 @@ type Options struct {
 	DisruptionPoll, DisruptionValidation time.Duration
 	NodeClassResync                      time.Duration
 	LaunchTimeout, RegistrationTimeout   time.Duration
+
+	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
+	Upgradeable conditions.Condition
+	// NextReleaseMinimum is the oldest Kubernetes minor the next release supports.
+	NextReleaseMinimum string
 }
 
 // Controllers is every controller of the operator, with the cloud provider they share.
@@ -84,6 +92,8 @@ type Controllers struct {
 	Disruption         *disruption.Controller
 	InstanceCollector  *garbagecollection.Collector
 	NodeClaimCollector *nodeclaimgc.Collector
+	// OperatorCondition is nil when the operator does not run under OLM.
+	OperatorCondition *operatorcondition.Reconciler
 }
 
 // NewControllers builds the controllers from o.
@@ -98,9 +108,17 @@ func NewControllers(o Options) *Controllers {
 		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
 		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides,
 	})
+	var operatorCondition *operatorcondition.Reconciler
+	if o.Upgradeable != nil {
+		operatorCondition = &operatorcondition.Reconciler{
+			Client: o.Client, Condition: o.Upgradeable,
+			NextReleaseMinimum: cmp.Or(o.NextReleaseMinimum, operatorcondition.DefaultNextReleaseMinimum),
+		}
+	}
 	return &Controllers{
-		CloudProvider: provider,
-		Instances:     instances,
+		OperatorCondition: operatorCondition,
+		CloudProvider:     provider,
+		Instances:         instances,
 		NodeClass: &nodeclass.Reconciler{
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
@@ -137,6 +155,7 @@ const (
 	Disruption         = "disruption"
 	InstanceCollector  = "garbagecollection"
 	NodeClaimCollector = "nodeclaim.garbagecollection"
+	OperatorCondition  = "operatorcondition"
 )
 
 // Register puts the controllers on the manager, which runs them once started: every one, or
@@ -156,6 +175,12 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 		{Disruption, func() error { return mgr.Add(c.Disruption) }},
 		{InstanceCollector, func() error { return mgr.Add(c.InstanceCollector) }},
 		{NodeClaimCollector, func() error { return mgr.Add(c.NodeClaimCollector) }},
+		{OperatorCondition, func() error {
+			if c.OperatorCondition == nil {
+				return nil
+			}
+			return c.OperatorCondition.SetupWithManager(mgr)
+		}},
 	} {
 		if len(only) > 0 && !slices.Contains(only, r.name) {
 			continue

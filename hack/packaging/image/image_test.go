@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package image
 
 import (
 	"archive/tar"
@@ -41,12 +41,12 @@ func TestControllerImage(t *testing.T) {
 	}
 	digests := map[string]bool{}
 	for range 2 {
-		img, err := controllerImage(binary, certs)
+		img, err := Controller(binary, certs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "layout")
-		if err := write(img, out, "example/controller:v1"); err != nil {
+		if err := Write(img, out, "example/controller:v1"); err != nil {
 			t.Fatal(err)
 		}
 		index, err := layout.ImageIndexFromPath(out)
