@@ -63,6 +63,10 @@ verify: manifests generate bundle ## Fail if generated files are not up to date.
 k8s-binaries: ## Build kube-apiserver, etcd, kubectl, kube-scheduler, kube-controller-manager and kwok (cached).
 	K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh
 
+.PHONY: olm-binaries
+olm-binaries: ## Build OLM's olm and catalog operators and opm, with OLM's CRDs (cached).
+	hack/build-olm-binaries.sh
+
 .PHONY: test
 test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
@@ -95,7 +99,7 @@ test-packaging: kustomize k8s-binaries ## Validate the bundle, the chart, the ov
 		KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) $(CURDIR)/hack/build-k8s-binaries.sh | tail -n1)" go test ./... -count=1
 
 .PHONY: test-e2e
-test-e2e: k8s-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is one (make local-up), else a new one, torn down after.
+test-e2e: k8s-binaries olm-binaries ## Run test/e2e on a local cluster: KUBECONFIG's if it is one (make local-up), else a new one, torn down after.
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
 
 .PHONY: bench

@@ -17,16 +17,19 @@ limitations under the License.
 // Command servicenet stands in for the service network of the local cluster, where pods are
 // kwok's and have no network of their own. The kube-apiserver is configured (egress selector,
 // "cluster" traffic over HTTP CONNECT on a Unix socket) to reach Services through it: that is
-// how it calls admission webhooks that name a Service, as OLM's and the Helm chart's do. A
-// process that plays a pod's container on this machine registers where it listens, one route
-// per line in the routes file:
+// how it calls admission webhooks that name a Service, as OLM's and the Helm chart's do; it
+// asks for the Service's cluster IP and port. A process that plays a pod's container on this
+// machine registers where it listens, one route per line in the routes file, for each
+// address the Service is known by:
 //
+//	<cluster IP>:<port> 127.0.0.1:<port>
 //	<service>.<namespace>.svc:<port> 127.0.0.1:<port>
 //
-// The file is read on every connection, so routes come and go without a restart. A Service
-// with no route is refused with 502; any other address (a node's kubelet) is dialled directly.
+// The file is read on every connection, so routes come and go without a restart. An address
+// of a Service (a .svc name, or an IP in the Service CIDR) with no route is refused with 502,
+// and so is any address off this machine; a loopback address is dialled directly.
 //
-// Usage: servicenet --socket <path> --routes <file>
+// Usage: servicenet --socket <path> --routes <file> --service-cidr <cidr>
 package main
 
 import (
@@ -49,11 +52,17 @@ import (
 
 func main() {
 	socket := flag.String("socket", "", "Unix socket to serve HTTP CONNECT on")
-	routes := flag.String("routes", "", "file of '<service>.<namespace>.svc:<port> <host>:<port>' lines")
+	routes := flag.String("routes", "", "file of '<address>:<port> <host>:<port>' lines")
+	serviceCIDR := flag.String("service-cidr", "10.96.0.0/12", "the cluster's Service IP range")
 	flag.Parse()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	if *socket == "" || *routes == "" {
 		logger.Error("--socket and --routes are required")
+		os.Exit(2)
+	}
+	_, services, err := net.ParseCIDR(*serviceCIDR)
+	if err != nil {
+		logger.Error("--service-cidr", "error", err)
 		os.Exit(2)
 	}
 	_ = os.Remove(*socket)
@@ -63,7 +72,7 @@ func main() {
 		os.Exit(1)
 	}
 	server := &http.Server{
-		Handler:           &proxy{routes: *routes, logger: logger},
+		Handler:           &proxy{routes: *routes, services: services, logger: logger},
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -80,8 +89,9 @@ func main() {
 }
 
 type proxy struct {
-	routes string
-	logger *slog.Logger
+	routes   string
+	services *net.IPNet
+	logger   *slog.Logger
 }
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -136,26 +146,25 @@ func (p *proxy) resolve(address string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("address %q is not host:port", address)
 	}
-	if !strings.HasSuffix(host, ".svc") && !strings.HasSuffix(host, ".svc.cluster.local") {
-		return address, nil
-	}
-	file, err := os.Open(p.routes)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", fmt.Errorf("no route to Service address %s", address)
-		}
-		return "", err
-	}
-	defer func() { _ = file.Close() }()
 	want := strings.Replace(address, ".svc.cluster.local:", ".svc:", 1)
-	scanner := bufio.NewScanner(file)
-	for scanner.Scan() {
-		fields := strings.Fields(scanner.Text())
-		if len(fields) == 2 && fields[0] == want {
-			return fields[1], nil
+	if file, err := os.Open(p.routes); err == nil {
+		defer func() { _ = file.Close() }()
+		scanner := bufio.NewScanner(file)
+		for scanner.Scan() {
+			if fields := strings.Fields(scanner.Text()); len(fields) == 2 && fields[0] == want {
+				return fields[1], nil
+			}
 		}
 	}
-	return "", fmt.Errorf("no route to Service address %s", address)
+	ip := net.ParseIP(host)
+	if strings.HasSuffix(host, ".svc") || strings.HasSuffix(host, ".svc.cluster.local") || (ip != nil && p.services.Contains(ip)) {
+		return "", fmt.Errorf("no route to Service address %s", address)
+	}
+	// Nothing off this machine belongs to the local cluster (kwok's node addresses are made up).
+	if ip == nil || !ip.IsLoopback() {
+		return "", fmt.Errorf("address %s is not on this machine", address)
+	}
+	return address, nil
 }
 
 // splice copies both ways until either side closes.

@@ -42,8 +42,8 @@ import (
 )
 
 // DefaultNextReleaseMinimum is the oldest Kubernetes minor the next release of this operator
-// supports (docs/compatibility.md): Kubernetes Engine deprecates 1.33 and ends it on
-// 2026-12-31, and the next release drops it.
+// supports: Kubernetes Engine deprecates 1.33 and ends it on 2026-12-31, and the next release
+// drops it (docs/assumptions.md, A20).
 const DefaultNextReleaseMinimum = "1.34"
 
 // resyncPeriod bounds how long a missed event can leave the condition stale.
