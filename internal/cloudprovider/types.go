@@ -30,6 +30,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // CloudProvider launches and removes the VMs behind NodeClaims.
@@ -85,15 +86,7 @@ type Overhead struct {
 
 // Total is the sum of all overheads.
 func (o Overhead) Total() corev1.ResourceList {
-	total := corev1.ResourceList{}
-	for _, l := range []corev1.ResourceList{o.KubeReserved, o.SystemReserved, o.EvictionThreshold} {
-		for name, q := range l {
-			sum := total[name]
-			sum.Add(q)
-			total[name] = sum
-		}
-	}
-	return total
+	return resources.Merge(o.KubeReserved, o.SystemReserved, o.EvictionThreshold)
 }
 
 // Allocatable is what pods can request on a node of this type.

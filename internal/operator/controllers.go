@@ -35,9 +35,12 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/garbagecollection"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/lifecycle"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaimgc"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
+	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/expiration"
+	nodeclaimgc "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/garbagecollection"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/podevents"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
@@ -86,9 +89,9 @@ type Controllers struct {
 	NodePool           *nodepool.Reconciler
 	Lifecycle          *lifecycle.Reconciler
 	Provisioner        *provisioning.Provisioner
-	Conditions         *disruption.ConditionsReconciler
-	PodEvents          *disruption.PodEventsReconciler
-	Expiration         *disruption.ExpirationReconciler
+	Conditions         *nodeclaimdisruption.Reconciler
+	PodEvents          *podevents.Reconciler
+	Expiration         *expiration.Reconciler
 	Disruption         *disruption.Controller
 	InstanceCollector  *garbagecollection.Collector
 	NodeClaimCollector *nodeclaimgc.Collector
@@ -131,9 +134,9 @@ func NewControllers(o Options) *Controllers {
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder,
 			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax),
 		},
-		Conditions: &disruption.ConditionsReconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
-		PodEvents:  &disruption.PodEventsReconciler{Client: o.Client, Clock: o.Clock},
-		Expiration: &disruption.ExpirationReconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
+		Conditions: &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+		PodEvents:  &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
+		Expiration: &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
 		Disruption: &disruption.Controller{
 			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,

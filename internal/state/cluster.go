@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces,verbs=get;list;watch
@@ -106,7 +107,7 @@ func pointers[T any](items []T) []*T {
 func (c *Cluster) BoundPods() map[string][]*corev1.Pod {
 	out := map[string][]*corev1.Pod{}
 	for _, pod := range c.Pods {
-		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		if pod.Spec.NodeName == "" || podutil.IsTerminal(pod) {
 			continue
 		}
 		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // Event reasons of the disruption controller.
@@ -78,7 +79,7 @@ func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []B
 		}
 		c := &Candidate{StateNode: n}
 		for _, pod := range n.Pods {
-			if reschedulable(pod) {
+			if podutil.IsReschedulable(pod) {
 				c.Reschedulable = append(c.Reschedulable, pod)
 			}
 		}
@@ -110,7 +111,7 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 		}
 	}
 	for _, pod := range n.Pods {
-		if !reschedulable(pod) {
+		if !podutil.IsReschedulable(pod) {
 			continue
 		}
 		if why := s.pdbBlocks(pod); why != "" {

@@ -38,6 +38,8 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/expiration"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
@@ -390,7 +392,7 @@ var _ = Describe("Disruption", func() {
 		Expect(maxDisrupted).To(Equal(1), "the two drifted nodes were disrupted one at a time")
 		mu.Unlock()
 		for _, name := range old {
-			Expect(env.Recorder.Notes(name, disruption.EventDriftDetected)).To(ContainElement(ContainSubstring("KubernetesVersionDrift")))
+			Expect(env.Recorder.Notes(name, nodeclaimdisruption.EventDriftDetected)).To(ContainElement(ContainSubstring("KubernetesVersionDrift")))
 			Expect(env.Recorder.Notes(name, disruption.EventDisruptionTerminating)).To(ContainElement(ContainSubstring("now that its replacement")))
 		}
 		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "checkout", "reason": "drifted"})).To(BeNumerically(">=", 2))
@@ -451,7 +453,7 @@ var _ = Describe("Disruption", func() {
 		By("expiring them anyway after expireAfter, pods rescheduled on new nodes")
 		Eventually(gone(a, b)).Should(Succeed())
 		for _, name := range []string{a, b} {
-			Expect(env.Recorder.Notes(name, disruption.EventExpired)).To(ContainElement(ContainSubstring("expireAfter (30s) has elapsed")))
+			Expect(env.Recorder.Notes(name, expiration.EventExpired)).To(ContainElement(ContainSubstring("expireAfter (30s) has elapsed")))
 		}
 		Eventually(allBound("batch", 2)).Should(Succeed())
 		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "dnd", "reason": "expired"})).To(BeNumerically(">=", 2))
@@ -586,7 +588,7 @@ var _ = Describe("Disruption", func() {
 		old := claimsOf("labels")(Default)[0].Name
 
 		updatePool("labels", func(np *karpv1.NodePool) { np.Spec.Template.Labels["team"] = "payments" })
-		Eventually(env.Recorder.NotesOf(old, disruption.EventDriftDetected)).Should(ContainElement(ContainSubstring("NodePoolDrifted: NodePool labels's template changed")))
+		Eventually(env.Recorder.NotesOf(old, nodeclaimdisruption.EventDriftDetected)).Should(ContainElement(ContainSubstring("NodePoolDrifted: NodePool labels's template changed")))
 		Eventually(gone(old)).Should(Succeed())
 		claims := claimsOf("labels")(Default)
 		Expect(claims).To(HaveLen(1))

@@ -27,6 +27,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // MaxMultiNodeCandidates caps how many nodes multi-node consolidation considers at once.
@@ -430,7 +431,7 @@ func interleave(cands []*Candidate) []*Candidate {
 
 func hasReschedulable(n *StateNode) bool {
 	for _, pod := range n.Pods {
-		if reschedulable(pod) {
+		if podutil.IsReschedulable(pod) {
 			return true
 		}
 	}

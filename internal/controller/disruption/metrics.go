@@ -27,10 +27,6 @@ var (
 		Name: "karpenter_voluntary_disruption_decisions_total",
 		Help: "Disruption commands carried out, by decision (delete, replace), reason (empty, drifted, underutilized) and consolidation type (empty, multi, single; empty for drift).",
 	}, []string{"decision", "reason", "consolidation_type"})
-	nodeClaimsDisrupted = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "karpenter_nodeclaims_disrupted_total",
-		Help: "NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
-	}, []string{"nodepool", "reason", "capacity_type"})
 	eligibleNodes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "karpenter_voluntary_disruption_eligible_nodes",
 		Help: "Nodes a disruption method could act on at its last evaluation (nothing holds them), by reason.",
@@ -55,6 +51,6 @@ var (
 )
 
 func init() {
-	crmetrics.Registry.MustRegister(decisionsTotal, nodeClaimsDisrupted, eligibleNodes, allowedDisruptions,
+	crmetrics.Registry.MustRegister(decisionsTotal, eligibleNodes, allowedDisruptions,
 		evaluationDuration, consolidationTimeouts, queueFailures)
 }

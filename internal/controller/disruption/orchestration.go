@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
@@ -216,7 +217,7 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			continue
 		}
 		if err == nil {
-			nodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nc.Labels[karpv1.LabelCapacityType]).Inc()
+			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nc.Labels[karpv1.LabelCapacityType]).Inc()
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
 			if len(r.replacements) > 0 {
 				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"

@@ -29,11 +29,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // SnapshotInput is what one disruption decision reads: the cluster's objects as listed, the
@@ -246,7 +247,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 				if len(used) == 0 {
 					used = nc.Spec.Resources.Requests
 				}
-				subtract(p.remaining, used)
+				resources.SubtractFrom(p.remaining, used)
 			}
 		}
 		s.nodes = append(s.nodes, n)
@@ -257,11 +258,11 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 	// Pods: on which node, and which still need one.
 	podsByNode := map[string][]*corev1.Pod{}
 	for _, pod := range in.Pods {
-		if terminal(pod) {
+		if podutil.IsTerminal(pod) {
 			continue
 		}
 		if pod.Spec.NodeName == "" {
-			if pod.DeletionTimestamp.IsZero() && !ownedByDaemonSet(pod) {
+			if pod.DeletionTimestamp.IsZero() && !podutil.IsOwnedByDaemonSet(pod) {
 				s.pending = append(s.pending, pod)
 			}
 			continue
@@ -276,7 +277,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		n.Pods = podsByNode[n.Node.Name]
 		if n.deleting() && !n.inFlight {
 			for _, pod := range n.Pods {
-				if reschedulable(pod) {
+				if podutil.IsReschedulable(pod) {
 					s.pending = append(s.pending, pod)
 				}
 			}
@@ -302,7 +303,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], podsByNode map[string][]*corev1.Pod) {
 	add := func(d *dest) {
 		free := d.existing.Allocatable.DeepCopy()
-		subtract(free, d.existing.Requested)
+		resources.SubtractFrom(free, d.existing.Requested)
 		d.freeCPU = free.Cpu().MilliValue()
 		d.freeMem = free.Memory().Value()
 		d.freePods = free.Pods().Value()
@@ -389,7 +390,7 @@ func (s *Snapshot) nominate() {
 		if requested == nil {
 			requested = corev1.ResourceList{}
 		}
-		add(requested, placed)
+		resources.AddTo(requested, placed)
 		// Only their room is reserved: for topology the pods count where they are bound now
 		// (a node being deleted) or nowhere yet (unbound), as the kube-scheduler counts them.
 		d.existing.Requested = requested
@@ -525,7 +526,7 @@ func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
 				if !copied {
 					in.Remaining, copied = p.remaining.DeepCopy(), true
 				}
-				add(in.Remaining, n.NodeClaim.Status.Capacity)
+				resources.AddTo(in.Remaining, n.NodeClaim.Status.Capacity)
 			}
 		}
 		out = append(out, in)
@@ -629,52 +630,10 @@ func nodePrice(it *cloudprovider.InstanceType, nodeLabels map[string]string) (fl
 	return 0, false
 }
 
-// terminal pods have finished and hold nothing.
-func terminal(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
-}
-
-func ownedByDaemonSet(pod *corev1.Pod) bool {
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "DaemonSet" && ptr.Deref(o.Controller, false) {
-			return true
-		}
-	}
-	return false
-}
-
-func mirror(pod *corev1.Pod) bool {
-	_, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]
-	return ok
-}
-
-// reschedulable pods are the ones a node's disruption moves: not finished, not being deleted,
-// not a DaemonSet's or a static pod.
-func reschedulable(pod *corev1.Pod) bool {
-	return !terminal(pod) && pod.DeletionTimestamp.IsZero() && !ownedByDaemonSet(pod) && !mirror(pod)
-}
-
 func sumRequests(pods []*corev1.Pod) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, pod := range pods {
-		add(out, scheduling.PodRequests(pod))
+		resources.AddTo(out, scheduling.PodRequests(pod))
 	}
 	return out
-}
-
-func add(into, l corev1.ResourceList) {
-	for name, q := range l {
-		v := into[name]
-		v.Add(q)
-		into[name] = v
-	}
-}
-
-func subtract(from, l corev1.ResourceList) {
-	for name, q := range l {
-		if v, ok := from[name]; ok {
-			v.Sub(q)
-			from[name] = v
-		}
-	}
 }

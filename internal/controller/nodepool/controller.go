@@ -37,6 +37,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // Condition reasons of NodePools.
@@ -124,20 +125,16 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 	}
 
 	// Resources and node count: what its live NodeClaims hold.
-	resources := corev1.ResourceList{}
+	launched := corev1.ResourceList{}
 	var nodes int64
 	for _, c := range claims {
 		if !c.DeletionTimestamp.IsZero() {
 			continue
 		}
 		nodes++
-		for name, q := range c.Status.Capacity {
-			sum := resources[name]
-			sum.Add(q)
-			resources[name] = sum
-		}
+		resources.AddTo(launched, c.Status.Capacity)
 	}
-	status.Resources, status.Nodes = resources, &nodes
+	status.Resources, status.Nodes = launched, &nodes
 
 	if errs := np.RuntimeValidate(); len(errs) > 0 {
 		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionFalse, ReasonInvalid, errs.ToAggregate().Error())

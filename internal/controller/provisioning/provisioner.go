@@ -43,6 +43,8 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 var (
@@ -174,27 +176,6 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 	return strings.Join(parts, "; ")
 }
 
-// Provisionable says whether a pod is one provisioning should act on: not bound, not being
-// deleted, refused by the kube-scheduler as unschedulable, not a DaemonSet's (those follow
-// nodes, they do not ask for them), and not nominated to a node (the kube-scheduler is
-// preempting lower-priority pods to make room for it there).
-func Provisionable(pod *corev1.Pod) bool {
-	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() || pod.Status.NominatedNodeName != "" {
-		return false
-	}
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return false
-		}
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return true
-		}
-	}
-	return false
-}
-
 // SchedulingInput is what a provisioning pass simulates: the provisionable pods, every node
 // and NodeClaim in flight they could go to or that counts for their topology, the daemonsets,
 // namespace labels and the given NodePools. Volume topology is added by the caller.
@@ -209,7 +190,7 @@ func SchedulingInput(cluster *state.Cluster, pools []scheduling.NodePoolInput) s
 func PendingPods(cluster *state.Cluster) []*corev1.Pod {
 	var pods []*corev1.Pod
 	for _, pod := range cluster.Pods {
-		if Provisionable(pod) {
+		if podutil.IsProvisionable(pod) {
 			pods = append(pods, pod)
 		}
 	}
@@ -293,11 +274,7 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 		leaving := !n.DeletionTimestamp.IsZero() || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) })
 		requested := corev1.ResourceList{}
 		for _, pod := range bound[n.Name] {
-			for name, q := range scheduling.PodRequests(pod) {
-				v := requested[name]
-				v.Add(q)
-				requested[name] = v
-			}
+			resources.AddTo(requested, scheduling.PodRequests(pod))
 		}
 		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: schedulingTaints(n, claims[n.Spec.ProviderID]), Unschedulable: n.Spec.Unschedulable,
 			Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name], TopologyOnly: leaving})
@@ -351,7 +328,7 @@ func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	t.startup.observe(pod)
-	if !Provisionable(pod) {
+	if !podutil.IsProvisionable(pod) {
 		return reconcile.Result{}, nil
 	}
 	t.batcher.Trigger()

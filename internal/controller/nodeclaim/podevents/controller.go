@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package disruption
+package podevents
 
 import (
 	"context"
@@ -33,15 +33,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // PodEventDedupe is the shortest time between two writes of a NodeClaim's lastPodEventTime;
 // it is shorter than the validation delay, so a pod event during validation is always seen.
 const PodEventDedupe = 10 * time.Second
 
-// PodEventsReconciler writes status.lastPodEventTime on a NodeClaim when a pod is bound to its
+// Reconciler writes status.lastPodEventTime on a NodeClaim when a pod is bound to its
 // node, finishes, or is deleted from it: consolidateAfter counts from there.
-type PodEventsReconciler struct {
+type Reconciler struct {
 	Client client.Client
 	// Clock tells the time; the real clock when nil.
 	Clock clock.PassiveClock
@@ -49,7 +50,7 @@ type PodEventsReconciler struct {
 
 // Reconcile stamps the NodeClaim named in the request, unless it was stamped within
 // PodEventDedupe.
-func (r *PodEventsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	nc := &karpv1.NodeClaim{}
 	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -74,7 +75,7 @@ func (r *PodEventsReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 
 // SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns
 // the pod's node.
-func (r *PodEventsReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.podevents").
 		Watches(&corev1.Pod{}, &podEventHandler{client: mgr.GetClient()}).
@@ -90,7 +91,7 @@ type podEventHandler struct {
 var _ handler.EventHandler = (*podEventHandler)(nil)
 
 func (h *podEventHandler) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	if pod, ok := e.Object.(*corev1.Pod); ok && pod.Spec.NodeName != "" && !terminal(pod) {
+	if pod, ok := e.Object.(*corev1.Pod); ok && pod.Spec.NodeName != "" && !podutil.IsTerminal(pod) {
 		h.enqueue(ctx, pod.Spec.NodeName, q)
 	}
 }
@@ -101,7 +102,7 @@ func (h *podEventHandler) Update(ctx context.Context, e event.UpdateEvent, q wor
 	if !ok1 || !ok2 || after.Spec.NodeName == "" {
 		return
 	}
-	if before.Spec.NodeName != after.Spec.NodeName || terminal(before) != terminal(after) ||
+	if before.Spec.NodeName != after.Spec.NodeName || podutil.IsTerminal(before) != podutil.IsTerminal(after) ||
 		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero() {
 		h.enqueue(ctx, after.Spec.NodeName, q)
 	}

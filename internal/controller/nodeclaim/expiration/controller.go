@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package disruption
+package expiration
 
 import (
 	"context"
@@ -31,16 +31,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 // EventExpired is published on a NodeClaim deleted because its expireAfter elapsed.
 const EventExpired = "Expired"
 
-// ExpirationReconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
+// Reconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
 // budgets, PodDisruptionBudgets and karpenter.sh/do-not-disrupt do not hold it. The NodeClaim's
 // termination drains the node (PodDisruptionBudgets are honoured until terminationGracePeriod
 // runs out) and the evicted pods are provisioned for like any pending pods.
-type ExpirationReconciler struct {
+type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	// Clock tells the time; the real clock when nil.
@@ -50,7 +51,7 @@ type ExpirationReconciler struct {
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
 
 // Reconcile deletes the NodeClaim once it has expired, and otherwise comes back then.
-func (r *ExpirationReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	nc := &karpv1.NodeClaim{}
 	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -77,14 +78,14 @@ func (r *ExpirationReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if r.Recorder != nil {
 		r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, EventExpired, "Expire", "%s", message)
 	}
-	nodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
+	metrics.NodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
 	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nc.Name, "reason", "expired",
 		"NodeClaim", map[string]string{"name": nc.Name}, "expireAfter", expireAfter.String(), "age", now.Sub(nc.CreationTimestamp.Time).Round(time.Second).String())
 	return reconcile.Result{}, nil
 }
 
 // SetupWithManager registers the reconciler.
-func (r *ExpirationReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.expiration").
 		For(&karpv1.NodeClaim{}).

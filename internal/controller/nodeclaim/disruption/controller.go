@@ -43,6 +43,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // Reasons of the Consolidatable condition.
@@ -58,10 +59,10 @@ const EventDriftDetected = "DriftDetected"
 // nothing it watches changed.
 const DriftRecheck = 5 * time.Minute
 
-// ConditionsReconciler keeps two NodeClaim conditions current: Drifted (with the reason: the
+// Reconciler keeps two NodeClaim conditions current: Drifted (with the reason: the
 // NodePool's template or requirements, or the KCNodeClass and VM as the cloud provider sees
 // them) and Consolidatable (True once consolidateAfter has passed since the last pod event).
-type ConditionsReconciler struct {
+type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
@@ -86,7 +87,7 @@ type cloudDriftAnswer struct {
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
-func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	nc := &karpv1.NodeClaim{}
 	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -104,13 +105,13 @@ func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	}
 
 	stored := nc.DeepCopy()
-	result, err := r.drift(ctx, nc, np)
+	next, err := r.drift(ctx, nc, np)
 	if err != nil {
 		// The Drifted condition stays as it was; Consolidatable is still written.
 		log.FromContext(ctx).Error(err, "checking drift with the cloud provider; trying again in a minute")
-		result = minRequeue(result, reconcile.Result{RequeueAfter: time.Minute})
+		next = result.Min(next, reconcile.Result{RequeueAfter: time.Minute})
 	}
-	result = minRequeue(result, r.consolidatable(nc, np))
+	next = result.Min(next, r.consolidatable(nc, np))
 	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
 		// Optimistic locking: conditions are one list, and a merge patch computed from a stale
 		// copy would drop the conditions other controllers wrote meanwhile.
@@ -122,12 +123,12 @@ func (r *ConditionsReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		}
 		r.announceDrift(ctx, stored, nc)
 	}
-	return result, nil
+	return next, nil
 }
 
 // restampHash writes the NodePool's template hash on a NodeClaim stamped by an older hash
 // version (and not drifted), so that a new way of hashing does not drift every node at once.
-func (r *ConditionsReconciler) restampHash(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) error {
+func (r *Reconciler) restampHash(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) error {
 	version := np.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
 	hash := np.Annotations[karpv1.NodePoolHashAnnotationKey]
 	have, stamped := nc.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
@@ -141,7 +142,7 @@ func (r *ConditionsReconciler) restampHash(ctx context.Context, nc *karpv1.NodeC
 }
 
 // drift sets or clears the Drifted condition of a launched NodeClaim.
-func (r *ConditionsReconciler) drift(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) (reconcile.Result, error) {
+func (r *Reconciler) drift(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) (reconcile.Result, error) {
 	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
 		return reconcile.Result{}, nil
 	}
@@ -175,7 +176,7 @@ func (r *ConditionsReconciler) drift(ctx context.Context, nc *karpv1.NodeClaim, 
 
 // cloudDriftOf asks the cloud provider whether the VM drifted from its KCNodeClass, reusing a
 // recent answer while the KCNodeClass has not changed.
-func (r *ConditionsReconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
+func (r *Reconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
 	if nc.Status.ProviderID == "" {
 		return "", nil
 	}
@@ -203,14 +204,14 @@ func (r *ConditionsReconciler) cloudDriftOf(ctx context.Context, nc *karpv1.Node
 	return reason, nil
 }
 
-func (r *ConditionsReconciler) forget(uid types.UID) {
+func (r *Reconciler) forget(uid types.UID) {
 	r.mu.Lock()
 	delete(r.cloudDrift, uid)
 	r.mu.Unlock()
 }
 
 // announceDrift logs and publishes a change of the Drifted condition.
-func (r *ConditionsReconciler) announceDrift(ctx context.Context, before, after *karpv1.NodeClaim) {
+func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.NodeClaim) {
 	was := meta.FindStatusCondition(before.Status.Conditions, karpv1.ConditionTypeDrifted)
 	now := meta.FindStatusCondition(after.Status.Conditions, karpv1.ConditionTypeDrifted)
 	switch {
@@ -228,7 +229,7 @@ func (r *ConditionsReconciler) announceDrift(ctx context.Context, before, after 
 // consolidatable sets the Consolidatable condition of an initialized NodeClaim: True once
 // consolidateAfter has passed since the last pod was bound to or removed from its node (or
 // since it initialized), False until then; none when the NodePool does not consolidate.
-func (r *ConditionsReconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
+func (r *Reconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
 	after := np.Spec.Disruption.ConsolidateAfter.Duration
 	initialized := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeInitialized)
 	if after == nil || initialized == nil || initialized.Status != metav1.ConditionTrue {
@@ -253,18 +254,11 @@ func (r *ConditionsReconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.N
 	return reconcile.Result{}
 }
 
-func (r *ConditionsReconciler) now() time.Time {
+func (r *Reconciler) now() time.Time {
 	if r.Clock != nil {
 		return r.Clock.Now()
 	}
 	return time.Now()
-}
-
-func minRequeue(a, b reconcile.Result) reconcile.Result {
-	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
-		return b
-	}
-	return a
 }
 
 // nodeClaimChanged lets through the NodeClaim updates the conditions depend on: labels,
@@ -292,7 +286,7 @@ var nodeClaimChanged = predicate.Funcs{
 
 // SetupWithManager registers the reconciler. A NodeClaim is reconciled again when it changes
 // in a way that matters, when its NodePool changes, and when its KCNodeClass changes.
-func (r *ConditionsReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.disruption").
 		For(&karpv1.NodeClaim{}, builder.WithPredicates(nodeClaimChanged)).
@@ -308,7 +302,7 @@ func (r *ConditionsReconciler) SetupWithManager(mgr manager.Manager) error {
 		Complete(r)
 }
 
-func (r *ConditionsReconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {
+func (r *Reconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {
 	list := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return nil

@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package nodeclaimgc removes the NodeClaims whose VM is gone after their node registered (a
+// Package garbagecollection removes the NodeClaims whose VM is gone after their node registered (a
 // VM deleted in the console, or by the cloud), as upstream Karpenter's NodeClaim garbage
 // collection does: their pods then get a node again instead of waiting on a node that will
 // never come back. VMs without a NodeClaim are the garbagecollection package's.
-package nodeclaimgc
+package garbagecollection
 
 import (
 	"cmp"

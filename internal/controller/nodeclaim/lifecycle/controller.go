@@ -42,6 +42,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // Timeouts after which a NodeClaim that did not come up is deleted, so that its pods get
@@ -90,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	stored := nc.DeepCopy()
-	var result reconcile.Result
+	var next reconcile.Result
 	var errs []error
 	// Every step runs, as upstream's do: a launch that keeps failing must still time out.
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
@@ -103,14 +104,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if nc.DeletionTimestamp != nil {
 			break
 		}
-		result = minRequeue(result, res)
+		next = result.Min(next, res)
 	}
 	err := errors.Join(errs...)
 	r.setReady(nc)
 	if patchErr := r.patch(ctx, stored, nc); patchErr != nil {
 		return reconcile.Result{}, patchErr
 	}
-	return result, err
+	return next, err
 }
 
 // patch writes metadata and status changes, each once.
@@ -177,13 +178,6 @@ func (r *Reconciler) setReady(nc *karpv1.NodeClaim) {
 		}
 	}
 	r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the node is ready")
-}
-
-func minRequeue(a, b reconcile.Result) reconcile.Result {
-	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
-		return b
-	}
-	return a
 }
 
 // nodeOf returns the NodeClaim's node, nil when none has registered yet.

@@ -32,6 +32,20 @@ import (
 // driftSetup adjusts the NodeClaim and NodePool of a drift case.
 type driftSetup func(*karpv1.NodeClaim, *karpv1.NodePool)
 
+const testZone = "kr-central-2-a"
+
+// launchedNodeClaim is a NodeClaim of NodePool default launched as an m2a.large in testZone,
+// labelled as its node is.
+func launchedNodeClaim() *karpv1.NodeClaim {
+	return &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{
+			karpv1.LabelNodePool: "default", karpv1.LabelTopologyZone: testZone, karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand,
+			corev1.LabelInstanceTypeStable: "m2a.large", kcv1.LabelInstanceFamily: "m2a", kcv1.LabelInstanceCPU: "2",
+		}},
+		Spec: karpv1.NodeClaimSpec{NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"}},
+	}
+}
+
 func TestStaticDrift(t *testing.T) {
 	stamped := func(hash, version string) driftSetup {
 		return func(nc *karpv1.NodeClaim, _ *karpv1.NodePool) {
@@ -60,13 +74,14 @@ func TestStaticDrift(t *testing.T) {
 		{name: "a narrower requirement the node meets", setup: []driftSetup{requires(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "1")}},
 		{name: "requirement no longer met", setup: []driftSetup{requires(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "c2a")},
 			reason: DriftRequirements, message: "the node's labels no longer satisfy NodePool default's requirements: key karpenter.kakaocloud.com/instance-family"},
-		{name: "zone excluded", setup: []driftSetup{requires(karpv1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, testZones[0])},
+		{name: "zone excluded", setup: []driftSetup{requires(karpv1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, testZone)},
 			reason: DriftRequirements, message: "topology.kubernetes.io/zone"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			np := testPool("default", karpv1.ConsolidationPolicyWhenEmpty)
-			np.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
-			nc, _ := testNode("a", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
+			np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", Annotations: map[string]string{
+				karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1",
+			}}}
+			nc := launchedNodeClaim()
 			nc.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
 			for _, s := range tc.setup {
 				s(nc, np)
@@ -80,7 +95,7 @@ func TestStaticDrift(t *testing.T) {
 }
 
 func TestCloudDriftMessage(t *testing.T) {
-	nc, _ := testNode("a", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
+	nc := launchedNodeClaim()
 	nc.Annotations = map[string]string{kcv1.AnnotationKubernetesVersion: "1.35", kcv1.AnnotationSubnetID: "subnet-old"}
 	nc.Status.ImageID = "image-old"
 	nodeClass := &kcv1.KCNodeClass{

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // stuckTerminatingAfter is how long past its deletion timestamp (its deletion plus its grace
@@ -190,7 +191,7 @@ func (r *Reconciler) forceDelete(ctx context.Context, pod *corev1.Pod, deadline 
 // waitingEviction reports whether the drain waits for the pod: it has not finished, does not
 // tolerate karpenter.sh/disrupted, is not a static pod, and is not stuck terminating.
 func waitingEviction(pod *corev1.Pod, now time.Time) bool {
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if podutil.IsTerminal(pod) {
 		return false
 	}
 	for i := range pod.Spec.Tolerations {
@@ -198,10 +199,10 @@ func waitingEviction(pod *corev1.Pod, now time.Time) bool {
 			return false
 		}
 	}
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+	if podutil.IsMirror(pod) {
 		return false
 	}
-	if ownedByNode(pod) {
+	if podutil.IsOwnedByNode(pod) {
 		return false
 	}
 	return pod.DeletionTimestamp.IsZero() || now.Sub(pod.DeletionTimestamp.Time) <= stuckTerminatingAfter
@@ -229,7 +230,7 @@ func byDrainPriority(pods []*corev1.Pod) [4][]*corev1.Pod {
 		if isCritical(pod) {
 			tier = 2
 		}
-		if ownedByDaemonSet(pod) {
+		if podutil.IsOwnedByDaemonSet(pod) {
 			tier++
 		}
 		tiers[tier] = append(tiers[tier], pod)
@@ -240,25 +241,6 @@ func byDrainPriority(pods []*corev1.Pod) [4][]*corev1.Pod {
 func isCritical(pod *corev1.Pod) bool {
 	for _, class := range criticalPriorityClasses {
 		if pod.Spec.PriorityClassName == class {
-			return true
-		}
-	}
-	return false
-}
-
-func ownedByDaemonSet(pod *corev1.Pod) bool {
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "DaemonSet" && ptr.Deref(o.Controller, false) {
-			return true
-		}
-	}
-	return false
-}
-
-// ownedByNode is a static pod's mirror as its owner reference shows it.
-func ownedByNode(pod *corev1.Pod) bool {
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "Node" && o.APIVersion == "v1" {
 			return true
 		}
 	}

@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package metrics holds the metrics more than one controller writes, under upstream
+// Karpenter's names and labels so that its dashboards work. A metric only one controller
+// writes stays in that controller's package. It imports only the Prometheus client.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// NodeClaimsDisrupted counts NodeClaims deleted by disruption (the loop's methods) and by
+// expiration.
+var NodeClaimsDisrupted = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "karpenter_nodeclaims_disrupted_total",
+	Help: "NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
+}, []string{"nodepool", "reason", "capacity_type"})
+
+func init() {
+	crmetrics.Registry.MustRegister(NodeClaimsDisrupted)
+}
