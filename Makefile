@@ -24,6 +24,10 @@ GINKGO_VERSION ?= v2.34.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
+GOLANGCI_LINT_VERSION ?= v2.15.0
+LOGCHECK_VERSION ?= v0.11.0
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+LOGCHECK ?= $(LOCALBIN)/logcheck-$(LOGCHECK_VERSION)
 
 .PHONY: all
 all: build
@@ -54,6 +58,13 @@ fmt: ## Run go fmt against code.
 vet: ## Run go vet against code.
 	go vet ./...
 
+.PHONY: lint
+lint: golangci-lint logcheck ## Run golangci-lint (.golangci.yml) on every Go module of the project, and logcheck on the operator's code.
+	$(GOLANGCI_LINT) run ./...
+	cd hack/packaging && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
+	cd test/conformance && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
+	$(LOGCHECK) -test=false ./...
+
 .PHONY: verify
 verify: manifests generate bundle ## Fail if generated files are not up to date.
 	@git diff --exit-code -- api config bundle charts || { echo "generated files are stale: run 'make manifests generate bundle' and commit"; exit 1; }
@@ -68,7 +79,7 @@ olm-binaries: ## Build OLM's olm and catalog operators and opm, with OLM's CRDs 
 	hack/build-olm-binaries.sh
 
 .PHONY: test
-test: verify vet k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
+test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
 	$(MAKE) test-packaging
@@ -196,6 +207,16 @@ $(CONTROLLER_GEN): | $(LOCALBIN)
 kustomize: $(KUSTOMIZE) ## Build kustomize from its Go module.
 $(KUSTOMIZE): | $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint from its Go module.
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	hack/build-go-tool.sh $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: logcheck
+logcheck: $(LOGCHECK) ## Build Kubernetes' logcheck (structured logging) from its Go module.
+$(LOGCHECK): | $(LOCALBIN)
+	hack/build-go-tool.sh $(LOGCHECK) sigs.k8s.io/logtools $(LOGCHECK_VERSION) sigs.k8s.io/logtools/logcheck
 
 .PHONY: ginkgo
 ginkgo: $(GINKGO) ## Build the ginkgo CLI from its Go module.

@@ -158,7 +158,7 @@ func parseFlags() (options, zap.Options) {
 	// Helm values set environment variables, not arguments.
 	o.endpoints = endpointFlag{}
 	if env := os.Getenv("KAKAOCLOUD_ENDPOINTS"); env != "" {
-		for _, endpoint := range strings.Split(env, ",") {
+		for endpoint := range strings.SplitSeq(env, ",") {
 			if err := o.endpoints.Set(strings.TrimSpace(endpoint)); err != nil {
 				fmt.Fprintf(os.Stderr, "invalid KAKAOCLOUD_ENDPOINTS entry %q: %v\n", endpoint, err)
 				os.Exit(2)

@@ -88,7 +88,7 @@ func walk(s *apiextensionsv1.JSONSchemaProps) {
 			patchTaint(prop.Items.Schema)
 		case name == "labels" && prop.AdditionalProperties != nil && prop.AdditionalProperties.Schema != nil && len(prop.XValidations) > 0:
 			v := prop.AdditionalProperties.Schema
-			v.MaxLength = ptr(int64(63))
+			v.MaxLength = new(int64(63))
 			v.Pattern = labelValuePattern
 		}
 		walk(&prop)
@@ -101,13 +101,13 @@ func walk(s *apiextensionsv1.JSONSchemaProps) {
 
 func patchTaint(t *apiextensionsv1.JSONSchemaProps) {
 	key := t.Properties["key"]
-	key.MinLength = ptr(int64(1))
-	key.MaxLength = ptr(int64(316))
+	key.MinLength = new(int64(1))
+	key.MaxLength = new(int64(316))
 	key.Pattern = qualifiedNamePattern
 	t.Properties["key"] = key
 
 	value := t.Properties["value"]
-	value.MaxLength = ptr(int64(63))
+	value.MaxLength = new(int64(63))
 	value.Pattern = labelValuePattern
 	t.Properties["value"] = value
 
@@ -118,5 +118,3 @@ func patchTaint(t *apiextensionsv1.JSONSchemaProps) {
 	}
 	t.Properties["effect"] = effect
 }
-
-func ptr[T any](v T) *T { return &v }

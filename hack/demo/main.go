@@ -400,7 +400,7 @@ func (d *demo) vms(ctx context.Context) ([]kakaocloud.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var body struct {
 		Instances []kakaocloud.Instance `json:"instances"`
 	}

@@ -156,7 +156,7 @@ func parseObjects(t *testing.T, out []byte) rendered {
 	roles := map[string][]rbacv1.PolicyRule{}
 	var bindings []rbacv1.RoleBinding
 	var clusterBindings []rbacv1.ClusterRoleBinding
-	for _, doc := range bytes.Split(out, []byte("\n---\n")) {
+	for doc := range bytes.SplitSeq(out, []byte("\n---\n")) {
 		o := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal(doc, &o.Object); err != nil || o.Object == nil {
 			continue

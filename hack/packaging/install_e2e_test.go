@@ -382,7 +382,7 @@ func (c *installCluster) startPodProcess(ctx context.Context, pod *corev1.Pod) (
 	// The ServiceAccount volume: a token bound to the pod, the cluster CA, the namespace.
 	token, err := c.clients.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(ctx, pod.Spec.ServiceAccountName, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{
-			ExpirationSeconds: ptrTo(int64(3600)),
+			ExpirationSeconds: new(int64(3600)),
 			BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID},
 		},
 	}, metav1.CreateOptions{})
@@ -570,7 +570,7 @@ func editRoutes(file string, add, remove []string) error {
 		return err
 	}
 	var lines []string
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data), "\n") {
 		if line != "" && !slices.Contains(remove, line) {
 			lines = append(lines, line)
 		}
@@ -623,10 +623,8 @@ func freeLoopbackAddress() (string, error) {
 	return listener.Addr().String(), nil
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 // authenticationTokenRequest asks for an hour's token of a ServiceAccount.
-var authenticationTokenRequest = authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(3600))}}
+var authenticationTokenRequest = authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
 
 // conditionOf finds a condition by type in a list of metav1 conditions.
 func conditionOf(conditions []metav1.Condition, conditionType string) *metav1.Condition {

@@ -61,11 +61,9 @@ func TestEntryRunsOneRefreshAtATime(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]int, 20)
 	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			results[i], _ = e.get(context.Background(), time.Minute, time.Now, fetch)
-		}()
+		})
 	}
 	// Let every caller arrive before the refresh answers.
 	deadline := time.Now().Add(5 * time.Second)

@@ -169,7 +169,6 @@ func IsInsufficientCapacity(err error) bool {
 	return errors.As(err, &target)
 }
 
-// NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
 // LaunchFailedError is a VM that the cloud accepted and that then failed to come up, for a
 // reason other than capacity; Err carries the cloud's message.
 type LaunchFailedError struct{ Err error }
@@ -183,6 +182,7 @@ func IsLaunchFailed(err error) bool {
 	return errors.As(err, &target)
 }
 
+// NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
 type NodeClassNotReadyError struct{ Err error }
 
 func (e *NodeClassNotReadyError) Error() string {

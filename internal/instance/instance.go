@@ -400,9 +400,9 @@ func (p *Provider) FailureMessage(ctx context.Context, id string) (string, error
 	if err != nil {
 		return "", err
 	}
-	for i := len(logs) - 1; i >= 0; i-- {
-		if logs[i].Message != "" {
-			return logs[i].Message, nil
+	for _, entry := range slices.Backward(logs) {
+		if entry.Message != "" {
+			return entry.Message, nil
 		}
 	}
 	return "", nil

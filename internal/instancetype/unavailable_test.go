@@ -17,10 +17,11 @@ limitations under the License.
 package instancetype
 
 import (
-	clocktesting "k8s.io/utils/clock/testing"
 	"sync"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )

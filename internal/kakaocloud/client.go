@@ -247,7 +247,7 @@ func (c *Client) send(ctx context.Context, cl call, token string) (answer, error
 		apiRequestsTotal.WithLabelValues(cl.service, cl.operation, "error").Inc()
 		return answer{}, fmt.Errorf("kakaocloud %s.%s: %w", cl.service, cl.operation, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	apiRequestsTotal.WithLabelValues(cl.service, cl.operation, strconv.Itoa(resp.StatusCode)).Inc()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {

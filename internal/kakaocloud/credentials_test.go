@@ -42,7 +42,7 @@ func TestCredentialsNeverPrintTheSecret(t *testing.T) {
 	log.Info("using credentials", "credentials", creds)
 	for _, out := range []string{
 		fmt.Sprint(creds), fmt.Sprintf("%v", creds), fmt.Sprintf("%+v", creds), fmt.Sprintf("%#v", creds),
-		fmt.Sprintf("%s", creds), logged.String(),
+		fmt.Sprintf("%s", creds), logged.String(), //nolint:staticcheck // every way of printing is what is tested
 	} {
 		if strings.Contains(out, "s3cr3t-value") {
 			t.Errorf("printed the secret: %s", out)

@@ -74,8 +74,7 @@ func (e *APIError) Is(target error) bool {
 // KindOf returns the kind of a client error, or "" for errors that did not come from an
 // answer of KakaoCloud (transport failures, cancelled contexts).
 func KindOf(err error) Kind {
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Kind
 	}
 	return ""

@@ -18,6 +18,7 @@ package kakaocloud
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,9 +30,7 @@ func listAll[T any, P any](ctx context.Context, c *Client, cl call, page func(*P
 	var all []T
 	for offset := 0; ; {
 		q := url.Values{}
-		for k, v := range cl.query {
-			q[k] = v
-		}
+		maps.Copy(q, cl.query)
 		q.Set("limit", strconv.Itoa(c.pageSize))
 		q.Set("offset", strconv.Itoa(offset))
 		pc := cl

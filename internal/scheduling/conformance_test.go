@@ -17,6 +17,7 @@ limitations under the License.
 package scheduling
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -35,9 +36,7 @@ import (
 func TestKubeSchedulerConformance(t *testing.T) {
 	labelled := func(name, zone string, extra map[string]string, bound ...*corev1.Pod) ExistingNode {
 		n := runningNode(name, zone, "8", bound...)
-		for k, v := range extra {
-			n.Labels[k] = v
-		}
+		maps.Copy(n.Labels, extra)
 		return n
 	}
 	webPod := func(mutate ...func(*corev1.Pod)) *corev1.Pod {
@@ -45,11 +44,11 @@ func TestKubeSchedulerConformance(t *testing.T) {
 	}
 	zoneSpread := withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)
 	terminating := func(p *corev1.Pod) {
-		p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+		p.DeletionTimestamp = new(metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 	}
 	daemon := pod("500m", "128Mi", func(p *corev1.Pod) {
 		p.Name, p.Namespace = "agent", "kube-system"
-		p.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}
+		p.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: new(true)}}
 	})
 	exhausted := poolInput(nodePool("default", 0))
 	exhausted.Remaining = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}

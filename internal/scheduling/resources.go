@@ -18,6 +18,7 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -42,9 +43,7 @@ func toVec(l corev1.ResourceList) resVec {
 // add returns a new vector a+b.
 func (a resVec) add(b resVec) resVec {
 	out := make(resVec, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
+	maps.Copy(out, a)
 	for k, v := range b {
 		out[k] += v
 	}
@@ -54,9 +53,7 @@ func (a resVec) add(b resVec) resVec {
 // sub returns a new vector a-b.
 func (a resVec) sub(b resVec) resVec {
 	out := make(resVec, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
+	maps.Copy(out, a)
 	for k, v := range b {
 		out[k] -= v
 	}
@@ -126,9 +123,7 @@ func (a resVec) exceeded(limit resVec) []string {
 // maxVec returns the per-resource maximum.
 func maxVec(a, b resVec) resVec {
 	out := make(resVec, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
+	maps.Copy(out, a)
 	for k, v := range b {
 		if cur, ok := out[k]; !ok || v > cur {
 			out[k] = v

@@ -390,7 +390,7 @@ func (t *topology) allowedDomains(p *podInfo, v *nodeView, key string) (allowed 
 			if g.key != key {
 				continue
 			}
-			if !g.allows(p, d, t) {
+			if !g.allows(p, d) {
 				blocking = g
 				return
 			}
@@ -454,7 +454,7 @@ func pickDomain(domains []string, score func(string) int32) string {
 }
 
 // allows reports whether the pod, owning this group's constraint, may be placed in domain d.
-func (g *topologyGroup) allows(p *podInfo, d string, t *topology) bool {
+func (g *topologyGroup) allows(p *podInfo, d string) bool {
 	switch g.kind {
 	case kindSpread:
 		count := g.counts[d]

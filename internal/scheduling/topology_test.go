@@ -379,7 +379,7 @@ func TestPreferences(t *testing.T) {
 func TestScheduleMinValues(t *testing.T) {
 	families := func(np *karpv1.NodePool) {
 		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
-			Key: kcv1.LabelInstanceFamily, Operator: karpv1.NodeSelectorOpExists, MinValues: ptr.To(2)})
+			Key: kcv1.LabelInstanceFamily, Operator: karpv1.NodeSelectorOpExists, MinValues: new(2)})
 	}
 	t.Run("a pod only one family can hold is refused with the minValues reason", func(t *testing.T) {
 		// 100 GiB fits only m2a.8xlarge (128 GiB); c2a tops out at 64 GiB.

@@ -17,6 +17,7 @@ limitations under the License.
 package test
 
 import (
+	"maps"
 	"math/rand/v2"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -112,9 +112,7 @@ func NodeClaim(nodeClass *kcv1.KCNodeClass, opts ...func(*karpv1.NodeClaim)) *ka
 func Node(nodeClaim *karpv1.NodeClaim, opts ...func(*corev1.Node)) *corev1.Node {
 	name := "node-" + nodeClaim.Name
 	labels := map[string]string{corev1.LabelHostname: name}
-	for k, v := range nodeClaim.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, nodeClaim.Labels)
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec: corev1.NodeSpec{
@@ -168,7 +166,7 @@ func OnNode(node *corev1.Node) func(*corev1.Pod) {
 func OwnedBy(apiVersion, kind, name string) func(*corev1.Pod) {
 	return func(pod *corev1.Pod) {
 		pod.OwnerReferences = append(pod.OwnerReferences, metav1.OwnerReference{
-			APIVersion: apiVersion, Kind: kind, Name: name, UID: "00000000-0000-0000-0000-000000000001", Controller: ptr.To(true),
+			APIVersion: apiVersion, Kind: kind, Name: name, UID: "00000000-0000-0000-0000-000000000001", Controller: new(true),
 		})
 	}
 }
@@ -179,9 +177,7 @@ func Labelled(labels map[string]string) func(*corev1.Pod) {
 		if pod.Labels == nil {
 			pod.Labels = map[string]string{}
 		}
-		for k, v := range labels {
-			pod.Labels[k] = v
-		}
+		maps.Copy(pod.Labels, labels)
 	}
 }
 
@@ -192,7 +188,7 @@ func Annotated(key, value string) func(*corev1.Pod) {
 
 // GracePeriod sets the pod's terminationGracePeriodSeconds.
 func GracePeriod(seconds int64) func(*corev1.Pod) {
-	return func(pod *corev1.Pod) { pod.Spec.TerminationGracePeriodSeconds = ptr.To(seconds) }
+	return func(pod *corev1.Pod) { pod.Spec.TerminationGracePeriodSeconds = new(seconds) }
 }
 
 // PodDisruptionBudget allows maxUnavailable disruptions of the pods with the labels.
@@ -201,7 +197,7 @@ func PodDisruptionBudget(labels map[string]string, maxUnavailable int) *policyv1
 		ObjectMeta: metav1.ObjectMeta{Name: RandomName("pdb"), Namespace: metav1.NamespaceDefault},
 		Spec: policyv1.PodDisruptionBudgetSpec{
 			Selector:       &metav1.LabelSelector{MatchLabels: labels},
-			MaxUnavailable: ptr.To(intstr.FromInt32(int32(maxUnavailable))),
+			MaxUnavailable: new(intstr.FromInt32(int32(maxUnavailable))),
 		},
 	}
 }

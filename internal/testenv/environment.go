@@ -61,10 +61,10 @@ func Environment(withWebhooks bool) *envtest.Environment {
 
 // Emulator serves a KakaoCloud emulator on loopback HTTP and returns it with a client of it
 // that retries quickly, as tests want. stop closes the server.
-func Emulator(opts emulator.Options) (emu *emulator.Emulator, client *kakaocloud.Client, stop func(), err error) {
+func Emulator(opts emulator.Options) (emu *emulator.Emulator, kakaoClient *kakaocloud.Client, stop func(), err error) {
 	emu = emulator.New(opts)
 	server := httptest.NewServer(emu)
-	client, err = kakaocloud.New(kakaocloud.Config{
+	kakaoClient, err = kakaocloud.New(kakaocloud.Config{
 		Endpoints:   emu.Endpoints(server.URL),
 		Credentials: kakaocloud.StaticCredentials{AccessKeyID: emulator.DefaultAccessKeyID, SecretAccessKey: emulator.DefaultSecretAccessKey},
 		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond},
@@ -73,7 +73,7 @@ func Emulator(opts emulator.Options) (emu *emulator.Emulator, client *kakaocloud
 		server.Close()
 		return nil, nil, nil, err
 	}
-	return emu, client, server.Close, nil
+	return emu, kakaoClient, server.Close, nil
 }
 
 // Cluster is a running envtest API server with a client and a manager that is not started

@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -48,8 +47,8 @@ func TestRequirements(t *testing.T) {
 	zonal := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "zonal-c"}, Provisioner: "block.csi.example.com",
 		AllowedTopologies: []corev1.TopologySelectorTerm{{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{{Key: corev1.LabelTopologyZone, Values: []string{"kr-central-2-c"}}}}}}
 	objects := []client.Object{zoneB, zonal,
-		claim("bound", "pv-b", nil), claim("unbound", "", ptr.To("zonal-c")), claim("lost", "pv-gone", nil),
-		claim("eph-scratch", "", ptr.To("zonal-c")), claim("plain", "", ptr.To("no-such-class"))}
+		claim("bound", "pv-b", nil), claim("unbound", "", new("zonal-c")), claim("lost", "pv-gone", nil),
+		claim("eph-scratch", "", new("zonal-c")), claim("plain", "", new("no-such-class"))}
 	volumes, err := Load(t.Context(), fake.NewClientBuilder().WithObjects(objects...).Build())
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
@@ -50,7 +49,7 @@ func newNodePool() *karpv1.NodePool {
 func withBudget(schedule string) func(*karpv1.NodePool) {
 	return func(np *karpv1.NodePool) {
 		np.Spec.Disruption.Budgets = []karpv1.Budget{{
-			Nodes: "0", Schedule: ptr.To(schedule), Duration: &metav1.Duration{Duration: 3600e9},
+			Nodes: "0", Schedule: new(schedule), Duration: &metav1.Duration{Duration: 3600e9},
 		}}
 	}
 }

@@ -18,6 +18,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -170,7 +171,7 @@ func (w *world) drawNodePools() {
 			np.Spec.Template.Spec.StartupTaints = []corev1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 		}
 		if w.chance(0.5) {
-			np.Spec.Weight = ptr.To(int32(1 + w.pick(100)))
+			np.Spec.Weight = new(int32(1 + w.pick(100)))
 		}
 		if w.chance(0.3) {
 			np.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: *resource.NewQuantity(int64(8+w.pick(40)), resource.DecimalSI)}
@@ -197,7 +198,7 @@ func (w *world) daemonSet(name, cpu, mem string, selector map[string]string, tol
 	return &corev1.Pod{
 		// Named and owned like the pods the DaemonSet makes, as the controllers read templates.
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", Labels: map[string]string{appLabel: name},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, UID: types.UID("ds-" + name), Controller: ptr.To(true)}}},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, UID: types.UID("ds-" + name), Controller: new(true)}}},
 		Spec: corev1.PodSpec{NodeSelector: selector, Tolerations: tolerations, Containers: []corev1.Container{{
 			Name: "agent", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}},
 		}}},
@@ -240,9 +241,7 @@ func (w *world) drawManagedNodesN(count int, low, high float64) {
 		}
 		zone := it.Offerings[w.pick(len(it.Offerings))].Zone
 		labels := map[string]string{karpv1.LabelNodePool: np.Name, karpv1.LabelCapacityType: "on-demand", karpv1.LabelRegistered: "true", karpv1.LabelInitialized: "true"}
-		for k, v := range np.Spec.Template.Labels {
-			labels[k] = v
-		}
+		maps.Copy(labels, np.Spec.Template.Labels)
 		for _, r := range np.Spec.Template.Spec.Requirements {
 			if r.Key == tierLabel {
 				labels[tierLabel] = r.Values[0]
@@ -262,7 +261,7 @@ func (w *world) drawManagedNodesN(count int, low, high float64) {
 		if w.chance(0.15) {
 			// Being disrupted: tainted, its NodeClaim deleting.
 			n.Spec.Taints = append(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-			nc.DeletionTimestamp = ptr.To(metav1.NewTime(w.now))
+			nc.DeletionTimestamp = new(metav1.NewTime(w.now))
 		}
 		w.nodes = append(w.nodes, n)
 		w.nodeClaims = append(w.nodeClaims, nc)
@@ -305,12 +304,8 @@ func (w *world) node(name, instanceType, zone string, extra map[string]string) *
 		it = w.instanceTypes[0]
 	}
 	labels := map[string]string{corev1.LabelHostname: name, karpv1.LabelTopologyZone: zone, karpv1.LabelTopologyRegion: "kr-central-2"}
-	for k, v := range it.Labels {
-		labels[k] = v
-	}
-	for k, v := range extra {
-		labels[k] = v
-	}
+	maps.Copy(labels, it.Labels)
+	maps.Copy(labels, extra)
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec:       corev1.NodeSpec{ProviderID: "kakaocloud:///" + name},
@@ -381,7 +376,7 @@ func (w *world) fill(n *corev1.Node, frac float64) {
 		pod.Status.Phase = corev1.PodRunning
 		switch {
 		case w.chance(0.05):
-			pod.DeletionTimestamp = ptr.To(metav1.NewTime(w.now))
+			pod.DeletionTimestamp = new(metav1.NewTime(w.now))
 		case w.chance(0.05):
 			pod.Status.Phase = corev1.PodSucceeded
 		}
@@ -525,7 +520,7 @@ func (w *world) deployment(kind string, replicas int) int {
 			}
 		case "min-domains":
 			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel,
-				MinDomains: ptr.To(int32(3))}}
+				MinDomains: new(int32(3))}}
 		}
 		w.pods = append(w.pods, pod)
 	}
@@ -561,7 +556,7 @@ func (w *world) zonalVolume(pod *corev1.Pod, zone string) {
 	pvc := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pod.Namespace, Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
 		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: ptr.To("zonal"), VolumeName: pv.Name,
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: new("zonal"), VolumeName: pv.Name,
 			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
 		},
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound},

@@ -230,9 +230,7 @@ func (w *world) phantoms(node *corev1.Node, types []*cloudprovider.InstanceType,
 // once initialized: the NodeClaim's labels and taints (not its startup taints).
 func (w *world) launchedNode(name string, nc *karpv1.NodeClaim, it *cloudprovider.InstanceType, zone string) *corev1.Node {
 	labels := map[string]string{karpv1.LabelCapacityType: "on-demand", karpv1.LabelRegistered: "true", karpv1.LabelInitialized: "true"}
-	for k, v := range nc.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, nc.Labels)
 	n := w.node(name, it.Name, zone, labels)
 	n.Spec.Taints = append(n.Spec.Taints, nc.Spec.Taints...)
 	return n

@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
@@ -770,7 +771,10 @@ var _ = Describe("kubectl get", func() {
 		}, "status")
 		Expect(k8sClient.Status().Update(ctx, claim)).To(Succeed())
 
-		kubectl := testEnv.ControlPlane.KubeCtl()
+		admin, err := testEnv.ControlPlane.AddUser(envtest.User{Name: "printer-columns", Groups: []string{"system:masters"}}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		kubectl, err := admin.Kubectl()
+		Expect(err).NotTo(HaveOccurred())
 		stdout, stderr, err := kubectl.Run("get", "nodepools,nodeclaims,kcnodeclasses")
 		out, _ := io.ReadAll(stdout)
 		errOut, _ := io.ReadAll(stderr)
@@ -807,7 +811,7 @@ func headerFields(out, prefix string) []string {
 }
 
 func rowFields(out, name string) []string {
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
 			return f
 		}

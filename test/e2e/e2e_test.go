@@ -89,14 +89,12 @@ var _ = Describe("Provisioning", func() {
 	It("empties a pool with kubectl delete nodeclaims -l karpenter.sh/nodepool=<name>", func() {
 		createPool("emptied", nil)
 		By("running 3 pods on the pool's nodes")
-		var pods []*corev1.Pod
 		for i := range 3 {
 			template := podTemplate("emptied", "1")
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("emptied-%d", i), Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
 			pod.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "emptied"}
 			Expect(kube.Create(ctx, pod)).To(Succeed())
 			DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
-			pods = append(pods, pod)
 		}
 		Eventually(func(g Gomega) int { return running(podsOf("emptied")(g)) }).Should(Equal(3))
 		var ids []string

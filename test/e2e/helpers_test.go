@@ -68,7 +68,7 @@ func kubectlApply(manifest string) (string, error) {
 func vms(g Gomega) []kakaocloud.Instance {
 	resp, err := http.Get(cluster.emulatorURL + "/_emulator/instances")
 	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
 	var body struct {
 		Instances []kakaocloud.Instance `json:"instances"`
@@ -261,7 +261,7 @@ func createDeployment(name string, replicas int32, template corev1.PodTemplateSp
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
+			Replicas: new(replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: template.Labels},
 			Template: template,
 		},
@@ -337,7 +337,7 @@ func emulatorAdmin(method, path string, body any) {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	answer, _ := io.ReadAll(resp.Body)
 	Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s /_emulator%s: %s", method, path, answer)
 }
@@ -346,7 +346,7 @@ func emulatorAdmin(method, path string, body any) {
 func emulatorCalls(g Gomega, op string) int {
 	resp, err := http.Get(cluster.emulatorURL + "/_emulator/calls")
 	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var body struct {
 		Calls map[string]int `json:"calls"`
 	}
@@ -360,10 +360,10 @@ func operatorMetric(g Gomega, sample string) (string, bool) {
 	g.Expect(cluster.operatorMetrics).NotTo(BeEmpty(), "cluster.env names OPERATOR_METRICS_URL")
 	resp, err := http.Get(cluster.operatorMetrics)
 	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(resp.Body)
 	g.Expect(err).NotTo(HaveOccurred())
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, sample+" "); ok {
 			return strings.TrimSpace(v), true
 		}

@@ -82,7 +82,7 @@ func readClusterEnv(dir string) (clusterEnv, error) {
 	if err != nil {
 		return clusterEnv{}, fmt.Errorf("%s is not a local cluster's folder (make local-up): %w", dir, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	values := map[string]string{}
 	scanner := bufio.NewScanner(f)
 	for scanner.Scan() {
@@ -133,7 +133,7 @@ var _ = ReportAfterEach(func(r SpecReport) {
 		if resp, err := http.Get(cluster.operatorHealth); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: THE OPERATOR DOES NOT ANSWER its health probe: %v\n", err)
 		} else {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 		}
 	}
 	if cluster.operatorLog != "" {

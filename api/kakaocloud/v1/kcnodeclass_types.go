@@ -286,5 +286,5 @@ type KCNodeClassList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&KCNodeClass{}, &KCNodeClassList{})
+	register(&KCNodeClass{}, &KCNodeClassList{})
 }

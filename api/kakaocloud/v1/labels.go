@@ -31,7 +31,7 @@ const (
 	LabelNodeClass = Group + "/kcnodeclass"
 )
 
-// ProviderID prefix of KakaoCloud VMs: kakaocloud://<instance id>.
+// ProviderIDPrefix starts the provider ID of KakaoCloud VMs: kakaocloud://<instance id>.
 const ProviderIDPrefix = "kakaocloud://"
 
 // WellKnownLabels are the provider's schedulable label keys.

@@ -28,8 +28,8 @@ func TestNillableDurationRoundTrip(t *testing.T) {
 		want    *time.Duration
 		written string
 	}{
-		{in: `"720h"`, want: ptrTo(720 * time.Hour), written: `"720h"`},
-		{in: `"1h30m"`, want: ptrTo(90 * time.Minute), written: `"1h30m"`},
+		{in: `"720h"`, want: new(720 * time.Hour), written: `"720h"`},
+		{in: `"1h30m"`, want: new(90 * time.Minute), written: `"1h30m"`},
 		{in: `"Never"`, want: nil, written: `"Never"`},
 	}
 	for _, c := range cases {
@@ -63,7 +63,7 @@ func TestNillableDurationRejectsGarbage(t *testing.T) {
 }
 
 func TestNillableDurationWithoutTextWritesGoDuration(t *testing.T) {
-	d := NillableDuration{Duration: ptrTo(2 * time.Minute)}
+	d := NillableDuration{Duration: new(2 * time.Minute)}
 	out, err := json.Marshal(d)
 	if err != nil || string(out) != `"2m0s"` {
 		t.Errorf("marshal = %s, %v; want \"2m0s\"", out, err)
@@ -72,5 +72,3 @@ func TestNillableDurationWithoutTextWritesGoDuration(t *testing.T) {
 		t.Errorf("marshal of nil duration = %s, want \"Never\"", out)
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

@@ -111,8 +111,8 @@ func RegisterWellKnownLabels(domain string, keys ...string) {
 
 // LabelDomain returns the prefix of a qualified label key ("" when it has none).
 func LabelDomain(key string) string {
-	if i := strings.Index(key, "/"); i >= 0 {
-		return key[:i]
+	if before, _, ok := strings.Cut(key, "/"); ok {
+		return before
 	}
 	return ""
 }

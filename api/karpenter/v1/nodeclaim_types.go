@@ -149,5 +149,5 @@ type NodeClaimList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&NodeClaim{}, &NodeClaimList{})
+	register(&NodeClaim{}, &NodeClaimList{})
 }

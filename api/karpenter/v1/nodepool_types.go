@@ -277,5 +277,5 @@ type NodePoolList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&NodePool{}, &NodePoolList{})
+	register(&NodePool{}, &NodePoolList{})
 }

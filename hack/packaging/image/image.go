@@ -114,7 +114,7 @@ func readLabels(path string) (map[string]string, error) {
 		return nil, err
 	}
 	labels := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data), "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && strings.HasPrefix(line, "  ") {
 			labels[k] = strings.Trim(v, `"`)
 		}

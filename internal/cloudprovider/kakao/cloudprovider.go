@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,12 +173,10 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 	}
 	launched, err := p.instances.Launch(ctx, req)
 	if err != nil {
-		var ice *instance.InsufficientCapacityError
-		if errors.As(err, &ice) {
+		if _, ok := errors.AsType[*instance.InsufficientCapacityError](err); ok {
 			return nil, &cloudprovider.InsufficientCapacityError{Err: err}
 		}
-		var pending *instance.CreatePendingError
-		if errors.As(err, &pending) {
+		if pending, ok := errors.AsType[*instance.CreatePendingError](err); ok {
 			return nil, &cloudprovider.CreatePendingError{Until: pending.Until, Err: err}
 		}
 		return nil, fmt.Errorf("launching a VM: %w", err)
@@ -261,12 +260,8 @@ func launchCandidates(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types [
 		matched := false
 		for _, of := range it.Offerings.Available() {
 			labels := map[string]string{}
-			for k, v := range nc.Labels {
-				labels[k] = v
-			}
-			for k, v := range it.Labels {
-				labels[k] = v
-			}
+			maps.Copy(labels, nc.Labels)
+			maps.Copy(labels, it.Labels)
 			labels[karpv1.LabelTopologyZone] = of.Zone
 			labels[karpv1.LabelCapacityType] = of.CapacityType
 			labels[kcv1.LabelNodeClass] = nodeClass.Name
@@ -359,9 +354,7 @@ func subnetIn(nodeClass *kcv1.KCNodeClass, zone string) (string, bool) {
 func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karpv1.NodeClaim {
 	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: inst.Name, Labels: map[string]string{}}}
 	if it != nil {
-		for k, v := range it.Labels {
-			nc.Labels[k] = v
-		}
+		maps.Copy(nc.Labels, it.Labels)
 		nc.Status.Capacity = it.Capacity.DeepCopy()
 		nc.Status.Allocatable = it.Allocatable()
 	} else {

@@ -92,7 +92,7 @@ func AllowedDisruptions(np *karpv1.NodePool, reason karpv1.DisruptionReason, now
 			continue
 		}
 		active, err := BudgetActive(b, now)
-		n := Unlimited
+		var n int
 		switch {
 		case err != nil:
 			out.Err, n = err, 0

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
@@ -67,16 +66,16 @@ func TestBudgetActive(t *testing.T) {
 		err      bool
 	}{
 		{"no schedule is always active", nil, nil, true, false},
-		{"business hours, inside", ptr.To("0 9 * * mon-fri"), hours(8), true, false},
-		{"business hours, weekend", ptr.To("0 9 * * sat,sun"), hours(8), false, false},
-		{"window ended", ptr.To("0 2 * * *"), hours(2), false, false},
-		{"window starts later", ptr.To("0 11 * * *"), hours(1), false, false},
-		{"fires exactly now", ptr.To("30 10 * * *"), hours(1), true, false},
-		{"ended exactly now (the window is half-open)", ptr.To("30 9 * * *"), hours(1), false, false},
-		{"macro @daily with 12h", ptr.To("@daily"), hours(12), true, false},
-		{"macro @hourly with 10m", ptr.To("@hourly"), &metav1.Duration{Duration: 10 * time.Minute}, false, false},
-		{"bad schedule fails", ptr.To("not a cron"), hours(1), false, true},
-		{"schedule without duration fails", ptr.To("@daily"), nil, false, true},
+		{"business hours, inside", new("0 9 * * mon-fri"), hours(8), true, false},
+		{"business hours, weekend", new("0 9 * * sat,sun"), hours(8), false, false},
+		{"window ended", new("0 2 * * *"), hours(2), false, false},
+		{"window starts later", new("0 11 * * *"), hours(1), false, false},
+		{"fires exactly now", new("30 10 * * *"), hours(1), true, false},
+		{"ended exactly now (the window is half-open)", new("30 9 * * *"), hours(1), false, false},
+		{"macro @daily with 12h", new("@daily"), hours(12), true, false},
+		{"macro @hourly with 10m", new("@hourly"), &metav1.Duration{Duration: 10 * time.Minute}, false, false},
+		{"bad schedule fails", new("not a cron"), hours(1), false, true},
+		{"schedule without duration fails", new("@daily"), nil, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := BudgetActive(karpv1.Budget{Nodes: "0", Schedule: tc.schedule, Duration: tc.duration}, now)
@@ -89,8 +88,8 @@ func TestBudgetActive(t *testing.T) {
 
 func TestAllowedDisruptions(t *testing.T) {
 	now := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
-	blockDuringBusinessHours := karpv1.Budget{Nodes: "0", Schedule: ptr.To("0 9 * * mon-fri"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
-	blockAtNight := karpv1.Budget{Nodes: "0", Schedule: ptr.To("0 22 * * *"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
+	blockDuringBusinessHours := karpv1.Budget{Nodes: "0", Schedule: new("0 9 * * mon-fri"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
+	blockAtNight := karpv1.Budget{Nodes: "0", Schedule: new("0 22 * * *"), Duration: &metav1.Duration{Duration: 8 * time.Hour}}
 	for _, tc := range []struct {
 		name    string
 		budgets []karpv1.Budget
@@ -107,7 +106,7 @@ func TestAllowedDisruptions(t *testing.T) {
 		{"scheduled block inactive", []karpv1.Budget{{Nodes: "10"}, blockAtNight}, karpv1.DisruptionReasonDrifted, 10, 10, 0, false},
 		{"reason-scoped budget applies", []karpv1.Budget{{Nodes: "5"}, {Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}}}, karpv1.DisruptionReasonDrifted, 10, 1, 1, false},
 		{"reason-scoped budget of another reason", []karpv1.Budget{{Nodes: "5"}, {Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}}}, karpv1.DisruptionReasonEmpty, 10, 5, 0, false},
-		{"unreadable schedule fails closed", []karpv1.Budget{{Nodes: "5"}, {Nodes: "5", Schedule: ptr.To("bad"), Duration: &metav1.Duration{Duration: time.Hour}}}, karpv1.DisruptionReasonEmpty, 10, 0, 1, true},
+		{"unreadable schedule fails closed", []karpv1.Budget{{Nodes: "5"}, {Nodes: "5", Schedule: new("bad"), Duration: &metav1.Duration{Duration: time.Hour}}}, karpv1.DisruptionReasonEmpty, 10, 0, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			np := &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: tc.budgets}}}

@@ -248,13 +248,13 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 		if b.Reason == EventDisruptionReplacementFailed {
 			eventType = corev1.EventTypeWarning
 		}
-		c.events.publish(b.Node.NodeClaim, eventType, b.Reason, "Disrupt", b.Message)
+		c.events.publish(b.Node.NodeClaim, eventType, b.Reason, b.Message)
 		if b.Node.Node != nil {
-			c.events.publish(b.Node.Node, eventType, b.Reason, "Disrupt", b.Message)
+			c.events.publish(b.Node.Node, eventType, b.Reason, b.Message)
 		}
 	}
 	for _, p := range d.BudgetBlocked {
-		c.events.publish(p.NodePool, corev1.EventTypeNormal, EventDisruptionBlocked, "Disrupt", p.Message)
+		c.events.publish(p.NodePool, corev1.EventTypeNormal, EventDisruptionBlocked, p.Message)
 	}
 	for _, m := range d.TimedOut {
 		t := "multi"

@@ -18,6 +18,7 @@ package disruption_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -32,7 +33,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
@@ -117,9 +117,7 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 	np := &karpv1.NodePool{}
 	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: pool}, np)).To(Succeed())
 	labels := map[string]string{karpv1.LabelNodePool: pool}
-	for k, v := range np.Spec.Template.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, np.Spec.Template.Labels)
 	nc := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: pool + "-",
@@ -404,7 +402,7 @@ var _ = Describe("Disruption", func() {
 		a, b := twoNodesWithPods("pdb", "m2a.xlarge", "720h", "web", "500m")
 		pdb := &policyv1.PodDisruptionBudget{
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-			Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(2)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
+			Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: new(intstr.FromInt32(2)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 		}
 		Expect(env.APIClient.Create(env.Ctx, pdb)).To(Succeed())
 		// No kube-controller-manager runs here: write the status its disruption controller would.
@@ -503,7 +501,7 @@ var _ = Describe("Disruption", func() {
 			// window opens in 22h.
 			np.Spec.Disruption.Budgets = []karpv1.Budget{
 				{Nodes: "100%"},
-				{Nodes: "0", Schedule: ptr.To(cronAt(now.Add(-time.Hour))), Duration: &metav1.Duration{Duration: 23 * time.Hour}},
+				{Nodes: "0", Schedule: new(cronAt(now.Add(-time.Hour))), Duration: &metav1.Duration{Duration: 23 * time.Hour}},
 			}
 		})
 		a := launchNode("window", "m2a.large", "720h") // the active block keeps it while it is empty
@@ -522,7 +520,7 @@ var _ = Describe("Disruption", func() {
 
 		By("moving the window so that it is open now")
 		updatePool("window", func(np *karpv1.NodePool) {
-			np.Spec.Disruption.Budgets[1].Schedule = ptr.To(cronAt(time.Now().UTC().Add(2 * time.Minute)))
+			np.Spec.Disruption.Budgets[1].Schedule = new(cronAt(time.Now().UTC().Add(2 * time.Minute)))
 		})
 		Eventually(gone(a)).Should(Succeed())
 		Eventually(allBound("web", 1)).Should(Succeed())

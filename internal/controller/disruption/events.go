@@ -53,8 +53,9 @@ func newEventLog(recorder events.EventRecorder, repeat time.Duration, now func()
 	return &eventLog{recorder: recorder, repeat: repeat, now: now, last: map[string]published{}}
 }
 
-// publish records an event on obj unless the same one was recorded within repeat.
-func (e *eventLog) publish(obj client.Object, eventType, reason, action, message string) {
+// publish records an event (action Disrupt) on obj unless the same one was recorded within
+// repeat.
+func (e *eventLog) publish(obj client.Object, eventType, reason, message string) {
 	if e == nil || e.recorder == nil || obj == nil {
 		return
 	}
@@ -75,5 +76,5 @@ func (e *eventLog) publish(obj client.Object, eventType, reason, action, message
 		}
 	}
 	e.mu.Unlock()
-	e.recorder.Eventf(runtime.Object(obj), nil, eventType, reason, action, "%s", message)
+	e.recorder.Eventf(runtime.Object(obj), nil, eventType, reason, "Disrupt", "%s", message)
 }

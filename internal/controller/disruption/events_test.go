@@ -33,7 +33,7 @@ func TestEventLogRepeats(t *testing.T) {
 	nc, _ := testNode("a", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
 	other, _ := testNode("b", "default", typeByName(testInstanceTypes(), "m2a.large"), testZones[0])
 	publish := func(obj *karpv1.NodeClaim, message string) {
-		log.publish(obj, corev1.EventTypeNormal, EventDisruptionBlocked, "Disrupt", message)
+		log.publish(obj, corev1.EventTypeNormal, EventDisruptionBlocked, message)
 	}
 
 	publish(nc, "pod default/x is annotated")

@@ -18,6 +18,7 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,8 +90,8 @@ func testInstanceTypes() []*cloudprovider.InstanceType {
 	return out
 }
 
-func typeByName(types []*cloudprovider.InstanceType, name string) *cloudprovider.InstanceType {
-	for _, it := range types {
+func typeByName(instanceTypes []*cloudprovider.InstanceType, name string) *cloudprovider.InstanceType {
+	for _, it := range instanceTypes {
 		if it.Name == name {
 			return it
 		}
@@ -139,17 +140,10 @@ func withDisruptedTaint(_ *karpv1.NodeClaim, n *corev1.Node) {
 	n.Spec.Taints = append(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 }
 
-func deletingClaim(nc *karpv1.NodeClaim, _ *corev1.Node) {
-	now := metav1.NewTime(testNow)
-	nc.DeletionTimestamp = &now
-}
-
 // testNode is an initialized NodeClaim of the pool and its ready node.
 func testNode(name, poolName string, it *cloudprovider.InstanceType, zone string, opts ...nodeOpt) (*karpv1.NodeClaim, *corev1.Node) {
 	labels := map[string]string{karpv1.LabelNodePool: poolName, karpv1.LabelTopologyZone: zone, karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand}
-	for k, v := range it.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, it.Labels)
 	nc := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
 		Spec: karpv1.NodeClaimSpec{
@@ -167,9 +161,7 @@ func testNode(name, poolName string, it *cloudprovider.InstanceType, zone string
 		},
 	}
 	nodeLabels := map[string]string{corev1.LabelHostname: "node-" + name}
-	for k, v := range labels {
-		nodeLabels[k] = v
-	}
+	maps.Copy(nodeLabels, labels)
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "node-" + name, Labels: nodeLabels},
 		Spec:       corev1.NodeSpec{ProviderID: nc.Status.ProviderID},

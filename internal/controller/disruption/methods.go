@@ -19,6 +19,7 @@ package disruption
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -430,12 +431,7 @@ func interleave(cands []*Candidate) []*Candidate {
 }
 
 func hasReschedulable(n *StateNode) bool {
-	for _, pod := range n.Pods {
-		if podutil.IsReschedulable(pod) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.Pods, podutil.IsReschedulable)
 }
 
 func clockOf(opts Options) func() time.Time {

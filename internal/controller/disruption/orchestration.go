@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -104,11 +105,8 @@ func (o *orchestrator) nominated(existing sets.Set[string]) sets.Set[string] {
 	now := o.now()
 	kept := o.completed[:0]
 	for _, c := range o.completed {
-		for _, name := range c.candidates {
-			if existing.Has(name) {
-				c.until = now.Add(NominationGrace)
-				break
-			}
+		if slices.ContainsFunc(c.candidates, existing.Has) {
+			c.until = now.Add(NominationGrace)
 		}
 		if now.After(c.until) {
 			continue
@@ -147,7 +145,7 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	}
 	for _, c := range cmd.Candidates {
 		msg := fmt.Sprintf("%s (%s): launching %s before the node is drained", cmd.Reason, cmd.Method, strings.Join(r.replacements, ", "))
-		o.events.publish(c.NodeClaim, corev1.EventTypeNormal, EventDisruptionLaunching, "Disrupt", msg)
+		o.events.publish(c.NodeClaim, corev1.EventTypeNormal, EventDisruptionLaunching, msg)
 	}
 	o.running = append(o.running, r)
 	return nil
@@ -222,7 +220,7 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			if len(r.replacements) > 0 {
 				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"
 			}
-			o.events.publish(nc, corev1.EventTypeNormal, EventDisruptionTerminating, "Disrupt", msg)
+			o.events.publish(nc, corev1.EventTypeNormal, EventDisruptionTerminating, msg)
 		}
 	}
 	if len(errs) > 0 {
@@ -253,7 +251,7 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 		if err := o.clearDisruptionReason(ctx, c.Name()); err != nil {
 			logger.Error(err, "clearing the DisruptionReason condition", "NodeClaim", map[string]string{"name": c.Name()})
 		}
-		o.events.publish(c.NodeClaim, corev1.EventTypeWarning, EventDisruptionFailed, "Disrupt",
+		o.events.publish(c.NodeClaim, corev1.EventTypeWarning, EventDisruptionFailed,
 			fmt.Sprintf("%s (%s) abandoned and rolled back: %s", r.cmd.Reason, r.cmd.Method, why))
 	}
 }

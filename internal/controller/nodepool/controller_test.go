@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -119,7 +118,7 @@ var _ = Describe("NodePool readiness", func() {
 		nc := nodeClassWithReady(metav1.ConditionTrue, kcv1.ReasonReady, "ready")
 		np := newNodePool(nc.Name)
 		update(np, func(p *karpv1.NodePool) {
-			p.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0", Schedule: ptr.To("61 * * * *"), Duration: &metav1.Duration{Duration: 3600e9}}}
+			p.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0", Schedule: new("61 * * * *"), Duration: &metav1.Duration{Duration: 3600e9}}}
 		})
 		Eventually(poolCondition(np, karpv1.ConditionTypeValidationSucceeded)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Message", ContainSubstring("not a cron schedule"))))

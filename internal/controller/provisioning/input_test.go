@@ -21,7 +21,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -58,7 +57,7 @@ func TestSchedulingInput(t *testing.T) {
 
 	unmanaged := node("ng-1")
 	disrupted := node("managed-1", managed, func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{karpv1.DisruptedNoScheduleTaint} })
-	deleting := node("managed-2", managed, func(n *corev1.Node) { n.DeletionTimestamp = ptr.To(metav1.Now()) })
+	deleting := node("managed-2", managed, func(n *corev1.Node) { n.DeletionTimestamp = new(metav1.Now()) })
 	cordoned := node("managed-3", managed, func(n *corev1.Node) { n.Spec.Unschedulable = true })
 	starting := node("managed-4", managed, func(n *corev1.Node) {
 		n.Spec.Taints = []corev1.Taint{karpv1.UnregisteredNoExecuteTaint, {Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},

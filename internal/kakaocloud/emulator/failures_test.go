@@ -304,8 +304,7 @@ func TestStartFiresHooksWithoutRequests(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
 	activated := make(chan string, 1)
 	h.emulator.OnInstanceActive(func(in kakaocloud.Instance) { activated <- in.ID })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	h.emulator.Start(ctx)
 
 	id := h.create(h.validCreate("background"))

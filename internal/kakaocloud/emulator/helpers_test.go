@@ -22,12 +22,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	clocktesting "k8s.io/utils/clock/testing"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"

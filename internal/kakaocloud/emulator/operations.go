@@ -198,7 +198,7 @@ func acceptsJSON(accept string) bool {
 	if strings.TrimSpace(accept) == "" {
 		return true
 	}
-	for _, mediaRange := range strings.Split(accept, ",") {
+	for mediaRange := range strings.SplitSeq(accept, ",") {
 		mediaType, _, err := mime.ParseMediaType(mediaRange)
 		if err != nil {
 			continue

@@ -22,9 +22,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega" //nolint:revive // the suites' DSL
+	"github.com/onsi/gomega/types"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -96,13 +98,15 @@ func ExpectReconciled(ctx context.Context, r reconcile.Reconciler, o client.Obje
 	return result
 }
 
-// ExpectReconcileFailed calls the reconciler for the object and returns the error it must
-// fail with.
-func ExpectReconcileFailed(ctx context.Context, r reconcile.Reconciler, o client.Object) error {
+// ExpectReconcileFailed calls the reconciler for the object, which must fail, with an error
+// that matches every matcher given.
+func ExpectReconcileFailed(ctx context.Context, r reconcile.Reconciler, o client.Object, matchers ...types.GomegaMatcher) {
 	ginkgo.GinkgoHelper()
 	_, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
 	Expect(err).To(HaveOccurred(), "reconciling %s should fail", client.ObjectKeyFromObject(o))
-	return err
+	for _, matcher := range matchers {
+		Expect(err).To(matcher)
+	}
 }
 
 // ExpectEvent fails unless the recorder holds an event with the reason about the object of
@@ -131,11 +135,11 @@ func ExpectMetric(name string, labels map[string]string, matcher OmegaMatcher) f
 }
 
 func describe(events []test.Event) string {
-	s := ""
+	var s strings.Builder
 	for _, e := range events {
-		s += fmt.Sprintf("\n  %s/%s %s: %s", e.Kind, e.Name, e.Reason, e.Note)
+		fmt.Fprintf(&s, "\n  %s/%s %s: %s", e.Kind, e.Name, e.Reason, e.Note)
 	}
-	return s
+	return s.String()
 }
 
 // status is the object's Status field, when it has one.

@@ -24,26 +24,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// IsTerminal: the pod has finished (Succeeded or Failed) and holds nothing.
+// IsTerminal says whether the pod has finished (Succeeded or Failed) and holds nothing.
 func IsTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
-// IsOwnedByDaemonSet: a DaemonSet controls the pod (its controller owner reference; an owner
+// IsOwnedByDaemonSet says whether a DaemonSet controls the pod (its controller owner reference; an owner
 // reference without the controller flag does not make the pod the DaemonSet's).
 func IsOwnedByDaemonSet(pod *corev1.Pod) bool {
 	owner := metav1.GetControllerOf(pod)
 	return owner != nil && owner.Kind == "DaemonSet"
 }
 
-// IsMirror: the pod is the API server's mirror of a static pod, which the kubelet runs from
+// IsMirror says whether the pod is the API server's mirror of a static pod, which the kubelet runs from
 // a file; evicting or deleting the mirror changes nothing on the node.
 func IsMirror(pod *corev1.Pod) bool {
 	_, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]
 	return ok
 }
 
-// IsOwnedByNode: the pod is a static pod's mirror as its owner reference shows it.
+// IsOwnedByNode says whether the pod is a static pod's mirror as its owner reference shows it.
 func IsOwnedByNode(pod *corev1.Pod) bool {
 	for _, owner := range pod.OwnerReferences {
 		if owner.Kind == "Node" && owner.APIVersion == "v1" {
@@ -53,13 +53,13 @@ func IsOwnedByNode(pod *corev1.Pod) bool {
 	return false
 }
 
-// IsReschedulable: disrupting the pod's node moves the pod elsewhere. Finished pods, pods
+// IsReschedulable says whether disrupting the pod's node moves the pod elsewhere. Finished pods, pods
 // being deleted, DaemonSet pods (they follow the nodes) and static pods do not move.
 func IsReschedulable(pod *corev1.Pod) bool {
 	return !IsTerminal(pod) && pod.DeletionTimestamp.IsZero() && !IsOwnedByDaemonSet(pod) && !IsMirror(pod)
 }
 
-// IsProvisionable: provisioning acts on the pod. It is not bound, not being deleted, refused
+// IsProvisionable says whether provisioning acts on the pod. It is not bound, not being deleted, refused
 // by the kube-scheduler as unschedulable, not a DaemonSet's (those follow nodes, they do not
 // ask for them), and not nominated to a node (the kube-scheduler is preempting lower-priority
 // pods to make room for it there).

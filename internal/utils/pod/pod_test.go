@@ -21,14 +21,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 )
 
 func TestPredicates(t *testing.T) {
 	now := metav1.Now()
 	unschedulable := []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
 	owned := func(kind string, controller bool) []metav1.OwnerReference {
-		return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: "owner", Controller: ptr.To(controller)}}
+		return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: "owner", Controller: new(controller)}}
 	}
 	for _, tc := range []struct {
 		name                                                string

@@ -84,88 +84,95 @@ type bundle struct {
 	manifests map[string]any
 }
 
-func assemble(objects []*unstructured.Unstructured, version, image string) (*bundle, error) {
-	b := &bundle{manifests: map[string]any{}}
-	var deployments []appsv1.Deployment
-	var clusterRoles, roles = map[string]rbacv1.ClusterRole{}, map[string]rbacv1.Role{}
-	var clusterBindings []rbacv1.ClusterRoleBinding
-	var bindings []rbacv1.RoleBinding
-	var webhooks []admissionregistrationv1.ValidatingWebhookConfiguration
-	var examples []any
-	serviceAccounts := map[string]bool{}
+// input is the kustomize output sorted by what the bundle makes of it.
+type input struct {
+	csv             *operatorsv1alpha1.ClusterServiceVersion
+	manifests       map[string]any
+	deployments     []appsv1.Deployment
+	clusterRoles    map[string]rbacv1.ClusterRole
+	roles           map[string]rbacv1.Role
+	clusterBindings []rbacv1.ClusterRoleBinding
+	bindings        []rbacv1.RoleBinding
+	webhooks        []admissionregistrationv1.ValidatingWebhookConfiguration
+	examples        []any
+	serviceAccounts map[string]bool
+}
 
+func readInput(objects []*unstructured.Unstructured) (*input, error) {
+	in := &input{manifests: map[string]any{}, clusterRoles: map[string]rbacv1.ClusterRole{}, roles: map[string]rbacv1.Role{}, serviceAccounts: map[string]bool{}}
 	for _, o := range objects {
-		kind := o.GetKind()
-		switch {
+		var err error
+		switch kind := o.GetKind(); {
 		case kind == "ClusterServiceVersion":
-			b.csv = &operatorsv1alpha1.ClusterServiceVersion{}
-			if err := convert(o, b.csv); err != nil {
-				return nil, err
-			}
+			in.csv = &operatorsv1alpha1.ClusterServiceVersion{}
+			err = convert(o, in.csv)
 		case kind == "CustomResourceDefinition":
 			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := convert(o, crd); err != nil {
-				return nil, err
+			if err = convert(o, crd); err == nil {
+				in.manifests[crd.Spec.Group+"_"+crd.Spec.Names.Plural+".yaml"] = o.Object
 			}
-			b.manifests[crd.Spec.Group+"_"+crd.Spec.Names.Plural+".yaml"] = o.Object
 		case kind == "Deployment":
-			var d appsv1.Deployment
-			if err := convert(o, &d); err != nil {
-				return nil, err
-			}
-			deployments = append(deployments, d)
+			err = appendConverted(o, &in.deployments)
 		case kind == "ServiceAccount":
-			serviceAccounts[o.GetName()] = true
+			in.serviceAccounts[o.GetName()] = true
 		case kind == "ClusterRole":
 			var r rbacv1.ClusterRole
-			if err := convert(o, &r); err != nil {
-				return nil, err
+			if err = convert(o, &r); err == nil {
+				in.clusterRoles[r.Name] = r
 			}
-			clusterRoles[r.Name] = r
 		case kind == "Role":
 			var r rbacv1.Role
-			if err := convert(o, &r); err != nil {
-				return nil, err
+			if err = convert(o, &r); err == nil {
+				in.roles[r.Name] = r
 			}
-			roles[r.Name] = r
 		case kind == "ClusterRoleBinding":
-			var r rbacv1.ClusterRoleBinding
-			if err := convert(o, &r); err != nil {
-				return nil, err
-			}
-			clusterBindings = append(clusterBindings, r)
+			err = appendConverted(o, &in.clusterBindings)
 		case kind == "RoleBinding":
-			var r rbacv1.RoleBinding
-			if err := convert(o, &r); err != nil {
-				return nil, err
-			}
-			bindings = append(bindings, r)
+			err = appendConverted(o, &in.bindings)
 		case kind == "ValidatingWebhookConfiguration":
-			var w admissionregistrationv1.ValidatingWebhookConfiguration
-			if err := convert(o, &w); err != nil {
-				return nil, err
-			}
-			webhooks = append(webhooks, w)
+			err = appendConverted(o, &in.webhooks)
 		case kind == "Namespace":
 			// OLM installs into the namespace of the OperatorGroup.
 		case kind == "Service" && strings.HasSuffix(o.GetName(), "webhook-service"):
 			// OLM makes the webhook Service from the webhookdefinitions.
 		case o.GetAPIVersion() == "karpenter.kakaocloud.com/v1" || o.GetAPIVersion() == "karpenter.sh/v1":
-			examples = append(examples, o.Object)
+			in.examples = append(in.examples, o.Object)
 		default:
 			o.SetNamespace("")
-			b.manifests[manifestName(o)] = o.Object
+			in.manifests[manifestName(o)] = o.Object
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
+	return in, nil
+}
+
+// appendConverted decodes o and appends it to list.
+func appendConverted[T any](o *unstructured.Unstructured, list *[]T) error {
+	var item T
+	if err := convert(o, &item); err != nil {
+		return err
+	}
+	*list = append(*list, item)
+	return nil
+}
+
+func assemble(objects []*unstructured.Unstructured, version, image string) (*bundle, error) {
+	in, err := readInput(objects)
+	if err != nil {
+		return nil, err
+	}
+	b := &bundle{csv: in.csv, manifests: in.manifests}
 	if b.csv == nil {
 		return nil, errors.New("no ClusterServiceVersion base in the input")
 	}
-	if len(deployments) != 1 {
-		return nil, fmt.Errorf("want exactly one Deployment, got %d", len(deployments))
+	if len(in.deployments) != 1 {
+		return nil, fmt.Errorf("want exactly one Deployment, got %d", len(in.deployments))
 	}
-	deployment := deployments[0]
+	deployment := in.deployments[0]
 	serviceAccount := deployment.Spec.Template.Spec.ServiceAccountName
-	if !serviceAccounts[serviceAccount] {
+	if !in.serviceAccounts[serviceAccount] {
 		return nil, fmt.Errorf("the Deployment's ServiceAccount %q is not in the input", serviceAccount)
 	}
 
@@ -186,17 +193,35 @@ func assemble(objects []*unstructured.Unstructured, version, image string) (*bun
 			Name: deployment.Name, Label: deployment.Labels, Spec: deployment.Spec,
 		}},
 	}
-	// The RBAC the ServiceAccount is bound to becomes the CSV's permissions; OLM creates and
-	// binds it. Roles and ClusterRoles bound to nobody (the admin/editor/viewer roles for
-	// users) stay beside the CSV as plain manifests.
+	if err := in.permissions(&install, serviceAccount, b.manifests); err != nil {
+		return nil, err
+	}
+	csv.Spec.InstallStrategy = operatorsv1alpha1.NamedInstallStrategy{StrategyName: operatorsv1alpha1.InstallStrategyNameDeployment, StrategySpec: install}
+	if csv.Spec.WebhookDefinitions, err = webhookDefinitions(in.webhooks, deployment.Name); err != nil {
+		return nil, err
+	}
+
+	examplesJSON, err := json.MarshalIndent(in.examples, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	csv.Annotations["alm-examples"] = string(examplesJSON)
+	csv.Spec.RelatedImages = []operatorsv1alpha1.RelatedImage{{Name: "controller", Image: image}}
+	return b, nil
+}
+
+// permissions turns the RBAC the ServiceAccount is bound to into the CSV's permissions; OLM
+// creates and binds it. Roles and ClusterRoles bound to nobody (the admin/editor/viewer roles
+// for users) stay beside the CSV as plain manifests.
+func (in *input) permissions(install *operatorsv1alpha1.StrategyDetailsDeployment, serviceAccount string, manifests map[string]any) error {
 	bound := map[string]bool{}
-	for _, binding := range clusterBindings {
+	for _, binding := range in.clusterBindings {
 		if !boundTo(binding.Subjects, serviceAccount) {
 			continue
 		}
-		role, ok := clusterRoles[binding.RoleRef.Name]
+		role, ok := in.clusterRoles[binding.RoleRef.Name]
 		if !ok {
-			return nil, fmt.Errorf("ClusterRoleBinding %s names ClusterRole %s, which is not in the input", binding.Name, binding.RoleRef.Name)
+			return fmt.Errorf("ClusterRoleBinding %s names ClusterRole %s, which is not in the input", binding.Name, binding.RoleRef.Name)
 		}
 		if len(install.ClusterPermissions) == 0 {
 			install.ClusterPermissions = []operatorsv1alpha1.StrategyDeploymentPermissions{{ServiceAccountName: serviceAccount}}
@@ -204,45 +229,45 @@ func assemble(objects []*unstructured.Unstructured, version, image string) (*bun
 		install.ClusterPermissions[0].Rules = append(install.ClusterPermissions[0].Rules, role.Rules...)
 		bound["ClusterRole/"+role.Name] = true
 	}
-	for _, binding := range bindings {
+	for _, binding := range in.bindings {
 		if !boundTo(binding.Subjects, serviceAccount) {
 			continue
 		}
-		var rules []rbacv1.PolicyRule
-		switch binding.RoleRef.Kind {
-		case "Role":
-			role, ok := roles[binding.RoleRef.Name]
-			if !ok {
-				return nil, fmt.Errorf("RoleBinding %s names Role %s, which is not in the input", binding.Name, binding.RoleRef.Name)
-			}
-			rules = role.Rules
-			bound["Role/"+role.Name] = true
-		default:
-			return nil, fmt.Errorf("RoleBinding %s binds a %s; OLM permissions are Roles in the install namespace", binding.Name, binding.RoleRef.Kind)
+		if binding.RoleRef.Kind != "Role" {
+			return fmt.Errorf("RoleBinding %s binds a %s; OLM permissions are Roles in the install namespace", binding.Name, binding.RoleRef.Kind)
 		}
+		role, ok := in.roles[binding.RoleRef.Name]
+		if !ok {
+			return fmt.Errorf("RoleBinding %s names Role %s, which is not in the input", binding.Name, binding.RoleRef.Name)
+		}
+		bound["Role/"+role.Name] = true
 		if len(install.Permissions) == 0 {
 			install.Permissions = []operatorsv1alpha1.StrategyDeploymentPermissions{{ServiceAccountName: serviceAccount}}
 		}
-		install.Permissions[0].Rules = append(install.Permissions[0].Rules, rules...)
+		install.Permissions[0].Rules = append(install.Permissions[0].Rules, role.Rules...)
 	}
-	for name, role := range clusterRoles {
+	for name, role := range in.clusterRoles {
 		if !bound["ClusterRole/"+name] {
-			b.manifests[name+"_rbac.authorization.k8s.io_v1_clusterrole.yaml"] = toMap(withKind(role, "rbac.authorization.k8s.io/v1", "ClusterRole"))
+			manifests[name+"_rbac.authorization.k8s.io_v1_clusterrole.yaml"] = toMap(withKind(role, "rbac.authorization.k8s.io/v1", "ClusterRole"))
 		}
 	}
-	csv.Spec.InstallStrategy = operatorsv1alpha1.NamedInstallStrategy{StrategyName: operatorsv1alpha1.InstallStrategyNameDeployment, StrategySpec: install}
+	return nil
+}
 
-	// OLM serves the webhooks: it issues the certificate, makes the Service and the webhook
-	// configurations from these definitions, and mounts the certificate into the Deployment.
-	for _, configuration := range webhooks {
+// webhookDefinitions are the webhooks as OLM serves them: it issues the certificate, makes the
+// Service and the webhook configurations from these definitions, and mounts the certificate
+// into the Deployment.
+func webhookDefinitions(configurations []admissionregistrationv1.ValidatingWebhookConfiguration, deployment string) ([]operatorsv1alpha1.WebhookDescription, error) {
+	var definitions []operatorsv1alpha1.WebhookDescription
+	for _, configuration := range configurations {
 		for _, w := range configuration.Webhooks {
 			if w.ClientConfig.Service == nil || w.ClientConfig.Service.Path == nil {
 				return nil, fmt.Errorf("webhook %s has no service path", w.Name)
 			}
-			csv.Spec.WebhookDefinitions = append(csv.Spec.WebhookDefinitions, operatorsv1alpha1.WebhookDescription{
+			definitions = append(definitions, operatorsv1alpha1.WebhookDescription{
 				GenerateName:            w.Name,
 				Type:                    operatorsv1alpha1.ValidatingAdmissionWebhook,
-				DeploymentName:          deployment.Name,
+				DeploymentName:          deployment,
 				ContainerPort:           443,
 				TargetPort:              ptrIntOrString(webhookServerPort),
 				Rules:                   w.Rules,
@@ -256,14 +281,7 @@ func assemble(objects []*unstructured.Unstructured, version, image string) (*bun
 			})
 		}
 	}
-
-	examplesJSON, err := json.MarshalIndent(examples, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	csv.Annotations["alm-examples"] = string(examplesJSON)
-	csv.Spec.RelatedImages = []operatorsv1alpha1.RelatedImage{{Name: "controller", Image: image}}
-	return b, nil
+	return definitions, nil
 }
 
 func boundTo(subjects []rbacv1.Subject, serviceAccount string) bool {

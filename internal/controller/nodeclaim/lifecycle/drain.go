@@ -19,6 +19,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,7 +153,7 @@ func (r *Reconciler) evictOrWait(ctx context.Context, nc *karpv1.NodeClaim, node
 	}
 	eviction := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
-		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr.To(pod.UID)}},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: new(pod.UID)}},
 	}
 	err := r.Client.SubResource("eviction").Create(ctx, pod, eviction)
 	switch {
@@ -178,7 +179,7 @@ func (r *Reconciler) forceDelete(ctx context.Context, pod *corev1.Pod, deadline 
 	own := ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)
 	grace := max(min(int64(deadline.Sub(r.now()).Seconds()), own), 1)
 	podDeletedAheadOfDeadline(r.Recorder, pod, grace, deadline)
-	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(grace), client.Preconditions{UID: ptr.To(pod.UID)})
+	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(grace), client.Preconditions{UID: new(pod.UID)})
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("deleting pod %s/%s ahead of the terminationGracePeriod deadline: %w", pod.Namespace, pod.Name, err)
 	}
@@ -239,12 +240,7 @@ func byDrainPriority(pods []*corev1.Pod) [4][]*corev1.Pod {
 }
 
 func isCritical(pod *corev1.Pod) bool {
-	for _, class := range criticalPriorityClasses {
-		if pod.Spec.PriorityClassName == class {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(criticalPriorityClasses, pod.Spec.PriorityClassName)
 }
 
 // evictionReason is why the NodeClaim is going, for the pods' events: the disruption reason

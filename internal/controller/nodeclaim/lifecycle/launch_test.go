@@ -97,7 +97,7 @@ var _ = Describe("Launch", func() {
 		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Message: "instance.key_name: no such key pair", Count: 1})
 		nc := test.NodeClaim(nodeClass)
 		ExpectApplied(env.Ctx, env.Client, nc)
-		Expect(ExpectReconcileFailed(env.Ctx, nodeClaims, nc)).To(MatchError(ContainSubstring("no such key pair")))
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nc, MatchError(ContainSubstring("no such key pair")))
 		launched := condition(nc, karpv1.ConditionTypeLaunched)
 		Expect(launched.Status).To(Equal(metav1.ConditionUnknown))
 		Expect(launched.Reason).To(Equal(lifecycle.ReasonLaunchFailed))

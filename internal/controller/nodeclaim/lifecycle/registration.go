@@ -18,13 +18,13 @@ package lifecycle
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -73,9 +73,7 @@ func syncNode(nc *karpv1.NodeClaim, node *corev1.Node) {
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
-	for k, v := range nc.Labels {
-		node.Labels[k] = v
-	}
+	maps.Copy(node.Labels, nc.Labels)
 	node.Labels[karpv1.LabelRegistered] = "true"
 	controllerutil.AddFinalizer(node, karpv1.TerminationFinalizer)
 	if node.Labels[karpv1.LabelDoNotSyncTaints] != "true" {
@@ -89,7 +87,7 @@ func syncNode(nc *karpv1.NodeClaim, node *corev1.Node) {
 	if !hasOwner(node, nc) {
 		node.OwnerReferences = append(node.OwnerReferences, metav1.OwnerReference{
 			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nc.Name, UID: nc.UID,
-			BlockOwnerDeletion: ptr.To(true),
+			BlockOwnerDeletion: new(true),
 		})
 	}
 }

@@ -18,6 +18,7 @@ package kubelet
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"strings"
 
@@ -74,9 +75,7 @@ func NewNode(inst kakaocloud.Instance, flags Flags, info NodeInfo) (*corev1.Node
 	}
 	arch := kubernetesArch(inst.Image.OSArchitecture)
 	labels := map[string]string{}
-	for k, v := range flags.NodeLabels {
-		labels[k] = v
-	}
+	maps.Copy(labels, flags.NodeLabels)
 	labels[corev1.LabelHostname] = name
 	labels[corev1.LabelOSStable] = "linux"
 	labels[corev1.LabelArchStable] = arch
@@ -244,9 +243,7 @@ var evictionSignals = map[string]corev1.ResourceName{
 // (memory.available 100Mi, nodefs.available 10%) with the signals the flag names replaced.
 func evictionThresholds(capacity corev1.ResourceList, flag map[string]string) (corev1.ResourceList, error) {
 	values := map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"}
-	for signal, value := range flag {
-		values[signal] = value
-	}
+	maps.Copy(values, flag)
 	thresholds := corev1.ResourceList{}
 	for signal, value := range values {
 		name, ok := evictionSignals[signal]

@@ -18,6 +18,7 @@ package kubelet_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,9 +88,7 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 			}
 			for i, it := range types {
 				labels := map[string]string{karpv1.LabelNodePool: "default"}
-				for k, v := range it.Labels {
-					labels[k] = v
-				}
+				maps.Copy(labels, it.Labels)
 				script := joinScript(t, labels, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, s.kubelet)
 				flags, _, err := kubelet.ParseUserData(script, vmID)
 				if err != nil {

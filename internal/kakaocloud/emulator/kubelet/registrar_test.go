@@ -196,8 +196,7 @@ func TestRemoveNodesOfGoneVMs(t *testing.T) {
 }
 
 func TestStartRegistersBootedVMsAndRemovesTheirNodes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	cloud := &fakeCloud{}
 	client := fake.NewClientset()
 	kubelet.New(cloud, kubelet.Options{Client: client, Logger: quietLogger(), ResyncInterval: 10 * time.Millisecond}).Start(ctx)

@@ -127,7 +127,7 @@ func parsePairs(flag, value, sep string) (map[string]string, error) {
 	if value == "" {
 		return pairs, nil
 	}
-	for _, pair := range strings.Split(value, ",") {
+	for pair := range strings.SplitSeq(value, ",") {
 		k, v, ok := strings.Cut(pair, sep)
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--%s: %q is not key%svalue", flag, pair, sep)
@@ -143,7 +143,7 @@ func parseTaints(value string) ([]corev1.Taint, error) {
 	if value == "" {
 		return nil, nil
 	}
-	for _, spec := range strings.Split(value, ",") {
+	for spec := range strings.SplitSeq(value, ",") {
 		keyValue, effect, ok := strings.Cut(spec, ":")
 		if !ok {
 			return nil, fmt.Errorf("--register-with-taints: %q has no effect", spec)
