@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package bootstrap writes the user data that makes a KakaoCloud VM join the cluster as the
-// node of its NodeClaim: a short-lived bootstrap token, the cluster's endpoint and CA, and the
-// kubelet flags that register the node with the NodeClaim's labels and taints (the
-// karpenter.sh/unregistered taint among them). How KakaoCloud's worker images start the
-// kubelet is not documented; the script's assumptions are listed in docs/assumptions.md (A19).
 package bootstrap
 
 import (

@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package catalog is the controllers' cached view of what KakaoCloud offers: flavors, worker
-// images per Kubernetes version, subnets, security groups, Kubernetes Engine versions and the
-// cluster. Every read may be served from a cache with an expiry; one refresh per item runs at
-// a time, however many controllers ask.
 package catalog
 
 import (

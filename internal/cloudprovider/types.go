@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cloudprovider is what the controllers know of a cloud: instance types with their
-// offerings, and the create, get, list, delete and drift calls on the VMs behind NodeClaims.
-// The KakaoCloud implementation lives in the kakaocloud subpackage.
 package cloudprovider
 
 import (

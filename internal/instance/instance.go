@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package instance launches, finds and deletes the KakaoCloud VMs behind NodeClaims. It is
-// the only code that creates or deletes VMs, and it proves ownership of each one with a
-// signed marker in the VM's description: KakaoCloud has no tags, names are not unique and
-// creates have no idempotency key, so the marker is what keeps a retry from making a second
-// VM and the controller from deleting a VM that is not its own.
 package instance
 
 import (

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package instancetype turns KakaoCloud flavors into the instance types the scheduler
-// chooses from: their labels, capacity, overhead (so allocatable), and offerings per zone with
-// a relative cost value and availability. docs/instance-types.md describes the formulas.
 package instancetype
 
 import (

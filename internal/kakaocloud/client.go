@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package kakaocloud is the typed client of the KakaoCloud APIs the controller uses: IAM
-// tokens, BCS virtual machines and flavors, images, VPC subnets, network security groups and
-// Kubernetes Engine. Every call goes through one request path that authenticates, retries
-// what is safe to retry, maps errors to kinds and records metrics.
 package kakaocloud
 
 import (

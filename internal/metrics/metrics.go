@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package metrics holds the metrics more than one controller writes, under upstream
-// Karpenter's names and labels so that its dashboards work. A metric only one controller
-// writes stays in that controller's package. It imports only the Prometheus client.
 package metrics
 
 import (

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package operator builds every controller of the operator from one set of parts, so that the
-// binary and the test suites run the same controllers wired the same way: the suites call
-// their reconcilers directly, the binary registers them on its manager.
 package operator
 
 import (

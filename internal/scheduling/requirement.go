@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package scheduling holds the requirements algebra the scheduler uses to decide whether a pod,
-// a NodePool, a NodeClaim and an instance type can be brought together.
-//
-// A Requirement is the set of values one label key may take on a node, together with whether a
-// node that does not carry the label at all satisfies it. Requirements maps keys to Requirement
-// and is the conjunction of its members.
 package scheduling
 
 import (

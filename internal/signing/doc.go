@@ -83,4 +83,6 @@ or, with random keys:
 Removing a key too early makes its VMs fail with ErrUnknownKey: the controller then treats
 them as not its own and never deletes them. Adding the key back restores them.
 */
+//
+// It imports nothing of this project.
 package signing

@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package state is the cluster as the controllers that decide about nodes see it. Provisioning
-// and disruption each read it once per decision from the manager's shared informer cache, so
-// both decide on the same objects: NodePools, NodeClaims (the ones in flight included, which
-// keeps a pod that waits for its node from causing a second NodeClaim), nodes, pods, the pods
-// each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels.
 package state
 
 import (

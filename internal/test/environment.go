@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package test is the kit every envtest suite is built from: one environment (a real
-// kube-apiserver and etcd, the KakaoCloud emulator over loopback HTTP, a fake clock), object
-// factories and an in-memory event recorder; package expectations holds the Expect helpers.
 package test
 
 import (

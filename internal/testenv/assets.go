@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testenv holds what the envtest suites share: where the control-plane binaries are
-// and how to start an envtest environment with this project's CRDs.
 package testenv
 
 import (

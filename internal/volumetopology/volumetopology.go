@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package volumetopology says where pods' persistent volumes keep them: a bound volume's node
-// affinity (a zonal disk stays in its zone), or an unbound claim's StorageClass allowed
-// topologies (WaitForFirstConsumer provisions where the pod lands). Provisioning and
-// disruption both simulate pods with it.
 package volumetopology
 
 import (

@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package webhook holds the admission webhooks: checks of NodePools and KCNodeClasses that the
-// CRDs' schemas and CEL rules cannot express.
 package webhook
 
 import (

@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package kakao is the KakaoCloud CloudProvider: it turns NodeClaims into signed KakaoCloud
-// VMs of the cheapest instance type and zone that fit, and reads them back.
 package kakao
 
 import (

@@ -14,18 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package disruption replaces or removes nodes that drifted, emptied or are underused, one
-// budget at a time, without breaking PodDisruptionBudgets, and says what holds the nodes it
-// leaves alone.
-//
-// The disruption controller, a singleton loop, takes a snapshot of the cluster every few
-// seconds, tries the methods in order (emptiness, drift, multi-node consolidation, single-node
-// consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
-// delay, and carries the command out: taint, launch replacements, wait for them to
-// initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
-// disruption keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/
-// expiration's. It imports the API types, the cloudprovider interface, scheduling, state and
-// volumetopology, never a cloud provider's implementation.
 package disruption
 
 import (

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package nodeclass reconciles KCNodeClass status: the control-plane version and the allowed
-// worker skew, worker images, subnets and security groups, the conditions that gate node
-// creation, and a finalizer that keeps a node class in use from being deleted.
 package nodeclass
 
 import (

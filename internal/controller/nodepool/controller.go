@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package nodepool keeps a NodePool's status and annotations current: the template hash its
-// NodeClaims are compared with for drift, the resources and node count it has launched, and
-// the conditions that say whether it can launch (its node class is ready, its spec passes the
-// checks CEL cannot make).
 package nodepool
 
 import (

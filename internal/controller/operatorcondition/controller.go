@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package operatorcondition tells Operator Lifecycle Manager whether the operator may be
-// upgraded to its next release: the Upgradeable condition of the OperatorCondition OLM made
-// for it, written through operator-lib's conditions package. OLM holds an upgrade while the
-// condition is False. It runs only under OLM, which names the OperatorCondition in the
-// environment (OPERATOR_CONDITION_NAME).
 package operatorcondition
 
 import (

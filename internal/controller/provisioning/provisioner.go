@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package provisioning turns pods that cannot be scheduled into NodeClaims: it batches pending
-// pods, simulates where they would go (existing nodes, NodeClaims in flight, new NodeClaims of
-// the cheapest fitting instance types), creates the new NodeClaims and says, on each pod it
-// cannot place, why.
 package provisioning
 
 import (

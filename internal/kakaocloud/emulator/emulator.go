@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package emulator is a stateful, in-process imitation of the KakaoCloud APIs the provider
-// uses: IAM tokens, BCS virtual machines and flavors, the Image service, VPC subnets, network
-// security groups and Kubernetes Engine. It speaks the wire format of package kakaocloud over
-// real HTTP, so the client and every test above it run unchanged against it, and its admin
-// API injects the failures (faults, latency, capacity shortages, failed builds, expired
-// tokens, control-plane upgrades) that are hard to provoke on the real cloud.
 package emulator
 
 import (

@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package expectations holds the Expect helpers of the suites, in the manner of upstream
-// Karpenter's: each one fails the spec at the caller's line with what was wrong.
 package expectations
 
 import (

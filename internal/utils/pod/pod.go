@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package pod holds the one definition of each question the controllers ask about a pod:
-// whether it has finished, who owns it, whether a node's disruption moves it and whether it
-// asks provisioning for a node. It imports only the Kubernetes API types.
 package pod
 
 import (

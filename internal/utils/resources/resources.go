@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package resources adds and subtracts resource lists, the one way every controller does it.
-// It imports only the Kubernetes API types.
 package resources
 
 import corev1 "k8s.io/api/core/v1"

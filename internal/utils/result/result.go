@@ -14,8 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package result combines the results of a reconciler's steps. It imports only
-// controller-runtime's reconcile package.
 package result
 
 import "sigs.k8s.io/controller-runtime/pkg/reconcile"

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package garbagecollection deletes VMs this cluster owns that no NodeClaim accounts for:
-// the leftovers of a NodeClaim deleted while the controller was down, or of a launch whose
-// NodeClaim is gone. Only VMs whose signed marker verifies are ever considered.
 package garbagecollection
 
 import (
@@ -27,7 +24,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -37,6 +33,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
 // Defaults: how often to look, and how old a VM must be before it can be a leftover, which
@@ -70,12 +67,10 @@ func (c *Collector) NeedLeaderElection() bool { return true }
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			log.FromContext(ctx).Error(err, "garbage collection of leaked instances failed")
-		}
-	}, cmp.Or(c.Interval, DefaultInterval))
-	return nil
+	return singleton.Every(ctx, cmp.Or(c.Interval, DefaultInterval), "garbage collection of leaked instances failed", func(ctx context.Context) error {
+		_, err := c.Collect(ctx)
+		return err
+	})
 }
 
 // Collect deletes the owned VMs that no NodeClaim accounts for and returns their ids. A VM is

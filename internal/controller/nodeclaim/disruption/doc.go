@@ -18,6 +18,9 @@ limitations under the License.
 // NodePool's template or requirements changed since launch, or the cloud provider finds the
 // VM no longer matches its KCNodeClass) and Consolidatable (consolidateAfter has passed since
 // the last pod event on the node). It decides nothing: the loop in internal/controller/disruption
-// acts on the conditions. It imports the API types, the cloudprovider interface and, for the
-// messages of the KakaoCloud drift reasons, their names from cloudprovider/kakao.
+// acts on the conditions. It knows the KakaoCloud drift reasons (cloudprovider/kakao) only to
+// word their messages.
+//
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
+// internal/cloudprovider/kakao, internal/scheduling, internal/utils/result.
 package disruption

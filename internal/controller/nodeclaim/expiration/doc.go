@@ -17,5 +17,7 @@ limitations under the License.
 // Package expiration deletes a NodeClaim whose expireAfter has elapsed since it was created,
 // as upstream Karpenter does: expiry is not a disruption method, so no disruption budget holds
 // it; the node's termination drains it, honouring PodDisruptionBudgets until
-// terminationGracePeriod runs out. It imports only the API types.
+// terminationGracePeriod runs out.
+//
+// Of this project it imports api/karpenter/v1, internal/metrics.
 package expiration

@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package garbagecollection removes the NodeClaims whose VM is gone after their node registered (a
-// VM deleted in the console, or by the cloud), as upstream Karpenter's NodeClaim garbage
-// collection does: their pods then get a node again instead of waiting on a node that will
-// never come back. VMs without a NodeClaim are the garbagecollection package's.
 package garbagecollection
 
 import (
@@ -28,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,6 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
 // DefaultInterval is how often NodeClaims are checked against KakaoCloud's VMs.
@@ -67,12 +63,10 @@ func (c *Collector) NeedLeaderElection() bool { return true }
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if _, err := c.Collect(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			log.FromContext(ctx).Error(err, "garbage collection of nodeclaims failed")
-		}
-	}, cmp.Or(c.Interval, DefaultInterval))
-	return nil
+	return singleton.Every(ctx, cmp.Or(c.Interval, DefaultInterval), "garbage collection of nodeclaims failed", func(ctx context.Context) error {
+		_, err := c.Collect(ctx)
+		return err
+	})
 }
 
 // Collect deletes the NodeClaims, registered longer than Grace ago, whose VM KakaoCloud no

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package lifecycle drives a NodeClaim from request to node and back: launch the VM, wait for
-// its node to register and initialize, give up on VMs that never come up, and on deletion
-// drain the node, delete the VM and confirm it gone before letting the NodeClaim go.
 package lifecycle
 
 import (

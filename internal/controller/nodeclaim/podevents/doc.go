@@ -16,5 +16,7 @@ limitations under the License.
 
 // Package podevents records on a NodeClaim when a pod last came to, changed on or left its
 // node (status.lastPodEventTime), the clock consolidateAfter is measured from; it writes it
-// at most once per PodEventDedupe. It imports only the API types.
+// at most once per PodEventDedupe.
+//
+// Of this project it imports api/karpenter/v1, internal/utils/pod.
 package podevents

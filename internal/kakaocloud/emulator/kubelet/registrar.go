@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package kubelet plays the kubelets of the emulator's VMs for a local cluster: when a VM
-// becomes active, the kubelet its user data starts registers a Node, as a real kubelet would
-// (name, provider id, labels and taints from its flags, capacity and allocatable from its
-// flavor), annotated so that kwok keeps it Ready with a lease and runs its pods. When a VM is
-// gone, its Node is deleted, as a cloud node lifecycle controller would.
 package kubelet
 
 import (

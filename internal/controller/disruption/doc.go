@@ -1,0 +1,33 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package disruption replaces or removes nodes that drifted, emptied or are underused, one
+// budget at a time, without breaking PodDisruptionBudgets, and says what holds the nodes it
+// leaves alone.
+//
+// The disruption controller, a singleton loop, takes a snapshot of the cluster every few
+// seconds, tries the methods in order (emptiness, drift, multi-node consolidation, single-node
+// consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
+// delay, and carries the command out: taint, launch replacements, wait for them to
+// initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
+// disruption keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/
+// expiration's. It never imports a cloud provider's implementation, only the cloudprovider
+// interface.
+//
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/scheduling, internal/state, internal/utils/pod, internal/utils/resources,
+// internal/volumetopology.
+package disruption
