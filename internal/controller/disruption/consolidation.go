@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"fmt"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// consolidationCandidates are the consolidatable nodes of NodePools that consolidate
+// underutilized nodes, with a known price, within the Underutilized budgets.
+func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
+	if cached, ok := s.consolidationCache(); ok {
+		return cached
+	}
+	cands, blocked := s.candidates(func(n *StateNode) bool { return consolidatable(n) && underutilizable(n) })
+	d.Blocked = append(d.Blocked, blocked...)
+	var priced []*Candidate
+	for _, c := range cands {
+		if !c.priceKnown {
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventUnconsolidatable,
+				Message: fmt.Sprintf("the price of instance type %q in zone %q is not known", c.NodeClaim.Labels[karpv1.LabelInstanceType], c.NodeClaim.Labels[karpv1.LabelTopologyZone])})
+			continue
+		}
+		priced = append(priced, c)
+	}
+	d.Eligible[karpv1.DisruptionReasonUnderutilized] = len(priced)
+	out := s.withinBudget(d, priced, karpv1.DisruptionReasonUnderutilized)
+	s.consolidationCands = &out
+	return out
+}
+
+func (s *Snapshot) consolidationCache() ([]*Candidate, bool) {
+	if s.consolidationCands == nil {
+		return nil, false
+	}
+	return *s.consolidationCands, true
+}
+
+// consolidate checks whether the candidates can go: all their pods fit on the other nodes,
+// with at most one new node whose every instance type costs less than the candidates
+// together. It returns the command, or why not.
+func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
+	res := s.simulate(cands)
+	if err := firstPodError(res); err != "" {
+		return nil, "its pods cannot all be placed elsewhere: " + err
+	}
+	price := totalPrice(cands)
+	cmd := &Command{Reason: karpv1.DisruptionReasonUnderutilized, Candidates: cands, Placed: res.Placed}
+	switch len(res.NewNodeClaims) {
+	case 0:
+		cmd.Savings = price
+		return cmd, ""
+	case 1:
+	default:
+		return nil, fmt.Sprintf("its pods would need %d new nodes", len(res.NewNodeClaims))
+	}
+	n := res.NewNodeClaims[0]
+	n.InstanceTypes = cheaperThan(n, price)
+	if len(cands) > 1 {
+		n.InstanceTypes = notSameType(n.InstanceTypes, cands)
+	}
+	if len(n.InstanceTypes) == 0 {
+		return nil, fmt.Sprintf("no instance type that fits its pods costs less than %.4g (what it costs now)", price)
+	}
+	cmd.Replacements = res.NewNodeClaims
+	cmd.Savings = price - launchPrice(res.NewNodeClaims)
+	return cmd, ""
+}
+
+// simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims.
+func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
+	exclude := sets.New[string]()
+	var pods []*corev1.Pod
+	freed := make([]*StateNode, len(cands))
+	for i, c := range cands {
+		exclude.Insert(c.Name())
+		freed[i] = c.StateNode
+		pods = append(pods, c.Reschedulable...)
+	}
+	near, all := s.existingNodes(exclude, pods)
+	in := s.input(pods, near, freed)
+	res := scheduling.Schedule(in)
+	if all != nil && (len(res.PodErrors) > 0 || len(res.NewNodeClaims) > 0) {
+		// Not everything fit on the nearest nodes: try again with all of them.
+		in.ExistingNodes = all
+		res = scheduling.Schedule(in)
+	}
+	return res
+}
+
+// cheaperThan keeps the new NodeClaim's instance types whose every launchable offering (the
+// zones and capacity types its requirements allow) costs less than price, so that whichever
+// the launch ends up with is cheaper.
+func cheaperThan(n *scheduling.NewNodeClaim, price float64) []*cloudprovider.InstanceType {
+	zones, cts := n.Requirements.Get(karpv1.LabelTopologyZone), n.Requirements.Get(karpv1.LabelCapacityType)
+	var out []*cloudprovider.InstanceType
+	for _, it := range n.InstanceTypes {
+		worst, any := 0.0, false
+		for _, of := range it.Offerings {
+			if of.Available && zones.Has(of.Zone) && cts.Has(of.CapacityType) {
+				worst, any = math.Max(worst, of.Price), true
+			}
+		}
+		if any && worst < price {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// notSameType handles a replacement that could be of a candidate's own type: replacing
+// [8-CPU, 2-CPU] by one 8-CPU node is just deleting the 2-CPU one, which single-node
+// consolidation does with less disruption. When one of the types is a candidate's, only types
+// cheaper than the cheapest such one are kept.
+func notSameType(types []*cloudprovider.InstanceType, cands []*Candidate) []*cloudprovider.InstanceType {
+	limit, shared := math.Inf(1), false
+	for _, c := range cands {
+		for _, it := range types {
+			if c.instanceType != nil && it.Name == c.instanceType.Name {
+				limit, shared = math.Min(limit, c.price), true
+			}
+		}
+	}
+	if !shared {
+		return types
+	}
+	var out []*cloudprovider.InstanceType
+	for _, it := range types {
+		if of, ok := it.Offerings.Available().Cheapest(); ok && of.Price < limit {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// launchPrice is what launching the NodeClaims costs at best: each one's cheapest type.
+func launchPrice(claims []*scheduling.NewNodeClaim) float64 {
+	total := 0.0
+	for _, n := range claims {
+		zones, cts := n.Requirements.Get(karpv1.LabelTopologyZone), n.Requirements.Get(karpv1.LabelCapacityType)
+		best := math.Inf(1)
+		for _, it := range n.InstanceTypes {
+			for _, of := range it.Offerings {
+				if of.Available && zones.Has(of.Zone) && cts.Has(of.CapacityType) {
+					best = math.Min(best, of.Price)
+				}
+			}
+		}
+		if !math.IsInf(best, 1) {
+			total += best
+		}
+	}
+	return total
+}
+
+func totalPrice(cands []*Candidate) float64 {
+	total := 0.0
+	for _, c := range cands {
+		total += c.price
+	}
+	return total
+}
+
+// firstPodError describes one pod the simulation could not place ("" when all were placed).
+func firstPodError(res *scheduling.Results) string {
+	var first *corev1.Pod
+	for pod := range res.PodErrors {
+		if first == nil || pod.Namespace+"/"+pod.Name < first.Namespace+"/"+first.Name {
+			first = pod
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	msg := fmt.Sprintf("pod %s/%s: %v", first.Namespace, first.Name, res.PodErrors[first])
+	if len(res.PodErrors) > 1 {
+		msg += fmt.Sprintf(" (and %d other pod(s))", len(res.PodErrors)-1)
+	}
+	return msg
+}
+
+// interleave orders candidates so that NodePools take turns, each in its own order.
+func interleave(cands []*Candidate) []*Candidate {
+	var order []string
+	byPool := map[string][]*Candidate{}
+	for _, c := range cands {
+		name := c.pool.np.Name
+		if _, ok := byPool[name]; !ok {
+			order = append(order, name)
+		}
+		byPool[name] = append(byPool[name], c)
+	}
+	out := make([]*Candidate, 0, len(cands))
+	for len(out) < len(cands) {
+		for _, name := range order {
+			if q := byPool[name]; len(q) > 0 {
+				out = append(out, q[0])
+				byPool[name] = q[1:]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// MaxMultiNodeCandidates caps how many nodes multi-node consolidation considers at once.
+const MaxMultiNodeCandidates = 100
+
+// Default time limits of the consolidation methods; past them, a method stops with what it
+// has found so far.
+const (
+	DefaultMultiNodeTimeout  = time.Minute
+	DefaultSingleNodeTimeout = 3 * time.Minute
+)
+
+// Options tune one decision.
+type Options struct {
+	// SkipConsolidation leaves out multi- and single-node consolidation, for when nothing
+	// changed since a pass that found nothing to do.
+	SkipConsolidation bool
+	// MultiNodeTimeout and SingleNodeTimeout bound the consolidation methods; zero means the
+	// defaults.
+	MultiNodeTimeout, SingleNodeTimeout time.Duration
+	// Clock reads the time for the timeouts; time.Now when nil.
+	Clock func() time.Time
+}
+
+// Decision is the outcome of one pass over the methods.
+type Decision struct {
+	// Command is what to do, nil when nothing.
+	Command *Command
+	// Blocked explains each node a method looked at and left alone.
+	Blocked []Blocked
+	// BudgetBlocked lists, for each reason, the NodePools with candidates that their budgets
+	// allow no disruption of now.
+	BudgetBlocked []PoolBlocked
+	// Eligible counts the candidates each method found, by reason.
+	Eligible map[karpv1.DisruptionReason]int
+	// TimedOut names the methods that ran out of time.
+	TimedOut []string
+	// Consolidated is true when consolidation ran and found nothing to do.
+	Consolidated bool
+}
+
+// PoolBlocked says that a NodePool's budgets allow no disruption for a reason.
+type PoolBlocked struct {
+	NodePool *karpv1.NodePool
+	Reason   karpv1.DisruptionReason
+	Message  string
+}
+
+// Decide tries the methods in order (emptiness, drift, multi-node then single-node
+// consolidation) and returns the first command one of them produces.
+func (s *Snapshot) Decide(opts Options) *Decision {
+	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}}
+	if d.Command = s.emptiness(d); d.Command != nil {
+		return d
+	}
+	if d.Command = s.drift(d); d.Command != nil {
+		return d
+	}
+	if opts.SkipConsolidation {
+		return d
+	}
+	if d.Command = s.multiNode(d, opts); d.Command != nil {
+		return d
+	}
+	if d.Command = s.singleNode(d, opts); d.Command != nil {
+		return d
+	}
+	d.Consolidated = true
+	return d
+}
+
+// withinBudget keeps, per NodePool, as many candidates as its budget for reason allows, and
+// records the pools whose budget allows none.
+func (s *Snapshot) withinBudget(d *Decision, cands []*Candidate, reason karpv1.DisruptionReason) []*Candidate {
+	left := map[string]int{}
+	reported := sets.New[string]()
+	var out []*Candidate
+	for _, c := range cands {
+		name := c.pool.np.Name
+		if _, ok := left[name]; !ok {
+			left[name] = s.budget(name, reason).allowed()
+		}
+		if left[name] > 0 {
+			left[name]--
+			out = append(out, c)
+			continue
+		}
+		if !reported.Has(name) && s.budget(name, reason).allowed() == 0 {
+			reported.Insert(name)
+			d.BudgetBlocked = append(d.BudgetBlocked, PoolBlocked{NodePool: c.pool.np, Reason: reason, Message: s.budgetMessage(name, reason)})
+		}
+	}
+	return out
+}
+
+// budgetMessage explains why a NodePool's budget allows nothing now.
+func (s *Snapshot) budgetMessage(poolName string, reason karpv1.DisruptionReason) string {
+	b := s.budget(poolName, reason)
+	np := s.pools[poolName].np
+	if b.Err != nil {
+		return fmt.Sprintf("no %s disruptions allowed: a budget cannot be read (%v)", reason, b.Err)
+	}
+	return fmt.Sprintf("no %s disruptions allowed: %s allows %d of %d nodes and %d are already being disrupted",
+		reason, describeBudget(np, b.Budget), b.Nodes, b.total, b.disrupting)
+}
+
+func clockOf(opts Options) func() time.Time {
+	if opts.Clock != nil {
+		return opts.Clock
+	}
+	return time.Now
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,0 +1,271 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	"cmp"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
+)
+
+// dest is somewhere pods may be moved to: a node, or a NodeClaim still coming up.
+type dest struct {
+	existing scheduling.ExistingNode
+	node     *StateNode // nil for nodes Karpenter does not manage
+	freeCPU  int64      // millicores
+	freeMem  int64      // bytes
+	freePods int64
+}
+
+// buildDests lists where pods may be moved to: managed nodes that stay, NodeClaims still
+// coming up (sized by what they were launched for, as provisioning counts them), and nodes of
+// the cluster Karpenter does not manage, emptiest first.
+func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], podsByNode map[string][]*corev1.Pod) {
+	add := func(d *dest) {
+		free := d.existing.Allocatable.DeepCopy()
+		resources.SubtractFrom(free, d.existing.Requested)
+		d.freeCPU = free.Cpu().MilliValue()
+		d.freeMem = free.Memory().Value()
+		d.freePods = free.Pods().Value()
+		if _, ok := d.existing.Allocatable[corev1.ResourcePods]; !ok {
+			d.freePods = 110 - int64(len(podsByNode[d.existing.Name]))
+		}
+		s.dests = append(s.dests, d)
+	}
+	bystander := func(node *corev1.Node, pods []*corev1.Pod) {
+		if len(pods) > 0 {
+			s.bystanders = append(s.bystanders, scheduling.ExistingNode{Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints,
+				Unschedulable: node.Spec.Unschedulable, Allocatable: node.Status.Allocatable, Pods: pods, TopologyOnly: true})
+		}
+	}
+	for _, n := range s.nodes {
+		if n.deleting() || n.tainted() || n.inFlight || (n.Node != nil && n.Node.Spec.Unschedulable) {
+			if n.Node != nil {
+				bystander(n.Node, n.Pods)
+			}
+			continue
+		}
+		if n.Node != nil {
+			d := &dest{node: n, existing: scheduling.ExistingNode{
+				Name: n.Node.Name, Labels: n.Node.Labels, Taints: n.Node.Spec.Taints,
+				Allocatable: n.Node.Status.Allocatable, Requested: sumRequests(n.Pods), Pods: n.Pods,
+			}}
+			n.dest = d
+			add(d)
+			continue
+		}
+		nc := n.NodeClaim
+		d := &dest{node: n, existing: scheduling.ExistingNode{
+			Name: "nodeclaim/" + nc.Name, Labels: nc.Labels, Taints: nc.Spec.Taints, Allocatable: nc.Status.Allocatable,
+		}}
+		if len(d.existing.Allocatable) == 0 {
+			d.existing.Allocatable = nc.Spec.Resources.Requests
+			d.existing.Requirements = scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
+			d.existing.Requirements.Add(scheduling.FromLabels(nc.Labels).Values()...)
+		}
+		n.dest = d
+		add(d)
+	}
+	for _, node := range nodes {
+		if managed.Has(node.Name) {
+			continue
+		}
+		if node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() || hasDisruptedTaint(node) {
+			bystander(node, podsByNode[node.Name])
+			continue
+		}
+		add(&dest{existing: scheduling.ExistingNode{
+			Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints,
+			Allocatable: node.Status.Allocatable, Requested: sumRequests(podsByNode[node.Name]), Pods: podsByNode[node.Name],
+		}})
+	}
+	s.sortDests()
+}
+
+func (s *Snapshot) sortDests() {
+	slices.SortStableFunc(s.dests, func(a, b *dest) int {
+		return cmp.Or(cmp.Compare(b.freeCPU, a.freeCPU), cmp.Compare(b.freeMem, a.freeMem), cmp.Compare(a.existing.Name, b.existing.Name))
+	})
+}
+
+// nominate places the pending pods as the scheduler and provisioning would, and reserves the
+// room they take: a node pods are about to land on is neither empty nor spare capacity.
+// Pending pods are those not bound yet and those of nodes being deleted.
+func (s *Snapshot) nominate() {
+	if len(s.pending) == 0 {
+		return
+	}
+	res := scheduling.Schedule(s.input(s.pending, s.allDests(), nil))
+	byName := make(map[string]*dest, len(s.dests))
+	for _, d := range s.dests {
+		byName[d.existing.Name] = d
+	}
+	for name, pods := range res.ExistingPlacements {
+		d := byName[name]
+		if d == nil {
+			continue
+		}
+		placed := sumRequests(pods)
+		requested := d.existing.Requested.DeepCopy()
+		if requested == nil {
+			requested = corev1.ResourceList{}
+		}
+		resources.AddTo(requested, placed)
+		// Only their room is reserved: for topology the pods count where they are bound now
+		// (a node being deleted) or nowhere yet (unbound), as the kube-scheduler counts them.
+		d.existing.Requested = requested
+		d.freeCPU -= placed.Cpu().MilliValue()
+		d.freeMem -= placed.Memory().Value()
+		d.freePods -= int64(len(pods))
+		if d.node != nil {
+			d.node.nominated = true
+		}
+	}
+	s.sortDests()
+}
+
+// existingNodes lists the nodes of a simulation of pods: the destinations, leaving out the
+// excluded nodes and the destinations that cannot hold even the smallest of the pods. The
+// scheduler places pods first fit, so a simulation costs about pods × the destinations it
+// skips: near lists only the emptiest destinations with room for twice the pods (at least
+// minNearDestinations of them), to try first; all lists every destination, for when near is
+// not enough (all is nil when near already holds every destination). Both end with every other
+// node that runs pods, excluded ones aside, marked TopologyOnly: the kube-scheduler counts
+// their pods for spreads and anti-affinity, so the simulation must too.
+func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (near, all []scheduling.ExistingNode) {
+	dests, pruned := s.destinations(exclude, pods)
+	nearCount := nearCount(dests, pods)
+	all = make([]scheduling.ExistingNode, 0, len(dests)+len(pruned))
+	for _, d := range dests {
+		all = append(all, d.existing)
+	}
+	all = append(all, pruned...)
+	if nearCount < 0 || nearCount == len(dests) {
+		return all, nil
+	}
+	near = slices.Clone(all)
+	for i := nearCount; i < len(dests); i++ {
+		near[i].TopologyOnly = true
+	}
+	return near, all
+}
+
+// destinations splits the nodes other than the excluded ones into those the pods may be moved
+// to, emptiest first, and the others that run pods, marked TopologyOnly.
+func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (dests []*dest, pruned []scheduling.ExistingNode) {
+	minCPU, minMem := int64(0), int64(0)
+	for i, pod := range pods {
+		r := scheduling.PodRequests(pod)
+		c, m := r.Cpu().MilliValue(), r.Memory().Value()
+		if i == 0 || c < minCPU {
+			minCPU = c
+		}
+		if i == 0 || m < minMem {
+			minMem = m
+		}
+	}
+	// Nodes that are no destination matter only to pods with topology constraints.
+	topology := s.antiAffinity || slices.ContainsFunc(pods, hasTopology)
+	dests = make([]*dest, 0, len(s.dests))
+	for _, d := range s.dests {
+		if d.node != nil && exclude.Has(d.node.Name()) {
+			continue
+		}
+		if pods != nil && (d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
+			if topology && len(d.existing.Pods) > 0 {
+				e := d.existing
+				e.TopologyOnly = true
+				pruned = append(pruned, e)
+			}
+			continue
+		}
+		dests = append(dests, d)
+	}
+	if !topology {
+		return dests, nil
+	}
+	return dests, append(pruned, s.bystanders...)
+}
+
+// hasTopology reports whether the pod has a topology spread or a pod (anti-)affinity.
+func hasTopology(pod *corev1.Pod) bool {
+	a := pod.Spec.Affinity
+	return len(pod.Spec.TopologySpreadConstraints) > 0 || (a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil))
+}
+
+// nearCount is how many of the destinations (emptiest first) it takes to hold room for twice
+// the pods, at least minNearDestinations of them; -1 when all of them together do not.
+func nearCount(dests []*dest, pods []*corev1.Pod) int {
+	var needCPU, needMem, haveCPU, haveMem int64
+	for _, pod := range pods {
+		r := scheduling.PodRequests(pod)
+		needCPU, needMem = needCPU+r.Cpu().MilliValue(), needMem+r.Memory().Value()
+	}
+	for i, d := range dests {
+		haveCPU, haveMem = haveCPU+d.freeCPU, haveMem+d.freeMem
+		if i+1 >= minNearDestinations && haveCPU >= 2*needCPU && haveMem >= 2*needMem {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// input is a scheduling run of pods onto dests and new NodeClaims of the pools, the freed
+// nodes' capacity given back to their pools' limits.
+func (s *Snapshot) input(pods []*corev1.Pod, dests []scheduling.ExistingNode, freed []*StateNode) scheduling.Input {
+	return scheduling.Input{
+		Pods: pods, ExistingNodes: dests, NodePools: s.poolInputs(freed), DaemonSetPods: s.daemons,
+		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes,
+	}
+}
+
+func (s *Snapshot) allDests() []scheduling.ExistingNode {
+	near, all := s.existingNodes(nil, nil)
+	if all == nil {
+		return near
+	}
+	return all
+}
+
+// poolInputs lists the NodePools replacements may come from; the capacity of the freed nodes
+// goes back to their pools' limits.
+func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
+	out := make([]scheduling.NodePoolInput, 0, len(s.poolNames))
+	for _, name := range s.poolNames {
+		p := s.pools[name]
+		if !p.launchable || len(p.types) == 0 {
+			continue
+		}
+		in := scheduling.NodePoolInput{NodePool: p.np, InstanceTypes: p.types, Remaining: p.remaining}
+		copied := false
+		for _, n := range freed {
+			if n.pool == p && p.remaining != nil {
+				if !copied {
+					in.Remaining, copied = p.remaining.DeepCopy(), true
+				}
+				resources.AddTo(in.Remaining, n.NodeClaim.Status.Capacity)
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package disruption
+
+import (
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// drift replaces drifted nodes: the empty ones are deleted together within the budgets;
+// otherwise the first one whose pods can all be placed (on other nodes or on new NodeClaims)
+// is replaced.
+func (s *Snapshot) drift(d *Decision) *Command {
+	cands, blocked := s.candidates(drifted)
+	d.Blocked = append(d.Blocked, blocked...)
+	d.Eligible[karpv1.DisruptionReasonDrifted] = len(cands)
+	cands = s.withinBudget(d, cands, karpv1.DisruptionReasonDrifted)
+	var empty []*Candidate
+	for _, c := range cands {
+		if len(c.Reschedulable) == 0 {
+			empty = append(empty, c)
+		}
+	}
+	if len(empty) > 0 {
+		return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: empty, Savings: totalPrice(empty)}
+	}
+	for _, c := range cands {
+		res := s.simulate([]*Candidate{c})
+		if err := firstPodError(res); err != "" {
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
+				Message: "cannot replace the drifted node: " + err})
+			continue
+		}
+		cmd := &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: res.NewNodeClaims, Placed: res.Placed}
+		cmd.Savings = totalPrice(cmd.Candidates) - launchPrice(res.NewNodeClaims)
+		return cmd
+	}
+	return nil
+}
