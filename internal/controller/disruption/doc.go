@@ -28,6 +28,6 @@ limitations under the License.
 // interface.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/scheduling, internal/state, internal/utils/pod, internal/utils/resources,
-// internal/volumetopology.
+// internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
+// internal/utils/resources, internal/volumetopology.
 package disruption

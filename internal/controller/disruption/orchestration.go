@@ -38,6 +38,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // DefaultReplacementTimeout is how long a command waits for its replacements to initialize
@@ -277,12 +278,7 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 // untaint removes karpenter.sh/disrupted from a node.
 func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
 	return client.IgnoreNotFound(o.updateNode(ctx, nodeName, func(node *corev1.Node) bool {
-		var kept []corev1.Taint
-		for _, t := range node.Spec.Taints {
-			if !t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) {
-				kept = append(kept, t)
-			}
-		}
+		kept := nodeutil.WithoutTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		if len(kept) == len(node.Spec.Taints) {
 			return false
 		}

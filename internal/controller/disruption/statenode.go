@@ -22,6 +22,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // StateNode is a managed node: a NodeClaim, its Node once registered, and its pods.
@@ -65,15 +66,7 @@ func (n *StateNode) markedForDisruption() bool {
 }
 
 func (n *StateNode) ready() bool {
-	if n.Node == nil {
-		return false
-	}
-	for _, c := range n.Node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	return n.Node != nil && nodeutil.IsReady(n.Node)
 }
 
 // displayName names the node for messages: NodeClaim/instance type/zone.
@@ -89,10 +82,5 @@ func (n *StateNode) displayName() string {
 }
 
 func hasDisruptedTaint(node *corev1.Node) bool {
-	for _, t := range node.Spec.Taints {
-		if t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) {
-			return true
-		}
-	}
-	return false
+	return nodeutil.HasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
@@ -267,7 +268,7 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 		if n.Spec.ProviderID != "" {
 			registered[n.Spec.ProviderID] = true
 		}
-		leaving := !n.DeletionTimestamp.IsZero() || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint) })
+		leaving := !n.DeletionTimestamp.IsZero() || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		requested := corev1.ResourceList{}
 		for _, pod := range bound[n.Name] {
 			resources.AddTo(requested, scheduling.PodRequests(pod))

@@ -31,6 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -135,10 +136,5 @@ func (c *Collector) nodeReady(ctx context.Context, nc *karpv1.NodeClaim) (bool, 
 	if err := c.Client.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	for _, cond := range node.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue, nil
-		}
-	}
-	return false, nil
+	return nodeutil.IsReady(node), nil
 }

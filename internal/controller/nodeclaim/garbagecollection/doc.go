@@ -19,6 +19,6 @@ limitations under the License.
 // collection does: their pods then get a node again instead of waiting on a node that will
 // never come back. VMs without a NodeClaim are the garbagecollection package's.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider,
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/utils/node,
 // internal/utils/singleton.
 package garbagecollection

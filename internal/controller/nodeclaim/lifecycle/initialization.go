@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // initialize marks the NodeClaim initialized once its node is Ready, its startup and
@@ -61,17 +62,11 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 
 // notInitializedBecause says what the node still waits for ("" when nothing).
 func notInitializedBecause(nc *karpv1.NodeClaim, node *corev1.Node) string {
-	ready := false
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-			ready = true
-		}
-	}
-	if !ready {
+	if !nodeutil.IsReady(node) {
 		return "waiting for the node to be Ready"
 	}
 	for _, t := range append(append([]corev1.Taint{}, nc.Spec.StartupTaints...), karpv1.EphemeralTaints...) {
-		if hasTaint(node.Spec.Taints, t) {
+		if nodeutil.HasTaint(node.Spec.Taints, t) {
 			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // registrationPoll is how often to look for a node that has not registered yet; the Node
@@ -78,12 +79,12 @@ func syncNode(nc *karpv1.NodeClaim, node *corev1.Node) {
 	controllerutil.AddFinalizer(node, karpv1.TerminationFinalizer)
 	if node.Labels[karpv1.LabelDoNotSyncTaints] != "true" {
 		for _, t := range append(append([]corev1.Taint{}, nc.Spec.Taints...), nc.Spec.StartupTaints...) {
-			if !hasTaint(node.Spec.Taints, t) {
+			if !nodeutil.HasTaint(node.Spec.Taints, t) {
 				node.Spec.Taints = append(node.Spec.Taints, t)
 			}
 		}
 	}
-	node.Spec.Taints = withoutTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint)
+	node.Spec.Taints = nodeutil.WithoutTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint)
 	if !hasOwner(node, nc) {
 		node.OwnerReferences = append(node.OwnerReferences, metav1.OwnerReference{
 			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nc.Name, UID: nc.UID,
@@ -99,23 +100,4 @@ func hasOwner(node *corev1.Node, nc *karpv1.NodeClaim) bool {
 		}
 	}
 	return false
-}
-
-func hasTaint(taints []corev1.Taint, t corev1.Taint) bool {
-	for _, have := range taints {
-		if have.MatchTaint(&t) {
-			return true
-		}
-	}
-	return false
-}
-
-func withoutTaint(taints []corev1.Taint, t corev1.Taint) []corev1.Taint {
-	var out []corev1.Taint
-	for _, have := range taints {
-		if !have.MatchTaint(&t) {
-			out = append(out, have)
-		}
-	}
-	return out
 }

@@ -31,6 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // Polling while a drain or a VM deletion is under way.
@@ -98,11 +99,11 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 
 // taint keeps new pods off a node that is going away.
 func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
-	if hasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) && node.Labels[corev1.LabelNodeExcludeBalancers] != "" {
+	if nodeutil.HasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) && node.Labels[corev1.LabelNodeExcludeBalancers] != "" {
 		return nil
 	}
 	stored := node.DeepCopy()
-	if !hasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) {
+	if !nodeutil.HasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) {
 		node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 	}
 	// Load balancers stop sending traffic to the node before its pods go, as upstream
