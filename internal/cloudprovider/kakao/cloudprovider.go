@@ -27,6 +27,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,7 +114,7 @@ func (p *CloudProvider) listInstanceTypes(ctx context.Context, nodeClass *kcv1.K
 	}
 	types, err := p.instanceTypes.List(ctx, nodeClass)
 	if err != nil && types != nil {
-		log.FromContext(ctx).Error(err, "ignoring invalid KCNodeClass kubelet settings", "kcnodeclass", nodeClass.Name)
+		log.FromContext(ctx).Error(err, "ignoring invalid KCNodeClass kubelet settings", "KCNodeClass", klog.KObj(nodeClass))
 		err = nil
 	}
 	return types, err

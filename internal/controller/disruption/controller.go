@@ -20,6 +20,8 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
@@ -201,7 +203,7 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	for _, np := range in.NodePools {
 		types, err := c.CloudProvider.GetInstanceTypes(ctx, np)
 		if err != nil {
-			log.FromContext(ctx).Error(err, "listing instance types; the NodePool's nodes cannot be priced or replaced now", "NodePool", np.Name)
+			log.FromContext(ctx).Error(err, "listing instance types; the NodePool's nodes cannot be priced or replaced now", "NodePool", klog.KObj(np))
 			continue
 		}
 		in.InstanceTypes[np.Name] = types
@@ -277,11 +279,11 @@ func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
 			continue
 		}
 		if err := c.orchestrator.untaint(ctx, name); err != nil {
-			log.FromContext(ctx).Error(err, "removing a stale disrupted taint", "Node", map[string]string{"name": name})
+			log.FromContext(ctx).Error(err, "removing a stale disrupted taint", "Node", klog.KRef("", name))
 			continue
 		}
 		_ = c.orchestrator.clearDisruptionReason(ctx, n.Name())
-		log.FromContext(ctx).Info("removed a disrupted taint no command accounts for", "Node", map[string]string{"name": name})
+		log.FromContext(ctx).Info("removed a disrupted taint no command accounts for", "Node", klog.KRef("", name))
 		delete(c.staleSince, name)
 	}
 	for name := range c.staleSince {

@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -242,15 +244,15 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 	for _, name := range r.replacements {
 		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := o.client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
-			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", map[string]string{"name": name})
+			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", klog.KRef("", name))
 		}
 	}
 	for _, c := range r.cmd.Candidates {
 		if err := o.untaint(ctx, c.Node.Name); err != nil {
-			logger.Error(err, "removing the disrupted taint", "Node", map[string]string{"name": c.Node.Name})
+			logger.Error(err, "removing the disrupted taint", "Node", klog.KRef("", c.Node.Name))
 		}
 		if err := o.clearDisruptionReason(ctx, c.Name()); err != nil {
-			logger.Error(err, "clearing the DisruptionReason condition", "NodeClaim", map[string]string{"name": c.Name()})
+			logger.Error(err, "clearing the DisruptionReason condition", "NodeClaim", klog.KRef("", c.Name()))
 		}
 		o.events.publish(c.NodeClaim, corev1.EventTypeWarning, EventDisruptionFailed,
 			fmt.Sprintf("%s (%s) abandoned and rolled back: %s", r.cmd.Reason, r.cmd.Method, why))
@@ -269,7 +271,7 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 		}); err != nil {
 			return fmt.Errorf("node %s: %w", c.Node.Name, err)
 		}
-		log.FromContext(ctx).Info("tainted node", "Node", map[string]string{"name": c.Node.Name},
+		log.FromContext(ctx).Info("tainted node", "Node", klog.KRef("", c.Node.Name),
 			"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
 	}
 	return nil
@@ -314,7 +316,7 @@ func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 			})
 		})
 		if err != nil {
-			log.FromContext(ctx).Error(err, "setting the DisruptionReason condition", "NodeClaim", map[string]string{"name": c.Name()})
+			log.FromContext(ctx).Error(err, "setting the DisruptionReason condition", "NodeClaim", klog.KRef("", c.Name()))
 		}
 	}
 }
@@ -356,8 +358,8 @@ func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (
 	if err := o.client.Create(ctx, nc); err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}
-	log.FromContext(ctx).Info("created nodeclaim", "NodePool", map[string]string{"name": n.NodePoolName},
-		"NodeClaim", map[string]string{"name": nc.Name}, "pods", len(n.Pods), "requests", n.Requests,
+	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
+		"NodeClaim", klog.KRef("", nc.Name), "pods", len(n.Pods), "requests", n.Requests,
 		"instance-types", typeNames(n, 5))
 	return nc.Name, nil
 }

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -129,8 +131,8 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 		}
 		nodeClaimsCreated.WithLabelValues(n.NodePoolName).Inc()
-		log.FromContext(ctx).Info("created nodeclaim", "NodePool", map[string]string{"name": n.NodePoolName},
-			"NodeClaim", map[string]string{"name": nc.Name}, "pods", len(n.Pods), "requests", n.Requests,
+		log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
+			"NodeClaim", klog.KRef("", nc.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
 		created = append(created, nc)
 	}
@@ -214,7 +216,7 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 		}
 		types, err := instanceTypes(ctx, np)
 		if err != nil {
-			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", np.Name)
+			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", klog.KObj(np))
 			continue
 		}
 		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: remaining(np, cluster.NodeClaims)})

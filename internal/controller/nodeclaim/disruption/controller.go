@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -216,13 +218,13 @@ func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.No
 	now := meta.FindStatusCondition(after.Status.Conditions, karpv1.ConditionTypeDrifted)
 	switch {
 	case now != nil && (was == nil || was.Reason != now.Reason || was.Status != now.Status):
-		log.FromContext(ctx).Info("marked nodeclaim as drifted", "NodeClaim", map[string]string{"name": after.Name},
+		log.FromContext(ctx).Info("marked nodeclaim as drifted", "NodeClaim", klog.KRef("", after.Name),
 			"reason", now.Reason, "message", now.Message)
 		if r.Recorder != nil {
 			r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, EventDriftDetected, "Drift", "%s: %s", now.Reason, now.Message)
 		}
 	case now == nil && was != nil:
-		log.FromContext(ctx).Info("nodeclaim is no longer drifted", "NodeClaim", map[string]string{"name": after.Name}, "was", was.Reason)
+		log.FromContext(ctx).Info("nodeclaim is no longer drifted", "NodeClaim", klog.KRef("", after.Name), "was", was.Reason)
 	}
 }
 

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -80,7 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	metrics.NodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
 	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nc.Name, "reason", "expired",
-		"NodeClaim", map[string]string{"name": nc.Name}, "expireAfter", expireAfter.String(), "age", now.Sub(nc.CreationTimestamp.Time).Round(time.Second).String())
+		"NodeClaim", klog.KRef("", nc.Name), "expireAfter", expireAfter.String(), "age", now.Sub(nc.CreationTimestamp.Time).Round(time.Second).String())
 	return reconcile.Result{}, nil
 }
 

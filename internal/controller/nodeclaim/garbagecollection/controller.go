@@ -22,6 +22,8 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
@@ -116,7 +118,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		c.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, EventInstanceGone, "GarbageCollect",
 			"deleting the NodeClaim: its VM (%s) is gone from KakaoCloud", nc.Status.ProviderID)
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
-			"NodeClaim", map[string]string{"name": nc.Name}, "provider-id", nc.Status.ProviderID)
+			"NodeClaim", klog.KRef("", nc.Name), "provider-id", nc.Status.ProviderID)
 		if err := c.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, err)
 			continue

@@ -183,7 +183,7 @@ func (r *Reconciler) forceDelete(ctx context.Context, pod *corev1.Pod, deadline 
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("deleting pod %s/%s ahead of the terminationGracePeriod deadline: %w", pod.Namespace, pod.Name, err)
 	}
-	log.FromContext(ctx).V(1).Info("deleting pod", "namespace", pod.Namespace, "name", pod.Name,
+	log.FromContext(ctx).V(1).Info("deleting pod", "Pod", klog.KObj(pod),
 		"pod.terminationGracePeriodSeconds", ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 0),
 		"delete.gracePeriodSeconds", grace, "nodeclaim.terminationTime", deadline)
 	return nil

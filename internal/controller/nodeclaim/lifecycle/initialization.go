@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,7 +57,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 	}
 	r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
 	if r.announced.first(nc.UID, karpv1.ConditionTypeInitialized) {
-		log.FromContext(ctx).Info("initialized nodeclaim", "Node", map[string]string{"name": node.Name}, "allocatable", node.Status.Allocatable)
+		log.FromContext(ctx).Info("initialized nodeclaim", "Node", klog.KRef("", node.Name), "allocatable", node.Status.Allocatable)
 	}
 	return reconcile.Result{}, nil
 }

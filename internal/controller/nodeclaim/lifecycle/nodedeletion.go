@@ -19,6 +19,8 @@ package lifecycle
 import (
 	"context"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -39,6 +41,6 @@ func (r *Reconciler) followNodeDeletion(ctx context.Context, nc *karpv1.NodeClai
 		return reconcile.Result{}, err
 	}
 	r.Recorder.Eventf(nc, node, corev1.EventTypeNormal, ReasonNodeDeleted, "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
-	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", map[string]string{"name": node.Name})
+	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", klog.KRef("", node.Name))
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 }

@@ -21,6 +21,8 @@ import (
 	"maps"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -63,7 +65,7 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	nc.Status.NodeName = node.Name
 	r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, "Registered", "the node registered")
 	if r.announced.first(nc.UID, karpv1.ConditionTypeRegistered) {
-		log.FromContext(ctx).Info("registered nodeclaim", "Node", map[string]string{"name": node.Name})
+		log.FromContext(ctx).Info("registered nodeclaim", "Node", klog.KRef("", node.Name))
 	}
 	return reconcile.Result{}, nil
 }

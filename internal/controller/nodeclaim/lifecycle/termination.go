@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/klog/v2"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,7 +95,7 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 	}
 	r.announced.forget(nc.UID)
 	nodeClaimsTerminated.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
-	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", map[string]string{"name": nc.Name}, "provider-id", nc.Status.ProviderID)
+	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nc.Name), "provider-id", nc.Status.ProviderID)
 	return reconcile.Result{}, nil
 }
 
@@ -114,7 +116,7 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 	if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 		return err
 	}
-	log.FromContext(ctx).Info("tainted node", "Node", map[string]string{"name": node.Name},
+	log.FromContext(ctx).Info("tainted node", "Node", klog.KRef("", node.Name),
 		"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
 	return nil
 }
@@ -130,6 +132,6 @@ func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
 	if err := r.Client.Delete(ctx, node); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	log.FromContext(ctx).Info("deleted node", "Node", map[string]string{"name": node.Name})
+	log.FromContext(ctx).Info("deleted node", "Node", klog.KRef("", node.Name))
 	return nil
 }
