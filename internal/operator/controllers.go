@@ -42,6 +42,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
@@ -104,6 +105,8 @@ func NewControllers(o Options) *Controllers {
 	if o.APIReader == nil {
 		o.APIReader = o.Client
 	}
+	// One recorder for every controller, which drops repeats of the same event.
+	o.Recorder = karpevents.NewRecorder(o.Recorder, 0, o.Clock)
 	provider, instances := kakao.Assemble(kakao.Components{
 		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
 		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides,

@@ -24,6 +24,6 @@ limitations under the License.
 // internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
 // internal/controller/nodepool, internal/controller/operatorcondition,
-// internal/controller/provisioning, internal/instance, internal/instancetype,
+// internal/controller/provisioning, internal/events, internal/instance, internal/instancetype,
 // internal/kakaocloud, internal/signing.
 package operator

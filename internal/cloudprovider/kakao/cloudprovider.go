@@ -389,8 +389,7 @@ func (p *CloudProvider) Delete(ctx context.Context, nc *karpv1.NodeClaim) error 
 			return &cloudprovider.NodeClaimNotFoundError{Err: err}
 		}
 		if errors.Is(err, instance.ErrNotOwned) {
-			p.recorder.Eventf(nc, nil, corev1.EventTypeWarning, "InstanceOwnershipUnverified", "Delete",
-				"VM %s was not deleted: its name or description was changed, so this cluster cannot prove it owns it; delete it by hand if it is this NodeClaim's (%v)", id, err)
+			ownershipUnverified(p.recorder, nc, id, err)
 		}
 		return err
 	}

@@ -32,18 +32,6 @@ import (
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
-// Event reasons of the disruption controller.
-const (
-	// EventDisruptionBlocked: a node that would be disrupted is held by a do-not-disrupt
-	// annotation, a PodDisruptionBudget or its NodePool's budgets.
-	EventDisruptionBlocked = "DisruptionBlocked"
-	// EventUnconsolidatable: consolidation looked at a node and found no cheaper arrangement.
-	EventUnconsolidatable = "Unconsolidatable"
-	// EventDisruptionReplacementFailed: a drifted node cannot be replaced (its pods fit
-	// nowhere).
-	EventDisruptionReplacementFailed = "DisruptionReplacementFailed"
-)
-
 // podDeletionCostAnnotation is the ReplicaSet controller's hint of which pods to remove first.
 const podDeletionCostAnnotation = "controller.kubernetes.io/pod-deletion-cost"
 

@@ -31,6 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
 
@@ -59,15 +60,15 @@ type Controller struct {
 	ValidationDelay time.Duration
 	// ReplacementTimeout bounds the wait for replacements; DefaultReplacementTimeout when zero.
 	ReplacementTimeout time.Duration
-	// EventRepeat is how long the same explanation is not published again; DefaultEventRepeat
-	// when zero.
+	// EventRepeat is how long the same explanation is not published again; the shared
+	// recorder's default when zero.
 	EventRepeat time.Duration
 	// Clock tells the time; the real clock when nil.
 	Clock clock.Clock
 	now   func() time.Time
 
 	orchestrator *orchestrator
-	events       *eventLog
+	recorder     events.EventRecorder
 	validating   *validating
 	consolidated *consolidatedState
 	staleSince   map[string]time.Time
@@ -135,8 +136,13 @@ func (c *Controller) init() {
 	if c.ReplacementTimeout <= 0 {
 		c.ReplacementTimeout = DefaultReplacementTimeout
 	}
-	c.events = newEventLog(c.Recorder, c.EventRepeat, c.now)
-	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, events: c.events, now: c.now, timeout: c.ReplacementTimeout}
+	// The loop re-evaluates every few seconds: its explanations go through a recorder that
+	// drops repeats, the operator's shared one or one of its own.
+	c.recorder = c.Recorder
+	if _, shared := c.Recorder.(*karpevents.Recorder); !shared {
+		c.recorder = karpevents.NewRecorder(c.Recorder, c.EventRepeat, c.Clock)
+	}
+	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, recorder: c.recorder, now: c.now, timeout: c.ReplacementTimeout}
 	c.staleSince = map[string]time.Time{}
 }
 
@@ -238,13 +244,13 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 		if b.Reason == EventDisruptionReplacementFailed {
 			eventType = corev1.EventTypeWarning
 		}
-		c.events.publish(b.Node.NodeClaim, eventType, b.Reason, b.Message)
+		nodeHeld(c.recorder, b.Node.NodeClaim, eventType, b.Reason, b.Message)
 		if b.Node.Node != nil {
-			c.events.publish(b.Node.Node, eventType, b.Reason, b.Message)
+			nodeHeld(c.recorder, b.Node.Node, eventType, b.Reason, b.Message)
 		}
 	}
 	for _, p := range d.BudgetBlocked {
-		c.events.publish(p.NodePool, corev1.EventTypeNormal, EventDisruptionBlocked, p.Message)
+		budgetBlocked(c.recorder, p.NodePool, p.Message)
 	}
 	for _, m := range d.TimedOut {
 		t := "multi"

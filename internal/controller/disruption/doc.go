@@ -27,7 +27,7 @@ limitations under the License.
 // expiration's. It never imports a cloud provider's implementation, only the cloudprovider
 // interface.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
-// internal/utils/resources, internal/volumetopology.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/events,
+// internal/metrics, internal/scheduling, internal/state, internal/utils/node,
+// internal/utils/pod, internal/utils/resources, internal/volumetopology.
 package disruption

@@ -17,64 +17,55 @@ limitations under the License.
 package disruption
 
 import (
-	"sync"
-	"time"
-
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// DefaultEventRepeat is how long the same explanation is not published again for the same
-// object.
-const DefaultEventRepeat = 5 * time.Minute
+// Event reasons of the disruption loop, upstream Karpenter's where it has one.
+const (
+	// EventDisruptionBlocked: a node that would be disrupted is held by a do-not-disrupt
+	// annotation, a PodDisruptionBudget or its NodePool's budgets.
+	EventDisruptionBlocked = "DisruptionBlocked"
+	// EventUnconsolidatable: consolidation looked at a node and found no cheaper arrangement.
+	EventUnconsolidatable = "Unconsolidatable"
+	// EventDisruptionReplacementFailed: a drifted node cannot be replaced (its pods fit
+	// nowhere).
+	EventDisruptionReplacementFailed = "DisruptionReplacementFailed"
+	// EventDisruptionLaunching: a command launches the replacements of a node.
+	EventDisruptionLaunching = "DisruptionLaunching"
+	// EventDisruptionTerminating: a command deletes a node, its replacements ready.
+	EventDisruptionTerminating = "DisruptionTerminating"
+	// EventDisruptionFailed: a command was abandoned and rolled back.
+	EventDisruptionFailed = "DisruptionFailed"
+)
 
-// eventLog publishes events, but an explanation that is already out (same object, reason and
-// message) only again after repeat: the disruption loop re-evaluates every few seconds and
-// would otherwise flood the API server with the same news.
-type eventLog struct {
-	recorder events.EventRecorder
-	repeat   time.Duration
-	now      func() time.Time
+// action is the action of every event of the disruption loop.
+const action = "Disrupt"
 
-	mu   sync.Mutex
-	last map[string]published
+// nodeHeld says, on a NodeClaim or its Node, what keeps the node from being disrupted (or
+// replaced) now; reason is one of the loop's (EventDisruptionBlocked, EventUnconsolidatable,
+// EventDisruptionReplacementFailed).
+func nodeHeld(recorder events.EventRecorder, object runtime.Object, eventType, reason, message string) {
+	recorder.Eventf(object, nil, eventType, reason, action, "%s", message)
 }
 
-type published struct {
-	message string
-	at      time.Time
+// budgetBlocked says, on a NodePool, that its budgets allow no disruption now.
+func budgetBlocked(recorder events.EventRecorder, nodePool runtime.Object, message string) {
+	recorder.Eventf(nodePool, nil, corev1.EventTypeNormal, EventDisruptionBlocked, action, "%s", message)
 }
 
-func newEventLog(recorder events.EventRecorder, repeat time.Duration, now func() time.Time) *eventLog {
-	if repeat <= 0 {
-		repeat = DefaultEventRepeat
-	}
-	return &eventLog{recorder: recorder, repeat: repeat, now: now, last: map[string]published{}}
+// launching says a command launches the NodeClaim's replacements.
+func launching(recorder events.EventRecorder, nodeClaim runtime.Object, message string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, EventDisruptionLaunching, action, "%s", message)
 }
 
-// publish records an event (action Disrupt) on obj unless the same one was recorded within
-// repeat.
-func (e *eventLog) publish(obj client.Object, eventType, reason, message string) {
-	if e == nil || e.recorder == nil || obj == nil {
-		return
-	}
-	key := string(obj.GetUID()) + "/" + obj.GetName() + "/" + reason
-	now := e.now()
-	e.mu.Lock()
-	prev, seen := e.last[key]
-	if seen && prev.message == message && now.Sub(prev.at) < e.repeat {
-		e.mu.Unlock()
-		return
-	}
-	e.last[key] = published{message: message, at: now}
-	if len(e.last) > 10000 {
-		for k, p := range e.last {
-			if now.Sub(p.at) >= e.repeat {
-				delete(e.last, k)
-			}
-		}
-	}
-	e.mu.Unlock()
-	e.recorder.Eventf(runtime.Object(obj), nil, eventType, reason, "Disrupt", "%s", message)
+// terminating says a command deletes the NodeClaim.
+func terminating(recorder events.EventRecorder, nodeClaim runtime.Object, message string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, EventDisruptionTerminating, action, "%s", message)
+}
+
+// failed says a command for the NodeClaim was abandoned and rolled back.
+func failed(recorder events.EventRecorder, nodeClaim runtime.Object, message string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, EventDisruptionFailed, action, "%s", message)
 }

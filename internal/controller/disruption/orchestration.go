@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/tools/events"
+
 	"k8s.io/klog/v2"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,23 +54,16 @@ const DefaultReplacementTimeout = 10 * time.Minute
 // recreated and scheduled onto them.
 const NominationGrace = time.Minute
 
-// Event reasons of the orchestration.
-const (
-	EventDisruptionLaunching   = "DisruptionLaunching"
-	EventDisruptionTerminating = "DisruptionTerminating"
-	EventDisruptionFailed      = "DisruptionFailed"
-)
-
 // orchestrator carries out commands: taint the candidates' nodes karpenter.sh/disrupted:
 // NoSchedule, launch the replacements, wait until they are initialized, then delete the
 // candidates' NodeClaims (their termination drains the nodes and deletes the VMs). When a
 // step fails, the replacements are deleted and the candidates untainted.
 type orchestrator struct {
-	client  client.Client
-	reader  client.Reader // fresh reads for read-modify-write
-	events  *eventLog
-	now     func() time.Time
-	timeout time.Duration
+	client   client.Client
+	reader   client.Reader // fresh reads for read-modify-write
+	recorder events.EventRecorder
+	now      func() time.Time
+	timeout  time.Duration
 
 	running   []*running
 	completed []*completed
@@ -148,7 +143,7 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	}
 	for _, c := range cmd.Candidates {
 		msg := fmt.Sprintf("%s (%s): launching %s before the node is drained", cmd.Reason, cmd.Method, strings.Join(r.replacements, ", "))
-		o.events.publish(c.NodeClaim, corev1.EventTypeNormal, EventDisruptionLaunching, msg)
+		launching(o.recorder, c.NodeClaim, msg)
 	}
 	o.running = append(o.running, r)
 	return nil
@@ -223,7 +218,7 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			if len(r.replacements) > 0 {
 				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"
 			}
-			o.events.publish(nc, corev1.EventTypeNormal, EventDisruptionTerminating, msg)
+			terminating(o.recorder, nc, msg)
 		}
 	}
 	if len(errs) > 0 {
@@ -254,7 +249,7 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 		if err := o.clearDisruptionReason(ctx, c.Name()); err != nil {
 			logger.Error(err, "clearing the DisruptionReason condition", "NodeClaim", klog.KRef("", c.Name()))
 		}
-		o.events.publish(c.NodeClaim, corev1.EventTypeWarning, EventDisruptionFailed,
+		failed(o.recorder, c.NodeClaim,
 			fmt.Sprintf("%s (%s) abandoned and rolled back: %s", r.cmd.Reason, r.cmd.Method, why))
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -216,7 +215,7 @@ func (r *Reconciler) announce(before, after *kcv1.KCNodeClass) {
 		{kcv1.ConditionTypeSecurityGroupsReady, kcv1.ReasonSecurityGroupsNotFound},
 	} {
 		if msg, ok := turnedOn(e.condition, e.reason); ok {
-			r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, e.reason, "Reconcile", "%s", msg)
+			conditionTurnedOn(r.Recorder, after, e.reason, msg)
 		}
 	}
 }
@@ -234,7 +233,7 @@ func (r *Reconciler) finalize(ctx context.Context, nc *kcv1.KCNodeClass) (reconc
 	if len(users) > 0 {
 		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", strings.Join(users, ", "))
 		log.FromContext(ctx).Info("deletion of KCNodeClass is waiting", "users", users)
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, "WaitingOnReferences", "Delete", "%s", msg)
+		waitingOnReferences(r.Recorder, nc, msg)
 		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil // the watches usually come first
 	}
 	stored := nc.DeepCopy()

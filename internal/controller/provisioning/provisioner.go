@@ -141,7 +141,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 
 // failedScheduling tells the pod why provisioning gives it no node.
 func (p *Provisioner) failedScheduling(pod *corev1.Pod, why string) {
-	p.Recorder.Eventf(pod, nil, corev1.EventTypeWarning, "FailedScheduling", "Provision", "Failed to schedule pod, %s", why)
+	failedScheduling(p.Recorder, pod, why)
 }
 
 // zoneExplanation says, for a pod that asks for zones, which NodePools' node classes have no

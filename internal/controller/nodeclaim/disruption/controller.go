@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/klog/v2"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -53,9 +52,6 @@ const (
 	ReasonConsolidatable   = "Consolidatable"
 	ReasonConsolidateAfter = "ConsolidateAfterNotElapsed"
 )
-
-// EventDriftDetected is published on a NodeClaim (and its node) when it is found drifted.
-const EventDriftDetected = "DriftDetected"
 
 // DriftRecheck is how often a NodeClaim is compared with its KCNodeClass and VM again when
 // nothing it watches changed.
@@ -221,7 +217,7 @@ func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.No
 		log.FromContext(ctx).Info("marked nodeclaim as drifted", "NodeClaim", klog.KRef("", after.Name),
 			"reason", now.Reason, "message", now.Message)
 		if r.Recorder != nil {
-			r.Recorder.Eventf(after, nil, corev1.EventTypeNormal, EventDriftDetected, "Drift", "%s: %s", now.Reason, now.Message)
+			driftDetected(r.Recorder, after, now.Reason, now.Message)
 		}
 	case now == nil && was != nil:
 		log.FromContext(ctx).Info("nodeclaim is no longer drifted", "NodeClaim", klog.KRef("", after.Name), "was", was.Reason)

@@ -23,7 +23,6 @@ import (
 
 	"k8s.io/klog/v2"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -35,9 +34,6 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
-
-// EventExpired is published on a NodeClaim deleted because its expireAfter elapsed.
-const EventExpired = "Expired"
 
 // Reconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
 // budgets, PodDisruptionBudgets and karpenter.sh/do-not-disrupt do not hold it. The NodeClaim's
@@ -78,7 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	message := fmt.Sprintf("expireAfter (%s) has elapsed: the NodeClaim is deleted and its pods are rescheduled; budgets and karpenter.sh/do-not-disrupt do not hold expiry, and %s", *expireAfter, drain)
 	if r.Recorder != nil {
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, EventExpired, "Expire", "%s", message)
+		expired(r.Recorder, nc, message)
 	}
 	metrics.NodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
 	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nc.Name, "reason", "expired",

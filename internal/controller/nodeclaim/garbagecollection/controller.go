@@ -44,9 +44,6 @@ const DefaultInterval = 2 * time.Minute
 // not show a VM at once.
 const DefaultGrace = 30 * time.Second
 
-// EventInstanceGone is the reason of the event on a NodeClaim removed because its VM is gone.
-const EventInstanceGone = "InstanceGone"
-
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 
@@ -115,8 +112,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 			}
 			continue
 		}
-		c.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, EventInstanceGone, "GarbageCollect",
-			"deleting the NodeClaim: its VM (%s) is gone from KakaoCloud", nc.Status.ProviderID)
+		instanceGone(c.Recorder, nc)
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
 			"NodeClaim", klog.KRef("", nc.Name), "provider-id", nc.Status.ProviderID)
 		if err := c.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {

@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -67,7 +66,7 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 			if cloudprovider.IsNodeClassNotReady(err) {
 				reason = ReasonNodeClassNotReady
 			}
-			r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
+			launchAbandoned(r.Recorder, nc, reason, err)
 			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
 			return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 		}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -47,9 +46,9 @@ func (r *Reconciler) checkLaunch(ctx context.Context, nc *karpv1.NodeClaim) (rec
 	case err == nil:
 		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil
 	case cloudprovider.IsInsufficientCapacity(err):
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonInsufficientCapacity, "Launch", "deleting the NodeClaim: %v", err)
+		launchAbandoned(r.Recorder, nc, ReasonInsufficientCapacity, err)
 	case cloudprovider.IsLaunchFailed(err):
-		r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonLaunchFailed, "Launch", "deleting the NodeClaim: %v", err)
+		launchAbandoned(r.Recorder, nc, ReasonLaunchFailed, err)
 	default:
 		log.FromContext(ctx).Error(err, "checking the VM of a NodeClaim waiting for its node")
 		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil

@@ -19,7 +19,6 @@ package lifecycle
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -49,7 +48,7 @@ func (r *Reconciler) liveness(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	if left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	r.Recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNotLive, "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
+	notLive(r.Recorder, nc, what, timeout)
 	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 }

@@ -21,7 +21,6 @@ import (
 
 	"k8s.io/klog/v2"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -40,7 +39,7 @@ func (r *Reconciler) followNodeDeletion(ctx context.Context, nc *karpv1.NodeClai
 	if err != nil || node == nil || node.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, err
 	}
-	r.Recorder.Eventf(nc, node, corev1.EventTypeNormal, ReasonNodeDeleted, "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
+	nodeDeleted(r.Recorder, nc, node)
 	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", klog.KRef("", node.Name))
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
 }

@@ -66,7 +66,7 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 		}
 		if waiting, err := r.drain(ctx, nc, node, deadline); err != nil || waiting != "" {
 			if waiting != "" {
-				r.Recorder.Eventf(nc, nil, corev1.EventTypeNormal, ReasonDraining, "Terminate", "%s", waiting)
+				draining(r.Recorder, nc, waiting)
 			}
 			return reconcile.Result{RequeueAfter: drainPoll}, err
 		}

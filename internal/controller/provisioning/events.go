@@ -1,0 +1,35 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package provisioning
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+)
+
+// Event reasons of provisioning.
+const (
+	// ReasonFailedScheduling is upstream Karpenter's (and the kube-scheduler's) reason for a
+	// pod no node can be provisioned for.
+	ReasonFailedScheduling = "FailedScheduling"
+)
+
+// failedScheduling tells the pod why provisioning gives it no node, as upstream Karpenter
+// words it.
+func failedScheduling(recorder events.EventRecorder, pod *corev1.Pod, why string) {
+	recorder.Eventf(pod, nil, corev1.EventTypeWarning, ReasonFailedScheduling, "Provision", "Failed to schedule pod, %s", why)
+}

@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package events
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+type recorded struct{ reason, note string }
+
+type sink struct{ events []recorded }
+
+func (s *sink) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
+	s.events = append(s.events, recorded{reason, note})
+}
+
+func TestRecorderDropsRepeats(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC))
+	delegate := &sink{}
+	recorder := NewRecorder(delegate, time.Minute, clock)
+	a := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default", UID: "uid-a"}}
+	b := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "default", UID: "uid-b"}}
+	publish := func(object runtime.Object, reason, message string) {
+		recorder.Eventf(object, nil, corev1.EventTypeNormal, reason, "Test", "%s", message)
+	}
+	publish(a, "Waiting", "on x")
+	publish(a, "Waiting", "on x") // the same news: dropped
+	publish(b, "Waiting", "on x") // another object
+	publish(a, "Waiting", "on y") // a changed message
+	publish(a, "Other", "on x")   // another reason
+	clock.SetTime(clock.Now().Add(time.Minute))
+	publish(a, "Waiting", "on x") // once repeat has passed
+	if got := len(delegate.events); got != 5 {
+		t.Errorf("%d events published, want 5: %+v", got, delegate.events)
+	}
+	NewRecorder(nil, 0, clock).Eventf(a, nil, corev1.EventTypeNormal, "Waiting", "Test", "x") // no delegate: nothing, no panic
+}
