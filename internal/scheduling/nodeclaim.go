@@ -340,7 +340,8 @@ func keepForMinValues(reqs Requirements, n int, reqsOf func(int) Requirements) s
 
 // ToNodeClaim renders the NodeClaim to create: the template's taints, startup taints, node
 // class, expiry and termination grace period; the requirements including the instance types
-// and NodePool; the requests; and labels from the template and single-valued requirements.
+// and NodePool; the requests; labels from the template and single-valued requirements; and
+// the NodePool's template hash. Provisioning and disruption create NodeClaims with it alone.
 func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	tpl := n.NodePool.Spec.Template
 	names := make([]string, len(n.InstanceTypes))
@@ -379,6 +380,12 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	}
 	if tpl.Spec.TerminationGracePeriod != nil {
 		nc.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
+	}
+	// The NodePool's template hash, which drift compares the NodeClaim with later.
+	for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
+		if v, ok := n.NodePool.Annotations[key]; ok {
+			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
+		}
 	}
 	return nc
 }

@@ -336,20 +336,9 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, m
 	}))
 }
 
-// launch creates a replacement NodeClaim as provisioning creates one: from its NodePool's
-// template, labelled with the NodePool and stamped with the template hash drift compares.
+// launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim).
 func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
 	nc := n.ToNodeClaim()
-	nc.GenerateName = n.NodePoolName + "-"
-	if nc.Labels == nil {
-		nc.Labels = map[string]string{}
-	}
-	nc.Labels[karpv1.LabelNodePool] = n.NodePoolName
-	for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
-		if v, ok := n.NodePool.Annotations[key]; ok {
-			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
-		}
-	}
 	if err := o.client.Create(ctx, nc); err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}

@@ -29,7 +29,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,16 +116,6 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	var created []*karpv1.NodeClaim
 	for _, n := range results.NewNodeClaims {
 		nc := n.ToNodeClaim()
-		nc.GenerateName = n.NodePoolName + "-"
-		if nc.Labels == nil {
-			nc.Labels = map[string]string{}
-		}
-		nc.Labels[karpv1.LabelNodePool] = n.NodePoolName
-		for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
-			if v, ok := n.NodePool.Annotations[key]; ok {
-				metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
-			}
-		}
 		if err := p.Client.Create(ctx, nc); err != nil {
 			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 		}
