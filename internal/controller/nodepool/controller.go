@@ -36,14 +36,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
-// Condition reasons of NodePools.
-const (
-	ReasonNodeClassReady    = "NodeClassReady"
-	ReasonNodeClassNotFound = "NodeClassNotFound"
-	ReasonValid             = "Valid"
-	ReasonInvalid           = "Invalid"
-)
-
 // Reconciler reconciles NodePools.
 type Reconciler struct {
 	Client client.Client
@@ -133,24 +125,24 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 	status.Resources, status.Nodes = launched, &nodes
 
 	if errs := np.RuntimeValidate(); len(errs) > 0 {
-		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionFalse, ReasonInvalid, errs.ToAggregate().Error())
+		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionFalse, karpv1.ReasonInvalid, errs.ToAggregate().Error())
 	} else {
-		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionTrue, ReasonValid, "the NodePool's spec is valid")
+		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionTrue, karpv1.ReasonValid, "the NodePool's spec is valid")
 	}
 
 	switch {
 	case nodeClass == nil:
-		set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionFalse, ReasonNodeClassNotFound,
+		set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionFalse, karpv1.ReasonNodeClassNotFound,
 			fmt.Sprintf("KCNodeClass %q does not exist", refName(np)))
 	default:
 		status.NodeClassObservedGeneration = nodeClass.Generation
 		ready := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)
 		switch {
 		case ready == nil:
-			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionUnknown, "AwaitingReconciliation",
+			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionUnknown, karpv1.ReasonAwaitingReconciliation,
 				fmt.Sprintf("KCNodeClass %q has not been resolved yet", nodeClass.Name))
 		case ready.Status == metav1.ConditionTrue:
-			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionTrue, ReasonNodeClassReady, fmt.Sprintf("KCNodeClass %q is ready", nodeClass.Name))
+			set(karpv1.ConditionTypeNodeClassReady, metav1.ConditionTrue, karpv1.ReasonNodeClassReady, fmt.Sprintf("KCNodeClass %q is ready", nodeClass.Name))
 		default:
 			set(karpv1.ConditionTypeNodeClassReady, ready.Status, ready.Reason, fmt.Sprintf("KCNodeClass %q: %s", nodeClass.Name, ready.Message))
 		}
@@ -163,9 +155,9 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 		}
 	}
 	if len(notReady) == 0 {
-		set(karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the NodePool can launch nodes")
+		set(karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the NodePool can launch nodes")
 	} else {
-		set(karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", strings.Join(notReady, "; "))
+		set(karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, strings.Join(notReady, "; "))
 	}
 	return status
 }

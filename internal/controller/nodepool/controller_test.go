@@ -99,7 +99,7 @@ var _ = Describe("NodePool readiness", func() {
 	It("is not ready while its KCNodeClass is missing or not ready, and ready once it is", func() {
 		np := newNodePool("not-yet")
 		Eventually(poolCondition(np, karpv1.ConditionTypeNodeClassReady)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", nodepool.ReasonNodeClassNotFound)))
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", karpv1.ReasonNodeClassNotFound)))
 		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Message", ContainSubstring(`KCNodeClass "not-yet" does not exist`))))
 

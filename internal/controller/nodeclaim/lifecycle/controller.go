@@ -170,11 +170,11 @@ func (r *Reconciler) setReady(nc *karpv1.NodeClaim) {
 			if c != nil {
 				msg = fmt.Sprintf("%s: %s", t, c.Message)
 			}
-			r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, "NotReady", msg)
+			r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, msg)
 			return
 		}
 	}
-	r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, "Ready", "the node is ready")
+	r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the node is ready")
 }
 
 // nodeOf returns the NodeClaim's node, nil when none has registered yet.

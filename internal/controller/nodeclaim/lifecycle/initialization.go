@@ -45,7 +45,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 		return reconcile.Result{}, err
 	}
 	if waiting := notInitializedBecause(nc, node); waiting != "" {
-		r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, "NotInitialized", waiting)
+		r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, karpv1.ReasonNotInitialized, waiting)
 		return reconcile.Result{}, nil
 	}
 	if node.Labels[karpv1.LabelInitialized] != "true" {
@@ -55,7 +55,7 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 			return reconcile.Result{}, err
 		}
 	}
-	r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, "Initialized", "the node is ready for pods")
+	r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, karpv1.ReasonInitialized, "the node is ready for pods")
 	if r.announced.first(nc.UID, karpv1.ConditionTypeInitialized) {
 		log.FromContext(ctx).Info("initialized nodeclaim", "Node", klog.KRef("", node.Name), "allocatable", node.Status.Allocatable)
 	}

@@ -90,7 +90,7 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 	nc.Status.ImageID = launched.Status.ImageID
 	nc.Status.Capacity = launched.Status.Capacity
 	nc.Status.Allocatable = launched.Status.Allocatable
-	r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, "Launched", "the VM was created")
+	r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, karpv1.ReasonLaunched, "the VM was created")
 	if cached {
 		return reconcile.Result{}, nil
 	}

@@ -51,7 +51,7 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 		return reconcile.Result{}, err
 	}
 	if node == nil {
-		r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, "NodeNotFound", "waiting for the node to register")
+		r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, karpv1.ReasonNodeNotFound, "waiting for the node to register")
 		return reconcile.Result{RequeueAfter: registrationPoll}, nil
 	}
 
@@ -63,7 +63,7 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 		}
 	}
 	nc.Status.NodeName = node.Name
-	r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, "Registered", "the node registered")
+	r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, karpv1.ReasonRegistered, "the node registered")
 	if r.announced.first(nc.UID, karpv1.ConditionTypeRegistered) {
 		log.FromContext(ctx).Info("registered nodeclaim", "Node", klog.KRef("", node.Name))
 	}

@@ -77,7 +77,7 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 			if err != nil {
 				return reconcile.Result{}, fmt.Errorf("deleting the VM: %w", err)
 			}
-			r.setCondition(nc, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, "InstanceTerminating", "the VM is being deleted")
+			r.setCondition(nc, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
 			return reconcile.Result{RequeueAfter: vmDeletionPoll}, client.IgnoreNotFound(r.Client.Status().Update(ctx, nc))
 		}
 	}
