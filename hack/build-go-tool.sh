@@ -3,7 +3,7 @@
 # module that requires it: some modules (golangci-lint among them) cannot be built with
 # `go install pkg@version` here, because the module proxy does not list their versions.
 #
-# Usage: hack/build-go-tool.sh <output> <module> <version> <package>
+# Usage: [TAGS=<build tags>] hack/build-go-tool.sh <output> <module> <version> <package>
 #   e.g. hack/build-go-tool.sh bin/golangci-lint-v2.15.0 github.com/golangci/golangci-lint/v2 v2.15.0 \
 #          github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 set -euo pipefail
@@ -29,5 +29,5 @@ import _ "$PACKAGE"
 GO
 OUT_ABS="$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")"
 (cd "$WORK" && GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod tidy >/dev/null 2>&1 &&
-  GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -o "$OUT_ABS.tmp" "$PACKAGE")
+  GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -tags "${TAGS:-}" -ldflags "-s -w" -o "$OUT_ABS.tmp" "$PACKAGE")
 mv "$OUT_ABS.tmp" "$OUT_ABS"

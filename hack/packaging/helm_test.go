@@ -1030,11 +1030,7 @@ func TestChartHelmLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reading the Deployment: %v", err)
 		}
-		env := map[string]string{}
-		for _, variable := range deployment.Spec.Template.Spec.Containers[0].Env {
-			env[variable.Name] = variable.Value
-		}
-		return deployment.Spec.Template.Spec.Containers[0].Image, env
+		return deployment.Spec.Template.Spec.Containers[0].Image, containerEnv(deployment)
 	}
 	webhookCertificate := func() map[string][]byte {
 		t.Helper()

@@ -50,7 +50,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -625,8 +624,3 @@ func freeLoopbackAddress() (string, error) {
 
 // authenticationTokenRequest asks for an hour's token of a ServiceAccount.
 var authenticationTokenRequest = authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
-
-// conditionOf finds a condition by type in a list of metav1 conditions.
-func conditionOf(conditions []metav1.Condition, conditionType string) *metav1.Condition {
-	return meta.FindStatusCondition(conditions, conditionType)
-}

@@ -48,6 +48,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -315,13 +316,13 @@ func (c *installCluster) expectUpgradeable(t *testing.T, csv string, want metav1
 		if err := c.kube.Get(t.Context(), client.ObjectKey{Namespace: installNamespace, Name: csv}, operatorCondition); err != nil {
 			return false, err.Error()
 		}
-		spec := conditionOf(operatorCondition.Spec.Conditions, operatorsv2.Upgradeable)
-		status := conditionOf(operatorCondition.Status.Conditions, operatorsv2.Upgradeable)
+		spec := meta.FindStatusCondition(operatorCondition.Spec.Conditions, operatorsv2.Upgradeable)
+		status := meta.FindStatusCondition(operatorCondition.Status.Conditions, operatorsv2.Upgradeable)
 		ok := spec != nil && spec.Status == want && spec.Reason == reason && strings.Contains(spec.Message, mentions) &&
 			status != nil && status.Status == want && status.Message == spec.Message
 		return ok, fmt.Sprintf("spec %+v, status %+v", spec, status)
 	})
-	t.Logf("%s: Upgradeable=%s: %s", csv, want, conditionOf(operatorCondition.Spec.Conditions, operatorsv2.Upgradeable).Message)
+	t.Logf("%s: Upgradeable=%s: %s", csv, want, meta.FindStatusCondition(operatorCondition.Spec.Conditions, operatorsv2.Upgradeable).Message)
 }
 
 // catalogBundle is a bundle in the catalog: its image reference, its files, its CSV's name.

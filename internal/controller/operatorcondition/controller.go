@@ -25,10 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -93,8 +95,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	start <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{}}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("operatorcondition").
-		Watches(&kcv1.KCNodeClass{}, toKey).
-		Watches(&karpv1.NodeClaim{}, toKey).
+		// Only what the condition reads: a KCNodeClass's spec (its kubernetesVersion), and a
+		// NodeClaim's coming, going and annotations (the version it was launched with); not
+		// the NodeClaim status updates of every lifecycle step.
+		Watches(&kcv1.KCNodeClass{}, toKey, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&karpv1.NodeClaim{}, toKey, builder.WithPredicates(predicate.AnnotationChangedPredicate{})).
 		WatchesRawSource(source.Channel(start, toKey)).
 		Complete(r)
 }
