@@ -144,9 +144,9 @@ func (d *demo) run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	nc := &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	if err := d.patch(ctx, nc, "patched KCNodeClass default: bootstrap.kubernetesVersion = "+toVersion, func() {
-		nc.Spec.Bootstrap.KubernetesVersion = toVersion
+	nodeClass := &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if err := d.patch(ctx, nodeClass, "patched KCNodeClass default: bootstrap.kubernetesVersion = "+toVersion, func() {
+		nodeClass.Spec.Bootstrap.KubernetesVersion = toVersion
 	}); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func summarizeTypes(launched map[string]string) string {
 // setUp applies the seed documents' KCNodeClass and NodePool, sized so that 30 one-CPU pods
 // need several nodes (instance sizes up to 8 vCPUs), and the inflate deployment.
 func (d *demo) setUp(ctx context.Context) error {
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: fromVersion},
@@ -221,7 +221,7 @@ func (d *demo) setUp(ctx context.Context) error {
 			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 		},
 	}
-	if err := d.kube.Create(ctx, nc); err != nil {
+	if err := d.kube.Create(ctx, nodeClass); err != nil {
 		return fmt.Errorf("creating KCNodeClass default: %w", err)
 	}
 	np := &karpv1.NodePool{

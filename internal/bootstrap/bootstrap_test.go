@@ -107,8 +107,8 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 		Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}),
 		CABundle: []byte(ca), Clock: clocktesting.NewFakePassiveClock(now),
 	}
-	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
-	script, err := b.UserData(context.Background(), nc, &kcv1.KCNodeClass{})
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
+	script, err := b.UserData(context.Background(), nodeClaim, &kcv1.KCNodeClass{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +148,8 @@ func TestBootstrapperReusesTheNodeClaimsTokenAcrossAttempts(t *testing.T) {
 	ctx := context.Background()
 	tokenOf := func(uid types.UID) string {
 		t.Helper()
-		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-retry", UID: uid}}
-		script, err := b.UserData(ctx, nc, &kcv1.KCNodeClass{})
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-retry", UID: uid}}
+		script, err := b.UserData(ctx, nodeClaim, &kcv1.KCNodeClass{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,12 +67,12 @@ type Bootstrapper struct {
 // server reads bootstrap tokens: a Role there (config/rbac-bootstrap), not a ClusterRole.
 
 // UserData returns the user data that joins the NodeClaim's VM to the cluster.
-func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error) {
+func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error) {
 	cluster, err := b.Cluster.Cluster(ctx)
 	if err != nil {
 		return "", fmt.Errorf("reading the cluster endpoint: %w", err)
 	}
-	token, err := b.token(ctx, nc)
+	token, err := b.token(ctx, nodeClaim)
 	if err != nil {
 		return "", err
 	}
@@ -80,13 +80,13 @@ func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeC
 	if nodeClass.Spec.UserData != nil {
 		extra = *nodeClass.Spec.UserData
 	}
-	taints := append(append([]corev1.Taint{}, nc.Spec.Taints...), nc.Spec.StartupTaints...)
+	taints := append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...)
 	taints = append(taints, karpv1.UnregisteredNoExecuteTaint)
 	return UserData(Options{
 		Endpoint:      fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port),
 		CABundle:      b.CABundle,
 		Token:         token,
-		Labels:        nc.Labels,
+		Labels:        nodeClaim.Labels,
 		Taints:        taints,
 		Kubelet:       nodeClass.Spec.Kubelet,
 		ExtraUserData: extra,
@@ -95,8 +95,8 @@ func (b *Bootstrapper) UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeC
 
 // token returns the NodeClaim's bootstrap token, creating its Secret in kube-system unless an
 // earlier launch attempt of the NodeClaim did.
-func (b *Bootstrapper) token(ctx context.Context, nc *karpv1.NodeClaim) (string, error) {
-	id, secret, err := b.tokenFor(ctx, nc)
+func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error) {
+	id, secret, err := b.tokenFor(ctx, nodeClaim)
 	if err != nil {
 		return "", err
 	}
@@ -112,7 +112,7 @@ func (b *Bootstrapper) token(ctx context.Context, nc *karpv1.NodeClaim) (string,
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: metav1.NamespaceSystem,
 			Name:      "bootstrap-token-" + id,
-			Labels:    map[string]string{kcv1.Group + "/nodeclaim": nc.Name},
+			Labels:    map[string]string{kcv1.Group + "/nodeclaim": nodeClaim.Name},
 		},
 		Type: corev1.SecretTypeBootstrapToken,
 		StringData: map[string]string{
@@ -122,21 +122,21 @@ func (b *Bootstrapper) token(ctx context.Context, nc *karpv1.NodeClaim) (string,
 			"usage-bootstrap-authentication": "true",
 			"usage-bootstrap-signing":        "true",
 			"auth-extra-groups":              TokenGroup,
-			"description":                    "joins the node of NodeClaim " + nc.Name,
+			"description":                    "joins the node of NodeClaim " + nodeClaim.Name,
 		},
 	}
 	// A derived token's Secret that exists already is this NodeClaim's, from an earlier attempt:
 	// its value is the one derived again here, so nothing needs reading back.
-	if err := b.Client.Create(ctx, s); err != nil && !(apierrors.IsAlreadyExists(err) && b.Keyring != nil && nc.UID != "") {
-		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nc.Name, err)
+	if err := b.Client.Create(ctx, s); err != nil && !(apierrors.IsAlreadyExists(err) && b.Keyring != nil && nodeClaim.UID != "") {
+		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return id + "." + secret, nil
 }
 
 // tokenFor is the NodeClaim's token id and secret: derived from its UID under the active
 // signing key when there is a keyring and a UID, random otherwise.
-func (b *Bootstrapper) tokenFor(ctx context.Context, nc *karpv1.NodeClaim) (string, string, error) {
-	if b.Keyring == nil || nc.UID == "" {
+func (b *Bootstrapper) tokenFor(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, string, error) {
+	if b.Keyring == nil || nodeClaim.UID == "" {
 		return randomString(6), randomString(16), nil
 	}
 	ring, err := b.Keyring.Keyring(ctx)
@@ -144,7 +144,7 @@ func (b *Bootstrapper) tokenFor(ctx context.Context, nc *karpv1.NodeClaim) (stri
 		return "", "", fmt.Errorf("reading the signing keys for the bootstrap token: %w", err)
 	}
 	derived := tokenAlphabetString(func(block int) []byte {
-		return ring.Derive("bootstrap-token", string(nc.UID)+"/"+strconv.Itoa(block))
+		return ring.Derive("bootstrap-token", string(nodeClaim.UID)+"/"+strconv.Itoa(block))
 	}, 6+16)
 	return derived[:6], derived[6:], nil
 }

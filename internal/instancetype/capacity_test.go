@@ -276,9 +276,9 @@ func TestGuestMemory(t *testing.T) {
 	}
 }
 
-// instanceType builds the capacity and overhead of flavor f as List does for nc.
-func instanceType(f kakaocloud.Flavor, nc *kcv1.KCNodeClass) (*cloudprovider.InstanceType, error) {
-	settings, err := resolveNodeClass(nc)
+// instanceType builds the capacity and overhead of flavor f as List does for nodeClass.
+func instanceType(f kakaocloud.Flavor, nodeClass *kcv1.KCNodeClass) (*cloudprovider.InstanceType, error) {
+	settings, err := resolveNodeClass(nodeClass)
 	capacity := newCapacity(f, settings)
 	return &cloudprovider.InstanceType{Name: f.Name, Capacity: capacity, Overhead: newOverhead(capacity, settings.kubelet)}, err
 }

@@ -117,21 +117,21 @@ func (t evictionThreshold) of(capacity resource.Quantity) resource.Quantity {
 	return *resource.NewQuantity(int64(bytes), resource.BinarySI)
 }
 
-// resolveNodeClass reads the settings of nc that shape instance types. Invalid kubelet
+// resolveNodeClass reads the settings of nodeClass that shape instance types. Invalid kubelet
 // values (the CRD rejects them, but objects can bypass it) are left out, so that their
 // defaults apply, and reported in the error.
-func resolveNodeClass(nc *kcv1.KCNodeClass) (nodeClassSettings, error) {
+func resolveNodeClass(nodeClass *kcv1.KCNodeClass) (nodeClassSettings, error) {
 	var errs []error
-	rootGiB := int64(nc.Spec.RootVolume.SizeGiB)
+	rootGiB := int64(nodeClass.Spec.RootVolume.SizeGiB)
 	if rootGiB < 0 {
 		errs = append(errs, fmt.Errorf("spec.rootVolume.sizeGiB: %d is negative, using %d", rootGiB, defaultRootVolumeGiB))
 	}
 	if rootGiB <= 0 {
 		rootGiB = defaultRootVolumeGiB
 	}
-	kubelet, err := parseKubelet(nc.Spec.Kubelet)
+	kubelet, err := parseKubelet(nodeClass.Spec.Kubelet)
 	return nodeClassSettings{
-		zones:      subnetZones(nc.Status.Subnets),
+		zones:      subnetZones(nodeClass.Status.Subnets),
 		rootVolume: *resource.NewQuantity(rootGiB<<30, resource.BinarySI),
 		kubelet:    kubelet,
 	}, errors.Join(append(errs, err)...)

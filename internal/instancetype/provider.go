@@ -60,18 +60,18 @@ func NewProvider(flavors FlavorSource, prices *PriceTable, unavailable *Unavaila
 	return &Provider{flavors: flavors, prices: prices, unavailable: unavailable}
 }
 
-// List returns every VM and GPU instance type, sorted by name, shaped by nc: its kubelet
+// List returns every VM and GPU instance type, sorted by name, shaped by nodeClass: its kubelet
 // settings and root volume give capacity and overhead, its subnets' zones the offerings. A
 // type sold in none of those zones is returned without offerings, so that callers can say why
 // nothing fits. Invalid kubelet settings are ignored (their defaults apply) and reported in
 // the error returned with the list; a nil list comes with an error only when the flavors
 // could not be read.
-func (p *Provider) List(ctx context.Context, nc *kcv1.KCNodeClass) ([]*cloudprovider.InstanceType, error) {
+func (p *Provider) List(ctx context.Context, nodeClass *kcv1.KCNodeClass) ([]*cloudprovider.InstanceType, error) {
 	flavors, err := p.flavors.Flavors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing flavors: %w", err)
 	}
-	settings, settingsErr := resolveNodeClass(nc)
+	settings, settingsErr := resolveNodeClass(nodeClass)
 	instanceTypes := make([]*cloudprovider.InstanceType, 0, len(flavors))
 	for _, f := range flavors {
 		if f.InstanceType != flavorTypeVM && f.InstanceType != flavorTypeGPU {

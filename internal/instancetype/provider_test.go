@@ -325,17 +325,17 @@ func catalogOf(tb testing.TB, emu *emulator.Emulator) *catalog.Catalog {
 
 // nodeClassInZones returns a KCNodeClass whose status has a subnet in each zone.
 func nodeClassInZones(zones ...string) *kcv1.KCNodeClass {
-	nc := &kcv1.KCNodeClass{}
+	nodeClass := &kcv1.KCNodeClass{}
 	for i, zone := range zones {
-		nc.Status.Subnets = append(nc.Status.Subnets, kcv1.Subnet{ID: "subnet-" + strconv.Itoa(i), Zone: zone})
+		nodeClass.Status.Subnets = append(nodeClass.Status.Subnets, kcv1.Subnet{ID: "subnet-" + strconv.Itoa(i), Zone: zone})
 	}
-	return nc
+	return nodeClass
 }
 
 // expectAvailability lists the types and checks the availability of "type/zone" offerings.
-func expectAvailability(t *testing.T, provider *Provider, nc *kcv1.KCNodeClass, want map[string]bool) {
+func expectAvailability(t *testing.T, provider *Provider, nodeClass *kcv1.KCNodeClass, want map[string]bool) {
 	t.Helper()
-	types, err := provider.List(t.Context(), nc)
+	types, err := provider.List(t.Context(), nodeClass)
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
@@ -353,9 +353,9 @@ func expectAvailability(t *testing.T, provider *Provider, nc *kcv1.KCNodeClass, 
 }
 
 // expectPrices lists the types and checks their offerings' prices.
-func expectPrices(t *testing.T, provider *Provider, nc *kcv1.KCNodeClass, want map[string]float64) {
+func expectPrices(t *testing.T, provider *Provider, nodeClass *kcv1.KCNodeClass, want map[string]float64) {
 	t.Helper()
-	types, err := provider.List(t.Context(), nc)
+	types, err := provider.List(t.Context(), nodeClass)
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}

@@ -44,12 +44,12 @@ func catalogueTypes(b *testing.B) []*cloudprovider.InstanceType {
 		b.Fatal(err)
 	}
 	b.Cleanup(stop)
-	nc := &kcv1.KCNodeClass{}
+	nodeClass := &kcv1.KCNodeClass{}
 	for i, z := range []string{emulator.ZoneA, emulator.ZoneB, emulator.ZoneC} {
-		nc.Status.Subnets = append(nc.Status.Subnets, kcv1.Subnet{ID: fmt.Sprint("subnet-", i), Zone: z})
+		nodeClass.Status.Subnets = append(nodeClass.Status.Subnets, kcv1.Subnet{ID: fmt.Sprint("subnet-", i), Zone: z})
 	}
 	provider := instancetype.NewProvider(catalog.New(client, catalog.Options{ClusterName: emulator.DefaultClusterName}), nil, nil)
-	types, err := provider.List(b.Context(), nc)
+	types, err := provider.List(b.Context(), nodeClass)
 	if err != nil {
 		b.Fatal(err)
 	}

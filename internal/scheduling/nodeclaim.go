@@ -362,7 +362,7 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	maps.Copy(labels, reqs.Labels())
 	labels[karpv1.LabelNodePool] = n.NodePoolName
 
-	nc := &karpv1.NodeClaim{
+	nodeClaim := &karpv1.NodeClaim{
 		TypeMeta: metav1.TypeMeta{APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim"},
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: n.NodePoolName + "-",
@@ -379,13 +379,13 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 		},
 	}
 	if tpl.Spec.TerminationGracePeriod != nil {
-		nc.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
+		nodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
 	}
 	// The NodePool's template hash, which drift compares the NodeClaim with later.
 	for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {
 		if v, ok := n.NodePool.Annotations[key]; ok {
-			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, key, v)
+			metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, key, v)
 		}
 	}
-	return nc
+	return nodeClaim
 }

@@ -464,9 +464,9 @@ func TestToNodeClaim(t *testing.T) {
 		t.Fatalf("NodeClaims = %d, errors %v", len(res.NewNodeClaims), errorsOf(res))
 	}
 	n := res.NewNodeClaims[0]
-	nc := n.ToNodeClaim()
+	nodeClaim := n.ToNodeClaim()
 
-	reqs := FromNodeClaimRequirements(nc.Spec.Requirements...)
+	reqs := FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
 	names := reqs.Get(karpv1.LabelInstanceType).Values()
 	if len(names) != len(n.InstanceTypes) {
 		t.Errorf("instance-type requirement has %d values, want %d", len(names), len(n.InstanceTypes))
@@ -489,41 +489,41 @@ func TestToNodeClaim(t *testing.T) {
 		karpv1.LabelArch:         "amd64",
 		karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand,
 	} {
-		if got := nc.Labels[k]; got != want {
+		if got := nodeClaim.Labels[k]; got != want {
 			t.Errorf("label %s = %q, want %q", k, got, want)
 		}
 	}
-	if _, ok := nc.Labels[karpv1.LabelInstanceType]; ok && len(n.InstanceTypes) > 1 {
+	if _, ok := nodeClaim.Labels[karpv1.LabelInstanceType]; ok && len(n.InstanceTypes) > 1 {
 		t.Errorf("multi-valued instance type became a label")
 	}
-	if nc.Annotations["example.com/a"] != "b" {
-		t.Errorf("annotations = %v", nc.Annotations)
+	if nodeClaim.Annotations["example.com/a"] != "b" {
+		t.Errorf("annotations = %v", nodeClaim.Annotations)
 	}
-	if len(nc.Spec.Taints) != 1 || nc.Spec.Taints[0] != checkoutTaint {
-		t.Errorf("taints = %v", nc.Spec.Taints)
+	if len(nodeClaim.Spec.Taints) != 1 || nodeClaim.Spec.Taints[0] != checkoutTaint {
+		t.Errorf("taints = %v", nodeClaim.Spec.Taints)
 	}
-	if len(nc.Spec.StartupTaints) != 1 || nc.Spec.StartupTaints[0].Key != "startup" {
-		t.Errorf("startupTaints = %v", nc.Spec.StartupTaints)
+	if len(nodeClaim.Spec.StartupTaints) != 1 || nodeClaim.Spec.StartupTaints[0].Key != "startup" {
+		t.Errorf("startupTaints = %v", nodeClaim.Spec.StartupTaints)
 	}
-	if nc.Spec.NodeClassRef == nil || nc.Spec.NodeClassRef.Name != "default" || nc.Spec.NodeClassRef == np.Spec.Template.Spec.NodeClassRef {
-		t.Errorf("nodeClassRef = %v (must be a copy)", nc.Spec.NodeClassRef)
+	if nodeClaim.Spec.NodeClassRef == nil || nodeClaim.Spec.NodeClassRef.Name != "default" || nodeClaim.Spec.NodeClassRef == np.Spec.Template.Spec.NodeClassRef {
+		t.Errorf("nodeClassRef = %v (must be a copy)", nodeClaim.Spec.NodeClassRef)
 	}
-	if nc.Spec.ExpireAfter.Duration == nil || *nc.Spec.ExpireAfter.Duration != 720*time.Hour {
-		t.Errorf("expireAfter = %v", nc.Spec.ExpireAfter)
+	if nodeClaim.Spec.ExpireAfter.Duration == nil || *nodeClaim.Spec.ExpireAfter.Duration != 720*time.Hour {
+		t.Errorf("expireAfter = %v", nodeClaim.Spec.ExpireAfter)
 	}
-	if nc.Spec.TerminationGracePeriod == nil || nc.Spec.TerminationGracePeriod.Duration != time.Hour {
-		t.Errorf("terminationGracePeriod = %v", nc.Spec.TerminationGracePeriod)
+	if nodeClaim.Spec.TerminationGracePeriod == nil || nodeClaim.Spec.TerminationGracePeriod.Duration != time.Hour {
+		t.Errorf("terminationGracePeriod = %v", nodeClaim.Spec.TerminationGracePeriod)
 	}
-	cpu := nc.Spec.Resources.Requests[corev1.ResourceCPU]
+	cpu := nodeClaim.Spec.Resources.Requests[corev1.ResourceCPU]
 	if cpu.Cmp(resource.MustParse("2")) != 0 {
 		t.Errorf("cpu requests = %s", cpu.String())
 	}
-	mem := nc.Spec.Resources.Requests[corev1.ResourceMemory]
+	mem := nodeClaim.Spec.Resources.Requests[corev1.ResourceMemory]
 	if mem.Cmp(resource.MustParse("2Gi")) != 0 {
 		t.Errorf("memory requests = %s", mem.String())
 	}
-	if nc.GenerateName != "default-" {
-		t.Errorf("generateName = %q", nc.GenerateName)
+	if nodeClaim.GenerateName != "default-" {
+		t.Errorf("generateName = %q", nodeClaim.GenerateName)
 	}
 }
 

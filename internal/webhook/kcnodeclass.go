@@ -63,16 +63,16 @@ func SetupKCNodeClassWebhookWithManager(mgr ctrl.Manager, versions VersionSource
 }
 
 // ValidateCreate checks the version of a new KCNodeClass.
-func (v KCNodeClassValidator) ValidateCreate(ctx context.Context, nc *kcv1.KCNodeClass) (admission.Warnings, error) {
-	return v.validateVersion(ctx, nc)
+func (v KCNodeClassValidator) ValidateCreate(ctx context.Context, nodeClass *kcv1.KCNodeClass) (admission.Warnings, error) {
+	return v.validateVersion(ctx, nodeClass)
 }
 
 // ValidateUpdate checks the version when it changes.
-func (v KCNodeClassValidator) ValidateUpdate(ctx context.Context, old, nc *kcv1.KCNodeClass) (admission.Warnings, error) {
-	if old.Spec.Bootstrap.KubernetesVersion == nc.Spec.Bootstrap.KubernetesVersion {
+func (v KCNodeClassValidator) ValidateUpdate(ctx context.Context, old, nodeClass *kcv1.KCNodeClass) (admission.Warnings, error) {
+	if old.Spec.Bootstrap.KubernetesVersion == nodeClass.Spec.Bootstrap.KubernetesVersion {
 		return nil, nil
 	}
-	return v.validateVersion(ctx, nc)
+	return v.validateVersion(ctx, nodeClass)
 }
 
 // ValidateDelete allows every deletion; the finalizer guards node classes in use.
@@ -80,10 +80,10 @@ func (KCNodeClassValidator) ValidateDelete(context.Context, *kcv1.KCNodeClass) (
 	return nil, nil
 }
 
-func (v KCNodeClassValidator) validateVersion(ctx context.Context, nc *kcv1.KCNodeClass) (admission.Warnings, error) {
+func (v KCNodeClassValidator) validateVersion(ctx context.Context, nodeClass *kcv1.KCNodeClass) (admission.Warnings, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	version := nc.Spec.Bootstrap.KubernetesVersion
+	version := nodeClass.Spec.Bootstrap.KubernetesVersion
 	path := field.NewPath("spec", "bootstrap", "kubernetesVersion")
 
 	versions, versionsErr := v.Versions.Versions(ctx)
@@ -120,7 +120,7 @@ func (v KCNodeClassValidator) validateVersion(ctx context.Context, nc *kcv1.KCNo
 		errs = append(errs, field.Invalid(path, version, fmt.Sprintf("Kubernetes %s is outside the version skew the control plane (%s) allows for workers; allowed versions: %s", version, cluster.Version.MinorVersion, list(allowed))))
 	}
 	if len(errs) > 0 {
-		return warnings, apierrors.NewInvalid(kcv1.GroupVersion.WithKind("KCNodeClass").GroupKind(), nc.Name, errs)
+		return warnings, apierrors.NewInvalid(kcv1.GroupVersion.WithKind("KCNodeClass").GroupKind(), nodeClass.Name, errs)
 	}
 	return warnings, nil
 }

@@ -107,12 +107,12 @@ var _ = Describe("KCNodeClass validating webhook", func() {
 
 	DescribeTable("on update",
 		func(from string, setup func(), to string, allowed bool, message string) {
-			nc := kcNodeClass(from)
-			Expect(env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+			nodeClass := kcNodeClass(from)
+			Expect(env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
 			setup()
-			nc.Spec.Bootstrap.KubernetesVersion = to
-			nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
-			err := env.APIClient.Update(env.Ctx, nc)
+			nodeClass.Spec.Bootstrap.KubernetesVersion = to
+			nodeClass.Spec.SubnetSelectorTerms = append(nodeClass.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
+			err := env.APIClient.Update(env.Ctx, nodeClass)
 			if allowed {
 				Expect(err).NotTo(HaveOccurred())
 				return

@@ -71,10 +71,10 @@ func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 // markForDisruption makes every managed node a consolidation candidate and about one in five
 // drifted, and adds a PodDisruptionBudget that allows no disruption of one app.
 func (w *world) markForDisruption() {
-	for _, nc := range w.nodeClaims {
-		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable"})
+	for _, nodeClaim := range w.nodeClaims {
+		meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable"})
 		if w.chance(0.2) {
-			meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted"})
+			meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted"})
 		}
 	}
 	if w.chance(0.5) {
@@ -122,22 +122,22 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 	replacement := map[*scheduling.NewNodeClaim]*corev1.Node{}
 	for _, n := range cmd.Replacements {
 		t.nodeClaims++
-		nc := n.ToNodeClaim()
-		nc.Name = w.name("replacement")
+		nodeClaim := n.ToNodeClaim()
+		nodeClaim.Name = w.name("replacement")
 		it, zone := w.launchChoice(n.InstanceTypes, n.Requirements)
 		if zone == "" {
 			t.disagree(w.seed, "no zone", "a replacement of %s has instance type %s and no zone its requirements allow (%s)", cmd.Method, it.Name, n.Requirements)
 			return
 		}
-		node := w.launchedNode(nc.Name, nc, it, zone)
+		node := w.launchedNode(nodeClaim.Name, nodeClaim, it, zone)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
 		replacement[n] = node
-		nc.Status.ProviderID, nc.Status.NodeName = node.Spec.ProviderID, node.Name
-		nc.Status.Capacity, nc.Status.Allocatable = it.Capacity, it.Allocatable()
-		nc.Labels = node.Labels
-		nc.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"}}
-		w.nodeClaims = append(w.nodeClaims, nc)
+		nodeClaim.Status.ProviderID, nodeClaim.Status.NodeName = node.Spec.ProviderID, node.Name
+		nodeClaim.Status.Capacity, nodeClaim.Status.Allocatable = it.Capacity, it.Allocatable()
+		nodeClaim.Labels = node.Labels
+		nodeClaim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"}}
+		w.nodeClaims = append(w.nodeClaims, nodeClaim)
 	}
 	moved := map[*corev1.Pod]*corev1.Pod{}
 	for _, p := range cmd.Placed {
@@ -156,7 +156,7 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 	}
 	// Carry the command out.
 	w.nodes = slices.DeleteFunc(w.nodes, func(n *corev1.Node) bool { return gone.Has(n.Name) })
-	w.nodeClaims = slices.DeleteFunc(w.nodeClaims, func(nc *karpv1.NodeClaim) bool { return gone.Has(nc.Status.NodeName) })
+	w.nodeClaims = slices.DeleteFunc(w.nodeClaims, func(nodeClaim *karpv1.NodeClaim) bool { return gone.Has(nodeClaim.Status.NodeName) })
 	var pods []*corev1.Pod
 	for _, pod := range w.pods {
 		if m, ok := moved[pod]; ok {

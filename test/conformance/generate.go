@@ -251,20 +251,20 @@ func (w *world) drawManagedNodesN(count int, low, high float64) {
 		n := w.node(name, it.Name, zone, labels)
 		n.Spec.Taints = append(n.Spec.Taints, np.Spec.Template.Spec.Taints...)
 		n.Status.Allocatable = it.Allocatable()
-		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: n.Labels}}
-		nc.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
-		nc.Spec.Taints = np.Spec.Template.Spec.Taints
-		nc.Status.ProviderID = n.Spec.ProviderID
-		nc.Status.NodeName = n.Name
-		nc.Status.Capacity, nc.Status.Allocatable = it.Capacity, it.Allocatable()
-		nc.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized", LastTransitionTime: metav1.NewTime(w.now)}}
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: n.Labels}}
+		nodeClaim.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
+		nodeClaim.Spec.Taints = np.Spec.Template.Spec.Taints
+		nodeClaim.Status.ProviderID = n.Spec.ProviderID
+		nodeClaim.Status.NodeName = n.Name
+		nodeClaim.Status.Capacity, nodeClaim.Status.Allocatable = it.Capacity, it.Allocatable()
+		nodeClaim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized", LastTransitionTime: metav1.NewTime(w.now)}}
 		if w.chance(0.15) {
 			// Being disrupted: tainted, its NodeClaim deleting.
 			n.Spec.Taints = append(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-			nc.DeletionTimestamp = new(metav1.NewTime(w.now))
+			nodeClaim.DeletionTimestamp = new(metav1.NewTime(w.now))
 		}
 		w.nodes = append(w.nodes, n)
-		w.nodeClaims = append(w.nodeClaims, nc)
+		w.nodeClaims = append(w.nodeClaims, nodeClaim)
 		w.bindDaemonSets(n)
 		w.fill(n, low+(high-low)*w.rng.Float64())
 	}

@@ -169,17 +169,17 @@ func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, 
 // launched (instance type and zone chosen, not registered yet). Their pods keep waiting.
 func (w *world) inFlight(res *scheduling.Results) {
 	for _, n := range res.NewNodeClaims {
-		nc := n.ToNodeClaim()
-		nc.Name = w.name("inflight")
+		nodeClaim := n.ToNodeClaim()
+		nodeClaim.Name = w.name("inflight")
 		if w.chance(0.5) {
 			it, zone := w.launchChoice(n.InstanceTypes, n.Requirements)
-			nc.Labels[karpv1.LabelInstanceType] = it.Name
-			nc.Labels[karpv1.LabelTopologyZone] = zone
-			nc.Labels[karpv1.LabelCapacityType] = "on-demand"
-			nc.Status.ProviderID = "kakaocloud:///" + nc.Name
-			nc.Status.Capacity, nc.Status.Allocatable = it.Capacity, it.Allocatable()
+			nodeClaim.Labels[karpv1.LabelInstanceType] = it.Name
+			nodeClaim.Labels[karpv1.LabelTopologyZone] = zone
+			nodeClaim.Labels[karpv1.LabelCapacityType] = "on-demand"
+			nodeClaim.Status.ProviderID = "kakaocloud:///" + nodeClaim.Name
+			nodeClaim.Status.Capacity, nodeClaim.Status.Allocatable = it.Capacity, it.Allocatable()
 		}
-		w.nodeClaims = append(w.nodeClaims, nc)
+		w.nodeClaims = append(w.nodeClaims, nodeClaim)
 	}
 }
 
@@ -228,11 +228,11 @@ func (w *world) phantoms(node *corev1.Node, types []*cloudprovider.InstanceType,
 
 // launchedNode is the node a kubelet registers for a NodeClaim of the instance type in zone,
 // once initialized: the NodeClaim's labels and taints (not its startup taints).
-func (w *world) launchedNode(name string, nc *karpv1.NodeClaim, it *cloudprovider.InstanceType, zone string) *corev1.Node {
+func (w *world) launchedNode(name string, nodeClaim *karpv1.NodeClaim, it *cloudprovider.InstanceType, zone string) *corev1.Node {
 	labels := map[string]string{karpv1.LabelCapacityType: "on-demand", karpv1.LabelRegistered: "true", karpv1.LabelInitialized: "true"}
-	maps.Copy(labels, nc.Labels)
+	maps.Copy(labels, nodeClaim.Labels)
 	n := w.node(name, it.Name, zone, labels)
-	n.Spec.Taints = append(n.Spec.Taints, nc.Spec.Taints...)
+	n.Spec.Taints = append(n.Spec.Taints, nodeClaim.Spec.Taints...)
 	return n
 }
 
@@ -255,27 +255,27 @@ func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
 	for _, n := range w.nodes {
 		registered[n.Spec.ProviderID] = true
 	}
-	for _, nc := range w.nodeClaims {
-		if !nc.DeletionTimestamp.IsZero() || (nc.Status.ProviderID != "" && registered[nc.Status.ProviderID]) {
+	for _, nodeClaim := range w.nodeClaims {
+		if !nodeClaim.DeletionTimestamp.IsZero() || (nodeClaim.Status.ProviderID != "" && registered[nodeClaim.Status.ProviderID]) {
 			continue
 		}
 		var it *cloudprovider.InstanceType
 		var types []*cloudprovider.InstanceType
-		zone := nc.Labels[karpv1.LabelTopologyZone]
-		reqs := scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
-		if nc.Status.ProviderID != "" {
-			it = w.typeByName(nc.Labels[karpv1.LabelInstanceType])
+		zone := nodeClaim.Labels[karpv1.LabelTopologyZone]
+		reqs := scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
+		if nodeClaim.Status.ProviderID != "" {
+			it = w.typeByName(nodeClaim.Labels[karpv1.LabelInstanceType])
 		} else {
 			for _, name := range reqs.Get(karpv1.LabelInstanceType).Values() {
 				types = append(types, w.typeByName(name))
 			}
 			it, zone = w.launchChoice(types, reqs)
 		}
-		node := w.launchedNode(nc.Name, nc, it, zone)
+		node := w.launchedNode(nodeClaim.Name, nodeClaim, it, zone)
 		phantoms = append(phantoms, w.phantoms(node, types, reqs)...)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
-		names["nodeclaim/"+nc.Name] = node.Name
+		names["nodeclaim/"+nodeClaim.Name] = node.Name
 	}
 	return names, phantoms
 }
@@ -306,9 +306,9 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 	// the launched NodeClaims'. One not launched yet may become any of its instance types;
 	// the simulation counts only the room it was created for.
 	existing := c.nodeNames()
-	for _, nc := range w.nodeClaims {
-		if nc.Status.ProviderID != "" {
-			existing = append(existing, nc.Name)
+	for _, nodeClaim := range w.nodeClaims {
+		if nodeClaim.Status.ProviderID != "" {
+			existing = append(existing, nodeClaim.Name)
 		}
 	}
 	nodeOf, phantoms := w.launchInFlight(c)
@@ -318,8 +318,8 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 	newNodes := map[*scheduling.NewNodeClaim]string{}
 	for _, n := range res.NewNodeClaims {
 		t.nodeClaims++
-		nc := n.ToNodeClaim()
-		if invented := inventedLabels(n.NodePool, nc.Labels); len(invented) > 0 {
+		nodeClaim := n.ToNodeClaim()
+		if invented := inventedLabels(n.NodePool, nodeClaim.Labels); len(invented) > 0 {
 			t.disagree(w.seed, "invented label", "a NodeClaim of NodePool %s carries labels no NodePool or instance type defines: %s", n.NodePoolName, strings.Join(invented, ", "))
 		}
 		it, zone := w.launchChoice(n.InstanceTypes, n.Requirements)
@@ -327,7 +327,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			t.disagree(w.seed, "no zone", "a NodeClaim of NodePool %s has instance type %s and no zone its requirements allow (%s)", n.NodePoolName, it.Name, n.Requirements)
 			continue
 		}
-		node := w.launchedNode(w.name("new"), nc, it, zone)
+		node := w.launchedNode(w.name("new"), nodeClaim, it, zone)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
 		newNodes[n] = node.Name

@@ -287,9 +287,9 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		})
 
 		It("accepts the seed KCNodeClass and defaults its root volume", func() {
-			nc := object(seedKCNodeClass)
-			Expect(k8sClient.Create(ctx, nc)).To(Succeed())
-			got := get(nc)
+			nodeClass := object(seedKCNodeClass)
+			Expect(k8sClient.Create(ctx, nodeClass)).To(Succeed())
+			got := get(nodeClass)
 			Expect(nested(got, "spec", "bootstrap", "kubernetesVersion")).To(Equal("1.36"))
 			Expect(nested(got, "spec", "rootVolume", "sizeGiB")).To(BeEquivalentTo(50))
 		})
@@ -749,19 +749,19 @@ var _ = Describe("kubectl get", func() {
 	It("shows the printer columns of NodePools, NodeClaims and KCNodeClasses", func() {
 		np := object(seed003NodePool)
 		Expect(k8sClient.Create(ctx, np)).To(Succeed())
-		nc := object(seedKCNodeClass)
-		Expect(k8sClient.Create(ctx, nc)).To(Succeed())
+		nodeClass := object(seedKCNodeClass)
+		Expect(k8sClient.Create(ctx, nodeClass)).To(Succeed())
 		claim := object(baseNodeClaim)
 		Expect(k8sClient.Create(ctx, claim)).To(Succeed())
 
 		// Status as the controllers will write it, so that the columns have values to show.
-		set(nc, map[string]any{
+		set(nodeClass, map[string]any{
 			"controlPlaneVersion": "1.36",
 			"conditions": []any{map[string]any{
 				"type": "Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z",
 			}},
 		}, "status")
-		Expect(k8sClient.Status().Update(ctx, nc)).To(Succeed())
+		Expect(k8sClient.Status().Update(ctx, nodeClass)).To(Succeed())
 		set(claim, map[string]any{
 			"nodeName":   "kc-node-1",
 			"providerID": "kakaocloud://0b7c6a1e-1111-4222-8333-944455556666",
@@ -786,8 +786,8 @@ var _ = Describe("kubectl get", func() {
 		Expect(headerFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/")).To(Equal([]string{"NAME", "VERSION", "CONTROLPLANE", "READY", "AGE"}))
 		Expect(rowFields(string(out), "nodeclaim.karpenter.sh/"+claim.GetName())).To(HaveExactElements(
 			"nodeclaim.karpenter.sh/"+claim.GetName(), "m2a.large", "on-demand", "kr-central-2-a", "kc-node-1", "True", Not(BeEmpty())))
-		Expect(rowFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/"+nc.GetName())).To(HaveExactElements(
-			"kcnodeclass.karpenter.kakaocloud.com/"+nc.GetName(), "1.36", "1.36", "True", Not(BeEmpty())))
+		Expect(rowFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/"+nodeClass.GetName())).To(HaveExactElements(
+			"kcnodeclass.karpenter.kakaocloud.com/"+nodeClass.GetName(), "1.36", "1.36", "True", Not(BeEmpty())))
 
 		stdout, stderr, err = kubectl.Run("get", "nodeclaims", "-o", "wide")
 		out, _ = io.ReadAll(stdout)

@@ -80,8 +80,8 @@ var _ = Describe("Disruption", func() {
 	})
 
 	It("replaces two drifted nodes strictly one after the other with budget nodes: 1 when kubernetesVersion goes from 1.35 to 1.36 (seed 003)", func() {
-		createPoolOf("rolling", func(nc *kcv1.KCNodeClass) {
-			nc.Spec.Bootstrap.KubernetesVersion = "1.35"
+		createPoolOf("rolling", func(nodeClass *kcv1.KCNodeClass) {
+			nodeClass.Spec.Bootstrap.KubernetesVersion = "1.35"
 		}, func(p *karpv1.NodePool) {
 			// Two-CPU nodes hold one one-CPU pod each: two pods, two nodes.
 			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements,
@@ -165,8 +165,8 @@ var _ = Describe("Disruption", func() {
 		DeferCleanup(stop)
 
 		By("changing the KCNodeClass's kubernetesVersion to 1.36")
-		update(&kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "rolling"}}, func(nc *kcv1.KCNodeClass) {
-			nc.Spec.Bootstrap.KubernetesVersion = "1.36"
+		update(&kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "rolling"}}, func(nodeClass *kcv1.KCNodeClass) {
+			nodeClass.Spec.Bootstrap.KubernetesVersion = "1.36"
 		})
 		for _, name := range oldClaims {
 			Eventually(eventNotes(name, "DriftDetected")).Should(ContainElement(ContainSubstring("KubernetesVersionDrift")), "NodeClaim %s drifted", name)

@@ -405,7 +405,9 @@ func requirement(key string, op corev1.NodeSelectorOperator, values ...string) k
 
 // sampleEvery calls f every interval on its own goroutine until the returned stop is called;
 // stop returns once f no longer runs. f must not use Gomega's Default (it does not run on
-// the spec's goroutine).
+// the spec's goroutine). The last call of f starts after stop is called: a spec that stops
+// once an Eventually has seen the end state then has that state sampled too, where a sample
+// that was already listing when the state changed would otherwise be the last one.
 func sampleEvery(interval time.Duration, f func(now time.Time)) (stop func()) {
 	done := make(chan struct{})
 	exited := make(chan struct{})
@@ -418,6 +420,7 @@ func sampleEvery(interval time.Duration, f func(now time.Time)) (stop func()) {
 			f(time.Now())
 			select {
 			case <-done:
+				f(time.Now())
 				return
 			case <-ticker.C:
 			}

@@ -63,11 +63,11 @@ var _ = Describe("KCNodeClass images", func() {
 		var mu sync.Mutex
 		var lostReady []string
 		stop := sampleEvery(500*time.Millisecond, func(now time.Time) {
-			nc := &kcv1.KCNodeClass{}
-			if kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nc) == nil && !meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady) {
+			current := &kcv1.KCNodeClass{}
+			if kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), current) == nil && !meta.IsStatusConditionTrue(current.Status.Conditions, kcv1.ConditionTypeReady) {
 				mu.Lock()
 				defer mu.Unlock()
-				lostReady = append(lostReady, fmt.Sprintf("%s: %+v", now.Format(time.StampMilli), meta.FindStatusCondition(nc.Status.Conditions, kcv1.ConditionTypeReady)))
+				lostReady = append(lostReady, fmt.Sprintf("%s: %+v", now.Format(time.StampMilli), meta.FindStatusCondition(current.Status.Conditions, kcv1.ConditionTypeReady)))
 			}
 		})
 		DeferCleanup(stop)
@@ -127,7 +127,7 @@ var _ = Describe("KCNodeClass images", func() {
 			}
 		}
 		Expect(pinned).NotTo(BeEmpty(), "an x86_64 image without GPU among %v", images)
-		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.ImageID = pinned })
+		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.ImageID = pinned })
 		Eventually(func(g Gomega) {
 			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
 			g.Expect(meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeImagesReady)).To(

@@ -71,8 +71,8 @@ var _ = Describe("Scheduling", func() {
 		Eventually(func(g Gomega) int { return running(podsOf("zonal")(g)) }).Should(Equal(2), "both pods run on the node group's node")
 
 		By("scaling a deployment of the same app, spread over zones a and b, to 4")
-		createPoolOf("zonal", func(nc *kcv1.KCNodeClass) {
-			nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}, {Name: "karpenter-subnet-b"}}
+		createPoolOf("zonal", func(nodeClass *kcv1.KCNodeClass) {
+			nodeClass.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}, {Name: "karpenter-subnet-b"}}
 		}, func(p *karpv1.NodePool) {
 			// Two-vCPU nodes hold one replica each: a node too many in a zone cannot hide a
 			// wrong count.

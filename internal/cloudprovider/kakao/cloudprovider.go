@@ -82,7 +82,7 @@ type CloudProvider struct {
 
 // Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster.
 type Bootstrapper interface {
-	UserData(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error)
+	UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error)
 }
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
@@ -129,8 +129,8 @@ func (p *CloudProvider) UnavailableOfferings() *instancetype.UnavailableOffering
 func (p *CloudProvider) Name() string { return "kakaocloud" }
 
 // Create launches (or adopts) the NodeClaim's VM.
-func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
-	nodeClass, err := p.readyNodeClass(ctx, nc.Spec.NodeClassRef)
+func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
+	nodeClass, err := p.readyNodeClass(ctx, nodeClaim.Spec.NodeClassRef)
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +142,12 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 	if err != nil {
 		return nil, fmt.Errorf("listing flavors: %w", err)
 	}
-	candidates, byName, why := launchCandidates(nc, nodeClass, types, flavors)
+	candidates, byName, why := launchCandidates(nodeClaim, nodeClass, types, flavors)
 	if len(candidates) == 0 {
 		return nil, &cloudprovider.InsufficientCapacityError{Err: fmt.Errorf("no instance type can be launched for the NodeClaim: %s", why)}
 	}
 	req := instance.LaunchRequest{
-		NodeClaim:      nc.Name,
+		NodeClaim:      nodeClaim.Name,
 		Candidates:     candidates,
 		KeyName:        nodeClass.Spec.KeyPairName,
 		RootVolumeGiB:  int(nodeClass.Spec.RootVolume.SizeGiB),
@@ -155,9 +155,9 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 		OnInsufficientCapacity: func(c instance.Candidate, err error) {
 			p.unavailable.MarkUnavailable(c.FlavorName, c.Zone, karpv1.CapacityTypeOnDemand, err.Error())
 		},
-		LastAttempt: p.lastAttempt(nc),
+		LastAttempt: p.lastAttempt(nodeClaim),
 		RecordAttempt: func(ctx context.Context, at time.Time) error {
-			return p.recordAttempt(ctx, nc, at)
+			return p.recordAttempt(ctx, nodeClaim, at)
 		},
 	}
 	for _, sg := range nodeClass.Status.SecurityGroups {
@@ -165,7 +165,7 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 	}
 	switch {
 	case p.bootstrap != nil:
-		if req.UserData, err = p.bootstrap.UserData(ctx, nc, nodeClass); err != nil {
+		if req.UserData, err = p.bootstrap.UserData(ctx, nodeClaim, nodeClass); err != nil {
 			return nil, fmt.Errorf("writing the join script: %w", err)
 		}
 	case nodeClass.Spec.UserData != nil:
@@ -181,7 +181,7 @@ func (p *CloudProvider) Create(ctx context.Context, nc *karpv1.NodeClaim) (*karp
 		}
 		return nil, fmt.Errorf("launching a VM: %w", err)
 	}
-	p.attempts.set(nc.UID, time.Time{})
+	p.attempts.set(nodeClaim.UID, time.Time{})
 	if launched.Adopted {
 		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
 	}
@@ -230,13 +230,13 @@ func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClas
 // launchCandidates lists the (instance type, zone) pairs that satisfy the NodeClaim, cheapest
 // first, each with the subnet and image it would launch with. When there are none, why says
 // what ruled them out.
-func launchCandidates(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
+func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
 	byName := map[string]*cloudprovider.InstanceType{}
 	flavorIDs := map[string]string{}
 	for _, f := range flavors {
 		flavorIDs[f.Name] = f.ID
 	}
-	selector, err := requirementsSelector(nc.Spec.Requirements)
+	selector, err := requirementsSelector(nodeClaim.Spec.Requirements)
 	if err != nil {
 		return nil, byName, err.Error()
 	}
@@ -248,7 +248,7 @@ func launchCandidates(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types [
 	var tooSmall, noOffering, noImage int
 	for _, it := range types {
 		byName[it.Name] = it
-		if !fits(nc.Spec.Resources.Requests, it.Allocatable()) {
+		if !fits(nodeClaim.Spec.Resources.Requests, it.Allocatable()) {
 			tooSmall++
 			continue
 		}
@@ -260,7 +260,7 @@ func launchCandidates(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types [
 		matched := false
 		for _, of := range it.Offerings.Available() {
 			labels := map[string]string{}
-			maps.Copy(labels, nc.Labels)
+			maps.Copy(labels, nodeClaim.Labels)
 			maps.Copy(labels, it.Labels)
 			labels[karpv1.LabelTopologyZone] = of.Zone
 			labels[karpv1.LabelCapacityType] = of.CapacityType
@@ -352,21 +352,21 @@ func subnetIn(nodeClass *kcv1.KCNodeClass, zone string) (string, bool) {
 // toNodeClaim describes a VM as a NodeClaim: labels of its type and zone, provider id,
 // image, capacity and allocatable.
 func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karpv1.NodeClaim {
-	nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: inst.Name, Labels: map[string]string{}}}
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: inst.Name, Labels: map[string]string{}}}
 	if it != nil {
-		maps.Copy(nc.Labels, it.Labels)
-		nc.Status.Capacity = it.Capacity.DeepCopy()
-		nc.Status.Allocatable = it.Allocatable()
+		maps.Copy(nodeClaim.Labels, it.Labels)
+		nodeClaim.Status.Capacity = it.Capacity.DeepCopy()
+		nodeClaim.Status.Allocatable = it.Allocatable()
 	} else {
-		nc.Labels[karpv1.LabelInstanceType] = inst.Flavor.Name
-		nc.Labels[kcv1.LabelInstanceCPU] = strconv.Itoa(inst.Flavor.VCPUs)
+		nodeClaim.Labels[karpv1.LabelInstanceType] = inst.Flavor.Name
+		nodeClaim.Labels[kcv1.LabelInstanceCPU] = strconv.Itoa(inst.Flavor.VCPUs)
 	}
-	nc.Labels[karpv1.LabelTopologyZone] = inst.AvailabilityZone
-	nc.Labels[karpv1.LabelCapacityType] = karpv1.CapacityTypeOnDemand
-	nc.Status.ProviderID = cloudprovider.ProviderID(inst.ID)
-	nc.Status.ImageID = inst.Image.ID
-	nc.CreationTimestamp = metav1.NewTime(inst.CreatedAt)
-	return nc
+	nodeClaim.Labels[karpv1.LabelTopologyZone] = inst.AvailabilityZone
+	nodeClaim.Labels[karpv1.LabelCapacityType] = karpv1.CapacityTypeOnDemand
+	nodeClaim.Status.ProviderID = cloudprovider.ProviderID(inst.ID)
+	nodeClaim.Status.ImageID = inst.Image.ID
+	nodeClaim.CreationTimestamp = metav1.NewTime(inst.CreatedAt)
+	return nodeClaim
 }
 
 // instanceID reads a KakaoCloud provider id.
@@ -379,17 +379,17 @@ func instanceID(providerID string) (string, error) {
 }
 
 // Delete deletes the NodeClaim's VM once its ownership is proven.
-func (p *CloudProvider) Delete(ctx context.Context, nc *karpv1.NodeClaim) error {
-	id, err := instanceID(nc.Status.ProviderID)
+func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
 		return err
 	}
-	if err := p.instances.Delete(ctx, id, nc.Name); err != nil {
+	if err := p.instances.Delete(ctx, id, nodeClaim.Name); err != nil {
 		if errors.Is(err, kakaocloud.ErrNotFound) {
 			return &cloudprovider.NodeClaimNotFoundError{Err: err}
 		}
 		if errors.Is(err, instance.ErrNotOwned) {
-			ownershipUnverified(p.recorder, nc, id, err)
+			ownershipUnverified(p.recorder, nodeClaim, id, err)
 		}
 		return err
 	}
@@ -444,12 +444,12 @@ func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePoo
 }
 
 // IsDrifted compares a NodeClaim's VM with its KCNodeClass as it is now.
-func (p *CloudProvider) IsDrifted(ctx context.Context, nc *karpv1.NodeClaim) (cloudprovider.DriftReason, error) {
+func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (cloudprovider.DriftReason, error) {
 	nodeClass := &kcv1.KCNodeClass{}
-	if err := p.kube.Get(ctx, client.ObjectKey{Name: nc.Spec.NodeClassRef.Name}, nodeClass); err != nil {
+	if err := p.kube.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
 		return "", client.IgnoreNotFound(err)
 	}
-	id, err := instanceID(nc.Status.ProviderID)
+	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
 		return "", err
 	}
@@ -457,19 +457,19 @@ func (p *CloudProvider) IsDrifted(ctx context.Context, nc *karpv1.NodeClaim) (cl
 	if err != nil {
 		return "", err
 	}
-	return driftOf(nc, nodeClass, inst), nil
+	return driftOf(nodeClaim, nodeClass, inst), nil
 }
 
 // driftOf is the drift decision: the first difference found, in the order a user would fix
 // them.
-func driftOf(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.Instance) cloudprovider.DriftReason {
-	if v, ok := nc.Annotations[kcv1.AnnotationKubernetesVersion]; ok && v != nodeClass.Spec.Bootstrap.KubernetesVersion {
+func driftOf(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.Instance) cloudprovider.DriftReason {
+	if v, ok := nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion]; ok && v != nodeClass.Spec.Bootstrap.KubernetesVersion {
 		return DriftKubernetesVersion
 	}
 	if len(nodeClass.Status.Images) > 0 && !slices.ContainsFunc(nodeClass.Status.Images, func(i kcv1.Image) bool { return i.ID == inst.Image.ID }) {
 		return DriftImage
 	}
-	if s, ok := nc.Annotations[kcv1.AnnotationSubnetID]; ok && len(nodeClass.Status.Subnets) > 0 &&
+	if s, ok := nodeClaim.Annotations[kcv1.AnnotationSubnetID]; ok && len(nodeClass.Status.Subnets) > 0 &&
 		!slices.ContainsFunc(nodeClass.Status.Subnets, func(sub kcv1.Subnet) bool { return sub.ID == s }) {
 		return DriftSubnet
 	}
@@ -487,8 +487,8 @@ func driftOf(nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.
 			return DriftSecurityGroup
 		}
 	}
-	if nc.Annotations[kcv1.AnnotationNodeClassHashVersion] == nodeClass.Annotations[kcv1.AnnotationNodeClassHashVersion] &&
-		nc.Annotations[kcv1.AnnotationNodeClassHash] != "" && nc.Annotations[kcv1.AnnotationNodeClassHash] != nodeClass.Annotations[kcv1.AnnotationNodeClassHash] {
+	if nodeClaim.Annotations[kcv1.AnnotationNodeClassHashVersion] == nodeClass.Annotations[kcv1.AnnotationNodeClassHashVersion] &&
+		nodeClaim.Annotations[kcv1.AnnotationNodeClassHash] != "" && nodeClaim.Annotations[kcv1.AnnotationNodeClassHash] != nodeClass.Annotations[kcv1.AnnotationNodeClassHash] {
 		return DriftNodeClass
 	}
 	return ""

@@ -44,7 +44,7 @@ var counter atomic.Int64
 
 // readyNodeClass creates a KCNodeClass and waits until its controller has resolved it.
 func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
@@ -53,20 +53,20 @@ func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 		},
 	}
 	for _, s := range subnets {
-		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
+		nodeClass.Spec.SubnetSelectorTerms = append(nodeClass.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
 	}
-	ExpectWithOffset(1, env.Client.Create(env.Ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.Client.Create(env.Ctx, nodeClass)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
-		g.Expect(nc.Annotations).To(HaveKey(kcv1.AnnotationNodeClassHash))
+		g.Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
+		g.Expect(nodeClass.Annotations).To(HaveKey(kcv1.AnnotationNodeClassHash))
 	}).Should(Succeed())
-	return nc
+	return nodeClass
 }
 
 // nodeClaim creates a NodeClaim in the API server, where a launch records its attempts.
 func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
-	nc := &karpv1.NodeClaim{
+	claim := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   fmt.Sprintf("default-%05d", counter.Add(1)),
 			Labels: map[string]string{karpv1.LabelNodePool: "default"},
@@ -79,8 +79,8 @@ func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelec
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 		},
 	}
-	ExpectWithOffset(1, env.Client.Create(env.Ctx, nc)).To(Succeed())
-	return nc
+	ExpectWithOffset(1, env.Client.Create(env.Ctx, claim)).To(Succeed())
+	return claim
 }
 
 func req(key string, op corev1.NodeSelectorOperator, values ...string) karpv1.NodeSelectorRequirementWithMinValues {
@@ -316,7 +316,7 @@ var _ = Describe("IsDrifted", func() {
 	It("drifts when the Kubernetes version changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
-		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.Bootstrap.KubernetesVersion = "1.35" })
+		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.Bootstrap.KubernetesVersion = "1.35" })
 		Expect(provider.IsDrifted(env.Ctx, claim)).To(Equal(kakao.DriftKubernetesVersion))
 	})
 
@@ -329,15 +329,15 @@ var _ = Describe("IsDrifted", func() {
 				other = img.ID
 			}
 		}
-		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.ImageID = other })
+		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.ImageID = other })
 		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftImage))
 	})
 
 	It("drifts when the subnets no longer include the VM's", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
-		update(nodeClass, func(nc *kcv1.KCNodeClass) {
-			nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-b"}}
+		update(nodeClass, func(latest *kcv1.KCNodeClass) {
+			latest.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-b"}}
 		})
 		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSubnet))
 	})
@@ -345,8 +345,8 @@ var _ = Describe("IsDrifted", func() {
 	It("drifts when the security groups change", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
-		update(nodeClass, func(nc *kcv1.KCNodeClass) {
-			nc.Spec.SecurityGroupSelectorTerms = append(nc.Spec.SecurityGroupSelectorTerms, kcv1.SecurityGroupSelectorTerm{Name: "default"})
+		update(nodeClass, func(latest *kcv1.KCNodeClass) {
+			latest.Spec.SecurityGroupSelectorTerms = append(latest.Spec.SecurityGroupSelectorTerms, kcv1.SecurityGroupSelectorTerm{Name: "default"})
 		})
 		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
 	})
@@ -354,7 +354,7 @@ var _ = Describe("IsDrifted", func() {
 	It("drifts when a setting fixed at launch changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
-		update(nodeClass, func(nc *kcv1.KCNodeClass) { nc.Spec.RootVolume.SizeGiB = 100 })
+		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.RootVolume.SizeGiB = 100 })
 		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftNodeClass))
 	})
 })

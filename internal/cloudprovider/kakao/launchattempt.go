@@ -69,9 +69,9 @@ func (a *launchAttempts) set(uid types.UID, at time.Time) {
 // lastAttempt is when a create was last tried for the NodeClaim, by its annotation or by this
 // process's memory, whichever is later. An annotation that does not parse counts as a create
 // tried now: waiting out the window is the safe reading.
-func (p *CloudProvider) lastAttempt(nc *karpv1.NodeClaim) time.Time {
-	remembered := p.attempts.get(nc.UID)
-	value, ok := nc.Annotations[kcv1.AnnotationLaunchAttempt]
+func (p *CloudProvider) lastAttempt(nodeClaim *karpv1.NodeClaim) time.Time {
+	remembered := p.attempts.get(nodeClaim.UID)
+	value, ok := nodeClaim.Annotations[kcv1.AnnotationLaunchAttempt]
 	if !ok {
 		return remembered
 	}
@@ -87,22 +87,22 @@ func (p *CloudProvider) lastAttempt(nc *karpv1.NodeClaim) time.Time {
 
 // recordAttempt writes (or, for the zero time, removes) the NodeClaim's launch-attempt
 // annotation with a patch of its own, leaving the caller's copy of the NodeClaim untouched.
-func (p *CloudProvider) recordAttempt(ctx context.Context, nc *karpv1.NodeClaim, at time.Time) error {
+func (p *CloudProvider) recordAttempt(ctx context.Context, nodeClaim *karpv1.NodeClaim, at time.Time) error {
 	value := any(nil)
 	if !at.IsZero() {
 		value = at.UTC().Format(time.RFC3339Nano)
 	}
 	patch := map[string]any{"metadata": map[string]any{
-		"uid":         nc.UID, // a NodeClaim of the same name made since is left alone
+		"uid":         nodeClaim.UID, // a NodeClaim of the same name made since is left alone
 		"annotations": map[string]any{kcv1.AnnotationLaunchAttempt: value},
 	}}
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return err
 	}
-	if err := p.kube.Patch(ctx, nc.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
-		return fmt.Errorf("annotating NodeClaim %s with %s: %w", nc.Name, kcv1.AnnotationLaunchAttempt, err)
+	if err := p.kube.Patch(ctx, nodeClaim.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
+		return fmt.Errorf("annotating NodeClaim %s with %s: %w", nodeClaim.Name, kcv1.AnnotationLaunchAttempt, err)
 	}
-	p.attempts.set(nc.UID, at)
+	p.attempts.set(nodeClaim.UID, at)
 	return nil
 }

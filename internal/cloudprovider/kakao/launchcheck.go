@@ -47,8 +47,8 @@ type launchStatuses struct {
 // that the NodeClaim is deleted and its pods go to the next type or zone; otherwise a
 // LaunchFailedError with the action log's message. A VM missing from the listing is left to
 // registration's timeout: a new VM may not be listed yet.
-func (p *CloudProvider) CheckLaunch(ctx context.Context, nc *karpv1.NodeClaim) error {
-	id, err := instanceID(nc.Status.ProviderID)
+func (p *CloudProvider) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (p *CloudProvider) CheckLaunch(ctx context.Context, nc *karpv1.NodeClaim) e
 	if err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
 		return err
 	}
-	flavor, zone := nc.Labels[karpv1.LabelInstanceType], nc.Labels[karpv1.LabelTopologyZone]
+	flavor, zone := nodeClaim.Labels[karpv1.LabelInstanceType], nodeClaim.Labels[karpv1.LabelTopologyZone]
 	if message == "" {
 		message = "the VM went to error and its action log gives no reason"
 	}

@@ -110,20 +110,20 @@ func (a *clusterActors) kubelets(ctx context.Context) {
 		byProviderID[nodes.Items[i].Spec.ProviderID] = &nodes.Items[i]
 	}
 	for i := range claims.Items {
-		nc := &claims.Items[i]
-		if nc.Status.ProviderID == "" || !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
+		nodeClaim := &claims.Items[i]
+		if nodeClaim.Status.ProviderID == "" || !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) {
 			continue
 		}
-		node := byProviderID[nc.Status.ProviderID]
+		node := byProviderID[nodeClaim.Status.ProviderID]
 		if node == nil {
-			if !nc.DeletionTimestamp.IsZero() || a.unbooted.Load() {
+			if !nodeClaim.DeletionTimestamp.IsZero() || a.unbooted.Load() {
 				continue
 			}
-			labels := maps.Clone(nc.Labels)
-			labels[corev1.LabelHostname] = "node-" + nc.Name
+			labels := maps.Clone(nodeClaim.Labels)
+			labels[corev1.LabelHostname] = "node-" + nodeClaim.Name
 			node = &corev1.Node{
-				ObjectMeta: metav1.ObjectMeta{Name: "node-" + nc.Name, Labels: labels},
-				Spec:       corev1.NodeSpec{ProviderID: nc.Status.ProviderID, Taints: []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}},
+				ObjectMeta: metav1.ObjectMeta{Name: "node-" + nodeClaim.Name, Labels: labels},
+				Spec:       corev1.NodeSpec{ProviderID: nodeClaim.Status.ProviderID, Taints: []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}},
 			}
 			if err := a.client.Create(ctx, node); err != nil {
 				continue
@@ -131,8 +131,8 @@ func (a *clusterActors) kubelets(ctx context.Context) {
 		}
 		if !nodeReady(node) {
 			node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-			node.Status.Allocatable = nc.Status.Allocatable
-			node.Status.Capacity = nc.Status.Capacity
+			node.Status.Allocatable = nodeClaim.Status.Allocatable
+			node.Status.Capacity = nodeClaim.Status.Capacity
 			_ = a.client.Status().Update(ctx, node)
 			continue
 		}

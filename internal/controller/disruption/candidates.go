@@ -167,13 +167,13 @@ func (l labelSet) Lookup(key string) (string, bool) {
 
 // disruptionCost is the cost of evicting the pods, scaled by the share of the node's life
 // still ahead of it (a node about to expire is cheap to disrupt).
-func disruptionCost(pods []*corev1.Pod, nc *karpv1.NodeClaim, now time.Time) float64 {
+func disruptionCost(pods []*corev1.Pod, nodeClaim *karpv1.NodeClaim, now time.Time) float64 {
 	cost := 0.0
 	for _, pod := range pods {
 		cost += podEvictionCost(pod)
 	}
-	if d := nc.Spec.ExpireAfter.Duration; d != nil && *d > 0 {
-		left := float64(nc.CreationTimestamp.Add(*d).Sub(now)) / float64(*d)
+	if d := nodeClaim.Spec.ExpireAfter.Duration; d != nil && *d > 0 {
+		left := float64(nodeClaim.CreationTimestamp.Add(*d).Sub(now)) / float64(*d)
 		cost *= math.Max(0, math.Min(1, left))
 	}
 	return cost

@@ -50,8 +50,8 @@ func benchClusterUnderused(nodes, pods, underusedEvery int) *cluster {
 	for i := range nodes {
 		it := types[rng.IntN(len(types))]
 		name := fmt.Sprintf("node-%04d", i)
-		nc, node := testNode(name, "default", it, testZones[i%len(testZones)], isConsolidatable)
-		c.in.NodeClaims = append(c.in.NodeClaims, nc)
+		nodeClaim, node := testNode(name, "default", it, testZones[i%len(testZones)], isConsolidatable)
+		c.in.NodeClaims = append(c.in.NodeClaims, nodeClaim)
 		c.in.Nodes = append(c.in.Nodes, node)
 
 		count, util := int(busyPods+0.5), 0.7+0.2*rng.Float64()

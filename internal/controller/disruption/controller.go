@@ -215,8 +215,8 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 		in.InstanceTypes[np.Name] = types
 	}
 	existing := sets.New[string]()
-	for _, nc := range in.NodeClaims {
-		existing.Insert(nc.Name)
+	for _, nodeClaim := range in.NodeClaims {
+		existing.Insert(nodeClaim.Name)
 	}
 	volumes, err := c.volumeRequirements(ctx, in.Pods)
 	if err != nil {

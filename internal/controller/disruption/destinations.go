@@ -73,14 +73,14 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			add(d)
 			continue
 		}
-		nc := n.NodeClaim
+		nodeClaim := n.NodeClaim
 		d := &dest{node: n, existing: scheduling.ExistingNode{
-			Name: "nodeclaim/" + nc.Name, Labels: nc.Labels, Taints: nc.Spec.Taints, Allocatable: nc.Status.Allocatable,
+			Name: "nodeclaim/" + nodeClaim.Name, Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable,
 		}}
 		if len(d.existing.Allocatable) == 0 {
-			d.existing.Allocatable = nc.Spec.Resources.Requests
-			d.existing.Requirements = scheduling.FromNodeClaimRequirements(nc.Spec.Requirements...)
-			d.existing.Requirements.Add(scheduling.FromLabels(nc.Labels).Values()...)
+			d.existing.Allocatable = nodeClaim.Spec.Resources.Requests
+			d.existing.Requirements = scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
+			d.existing.Requirements.Add(scheduling.FromLabels(nodeClaim.Labels).Values()...)
 		}
 		n.dest = d
 		add(d)

@@ -46,7 +46,7 @@ import (
 // createNodeClass creates a KCNodeClass of the given worker version and waits until it is
 // ready.
 func createNodeClass(name, version string) *kcv1.KCNodeClass {
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
@@ -55,12 +55,12 @@ func createNodeClass(name, version string) *kcv1.KCNodeClass {
 			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
 		},
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)).To(BeTrue())
 	}).Should(Succeed())
-	return nc
+	return nodeClass
 }
 
 // createNodePool creates a NodePool of the node class of the same name (m2a instance types,
@@ -118,7 +118,7 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: pool}, np)).To(Succeed())
 	labels := map[string]string{karpv1.LabelNodePool: pool}
 	maps.Copy(labels, np.Spec.Template.Labels)
-	nc := &karpv1.NodeClaim{
+	nodeClaim := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: pool + "-",
 			Labels:       labels,
@@ -140,12 +140,12 @@ func launchNode(pool string, instanceType string, expireAfter string) string {
 			TerminationGracePeriod: np.Spec.Template.Spec.TerminationGracePeriod,
 		},
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
 	EventuallyWithOffset(1, func(g Gomega) {
-		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClaim), nodeClaim)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue())
 	}).Should(Succeed())
-	return nc.Name
+	return nodeClaim.Name
 }
 
 func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
@@ -166,8 +166,8 @@ func names(claims []karpv1.NodeClaim) []string {
 }
 
 func getClaim(name string) (*karpv1.NodeClaim, error) {
-	nc := &karpv1.NodeClaim{}
-	return nc, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: name}, nc)
+	nodeClaim := &karpv1.NodeClaim{}
+	return nodeClaim, env.APIClient.Get(env.Ctx, client.ObjectKey{Name: name}, nodeClaim)
 }
 
 // gone succeeds once the NodeClaims no longer exist.
@@ -185,11 +185,11 @@ func gone(claims ...string) func(Gomega) {
 func untouched(claims ...string) func(Gomega) {
 	return func(g Gomega) {
 		for _, name := range claims {
-			nc, err := getClaim(name)
+			nodeClaim, err := getClaim(name)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(nc.DeletionTimestamp).To(BeNil(), "nodeclaim %s is being deleted", name)
+			g.Expect(nodeClaim.DeletionTimestamp).To(BeNil(), "nodeclaim %s is being deleted", name)
 			node := &corev1.Node{}
-			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node)).To(Succeed())
 			g.Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "node of %s is tainted", name)
 		}
 	}
@@ -293,10 +293,10 @@ var _ = Describe("Disruption", func() {
 		}).Should(Succeed())
 		old := names(claimsOf("checkout")(Default))
 		for _, name := range old {
-			nc, err := getClaim(name)
+			nodeClaim, err := getClaim(name)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(nc.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.35"))
-			Expect(nc.Labels).To(HaveKeyWithValue("team", "checkout"))
+			Expect(nodeClaim.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.35"))
+			Expect(nodeClaim.Labels).To(HaveKeyWithValue("team", "checkout"))
 		}
 
 		By("watching that no more than one old node is disrupted at any time")
@@ -313,15 +313,15 @@ var _ = Describe("Disruption", func() {
 				mu.Unlock()
 				disrupted := 0
 				for _, name := range old {
-					nc, err := getClaim(name)
+					nodeClaim, err := getClaim(name)
 					if err != nil {
 						continue // gone: its disruption is over
 					}
 					node := &corev1.Node{}
-					tainted := nc.Status.NodeName != "" && env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node) == nil &&
+					tainted := nodeClaim.Status.NodeName != "" && env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node) == nil &&
 						slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == karpv1.DisruptedNoScheduleTaint.Key })
-					instanceGone := meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInstanceTerminating)
-					if (tainted || !nc.DeletionTimestamp.IsZero()) && !instanceGone {
+					instanceGone := meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating)
+					if (tainted || !nodeClaim.DeletionTimestamp.IsZero()) && !instanceGone {
 						disrupted++
 					}
 				}
@@ -335,21 +335,21 @@ var _ = Describe("Disruption", func() {
 
 		By("upgrading the KCNodeClass to 1.36")
 		Eventually(func() error {
-			nc := &kcv1.KCNodeClass{}
-			if err := env.APIClient.Get(env.Ctx, client.ObjectKey{Name: "checkout"}, nc); err != nil {
+			nodeClass := &kcv1.KCNodeClass{}
+			if err := env.APIClient.Get(env.Ctx, client.ObjectKey{Name: "checkout"}, nodeClass); err != nil {
 				return err
 			}
-			nc.Spec.Bootstrap.KubernetesVersion = "1.36"
-			return env.APIClient.Update(env.Ctx, nc)
+			nodeClass.Spec.Bootstrap.KubernetesVersion = "1.36"
+			return env.APIClient.Update(env.Ctx, nodeClass)
 		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			for _, name := range old {
-				nc, err := getClaim(name)
+				nodeClaim, err := getClaim(name)
 				if apierrors.IsNotFound(err) {
 					continue
 				}
 				g.Expect(err).NotTo(HaveOccurred())
-				drifted := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDrifted)
+				drifted := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)
 				g.Expect(drifted).NotTo(BeNil())
 				g.Expect(drifted.Reason).To(Equal("KubernetesVersionDrift"))
 				g.Expect(drifted.Message).To(ContainSubstring("launched for Kubernetes 1.35; KCNodeClass checkout now asks for 1.36"))
@@ -420,9 +420,9 @@ var _ = Describe("Disruption", func() {
 		updatePool("pdb", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "pdb-v2" })
 		Eventually(func(g Gomega) {
 			for _, name := range []string{a, b} {
-				nc, err := getClaim(name)
+				nodeClaim, err := getClaim(name)
 				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
+				g.Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
 			}
 		}).Should(Succeed())
 		Consistently(untouched(a, b), "3s").Should(Succeed())
@@ -510,9 +510,9 @@ var _ = Describe("Disruption", func() {
 
 		updatePool("window", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "window-v2" })
 		Eventually(func(g Gomega) {
-			nc, err := getClaim(a)
+			nodeClaim, err := getClaim(a)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
+			g.Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
 		}).Should(Succeed())
 		Eventually(env.Recorder.NotesOf("window", disruption.EventDisruptionBlocked)).Should(ContainElement(
 			ContainSubstring(`no Drifted disruptions allowed: budget 1 (nodes: "0", schedule "` + cronAt(now.Add(-time.Hour)) + `" for 23h0m0s) allows 0 of 1 nodes`)))
@@ -550,20 +550,20 @@ var _ = Describe("Disruption", func() {
 			}
 			g.Expect(replacement).NotTo(BeEmpty())
 		}).Should(Succeed())
-		nc, err := getClaim(a)
+		nodeClaim, err := getClaim(a)
 		Expect(err).NotTo(HaveOccurred())
 		node := &corev1.Node{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nc.Status.NodeName}, node)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node)).To(Succeed())
 		Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "tainted before its replacement launches")
-		Expect(meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
+		Expect(meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
 
 		By("failing the replacement (as liveness deletes a NodeClaim whose node never registers)")
 		Expect(env.APIClient.Delete(env.Ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replacement}})).To(Succeed())
 		Eventually(env.Recorder.NotesOf(a, disruption.EventDisruptionFailed)).Should(ContainElement(ContainSubstring("abandoned and rolled back: replacement nodeclaim " + replacement)))
 		Expect(test.MetricValue("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})).To(BeNumerically(">", failures))
-		nc, err = getClaim(a)
+		nodeClaim, err = getClaim(a)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(nc.DeletionTimestamp).To(BeNil(), "the node stays when its replacement failed")
+		Expect(nodeClaim.DeletionTimestamp).To(BeNil(), "the node stays when its replacement failed")
 		allBound("web", 1, a)(Default) // its pod never moved
 
 		By("letting VMs boot again: the next attempt replaces it")

@@ -122,8 +122,8 @@ func testPool(name string, policy karpv1.ConsolidationPolicy, budgets ...karpv1.
 type nodeOpt func(*karpv1.NodeClaim, *corev1.Node)
 
 func withCondition(t string, status metav1.ConditionStatus) nodeOpt {
-	return func(nc *karpv1.NodeClaim, _ *corev1.Node) {
-		nc.Status.Conditions = append(nc.Status.Conditions, metav1.Condition{Type: t, Status: status, Reason: t})
+	return func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+		nodeClaim.Status.Conditions = append(nodeClaim.Status.Conditions, metav1.Condition{Type: t, Status: status, Reason: t})
 	}
 }
 
@@ -144,7 +144,7 @@ func withDisruptedTaint(_ *karpv1.NodeClaim, n *corev1.Node) {
 func testNode(name, poolName string, it *cloudprovider.InstanceType, zone string, opts ...nodeOpt) (*karpv1.NodeClaim, *corev1.Node) {
 	labels := map[string]string{karpv1.LabelNodePool: poolName, karpv1.LabelTopologyZone: zone, karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand}
 	maps.Copy(labels, it.Labels)
-	nc := &karpv1.NodeClaim{
+	nodeClaim := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
 		Spec: karpv1.NodeClaimSpec{
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"},
@@ -164,16 +164,16 @@ func testNode(name, poolName string, it *cloudprovider.InstanceType, zone string
 	maps.Copy(nodeLabels, labels)
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "node-" + name, Labels: nodeLabels},
-		Spec:       corev1.NodeSpec{ProviderID: nc.Status.ProviderID},
+		Spec:       corev1.NodeSpec{ProviderID: nodeClaim.Status.ProviderID},
 		Status: corev1.NodeStatus{
 			Allocatable: it.Allocatable(), Capacity: it.Capacity,
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
 		},
 	}
 	for _, o := range opts {
-		o(nc, node)
+		o(nodeClaim, node)
 	}
-	return nc, node
+	return nodeClaim, node
 }
 
 // podOpt adjusts a test pod.
@@ -232,8 +232,8 @@ func newCluster(pools ...*karpv1.NodePool) *cluster {
 
 // node adds a node of the pool and returns its node name.
 func (c *cluster) node(name, pool, typeName string, opts ...nodeOpt) string {
-	nc, node := testNode(name, pool, typeByName(testInstanceTypes(), typeName), testZones[0], opts...)
-	c.in.NodeClaims = append(c.in.NodeClaims, nc)
+	nodeClaim, node := testNode(name, pool, typeByName(testInstanceTypes(), typeName), testZones[0], opts...)
+	c.in.NodeClaims = append(c.in.NodeClaims, nodeClaim)
 	c.in.Nodes = append(c.in.Nodes, node)
 	return node.Name
 }

@@ -180,11 +180,11 @@ func (o *orchestrator) advance(ctx context.Context) {
 func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool, string) {
 	ready := true
 	for _, name := range r.replacements {
-		nc := &karpv1.NodeClaim{}
-		err := o.client.Get(ctx, client.ObjectKey{Name: name}, nc)
+		nodeClaim := &karpv1.NodeClaim{}
+		err := o.client.Get(ctx, client.ObjectKey{Name: name}, nodeClaim)
 		if apierrors.IsNotFound(err) {
 			// The cache may not have seen the NodeClaim created a moment ago: ask the API server.
-			err = o.reader.Get(ctx, client.ObjectKey{Name: name}, nc)
+			err = o.reader.Get(ctx, client.ObjectKey{Name: name}, nodeClaim)
 		}
 		if err != nil {
 			if apierrors.IsNotFound(err) {
@@ -192,10 +192,10 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 			}
 			return false, ""
 		}
-		if !nc.DeletionTimestamp.IsZero() {
+		if !nodeClaim.DeletionTimestamp.IsZero() {
 			return false, fmt.Sprintf("replacement nodeclaim %s is being deleted before it initialized (its launch failed)", name)
 		}
-		if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized) {
+		if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized) {
 			ready = false
 		}
 	}
@@ -206,19 +206,19 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	var errs []error
 	for _, c := range r.cmd.Candidates {
-		nc := c.NodeClaim
-		err := o.client.Delete(ctx, nc, client.Preconditions{UID: &nc.UID})
+		nodeClaim := c.NodeClaim
+		err := o.client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, fmt.Errorf("deleting nodeclaim %s: %w", nc.Name, err))
+			errs = append(errs, fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err))
 			continue
 		}
 		if err == nil {
-			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nc.Labels[karpv1.LabelCapacityType]).Inc()
+			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
 			if len(r.replacements) > 0 {
 				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"
 			}
-			terminating(o.recorder, nc, msg)
+			terminating(o.recorder, nodeClaim, msg)
 		}
 	}
 	if len(errs) > 0 {
@@ -237,8 +237,8 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 	logger.Error(errors.New(why), "abandoning disruption command, rolling back", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
 	queueFailures.WithLabelValues(r.cmd.Decision(), r.cmd.ReasonLabel(), r.cmd.ConsolidationType()).Inc()
 	for _, name := range r.replacements {
-		nc := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if err := o.client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := o.client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", klog.KRef("", name))
 		}
 	}
@@ -304,10 +304,10 @@ func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(
 // people reading the NodeClaim).
 func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 	for _, c := range cmd.Candidates {
-		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nc *karpv1.NodeClaim) bool {
-			return meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
+		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nodeClaim *karpv1.NodeClaim) bool {
+			return meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
 				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
-				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()), ObservedGeneration: nc.Generation,
+				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()), ObservedGeneration: nodeClaim.Generation,
 			})
 		})
 		if err != nil {
@@ -317,33 +317,33 @@ func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 }
 
 func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) error {
-	return o.updateNodeClaimStatus(ctx, name, func(nc *karpv1.NodeClaim) bool {
-		return meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason)
+	return o.updateNodeClaimStatus(ctx, name, func(nodeClaim *karpv1.NodeClaim) bool {
+		return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason)
 	})
 }
 
 func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, mutate func(*karpv1.NodeClaim) bool) error {
 	return client.IgnoreNotFound(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		nc := &karpv1.NodeClaim{}
-		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, nc); err != nil {
+		nodeClaim := &karpv1.NodeClaim{}
+		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, nodeClaim); err != nil {
 			return err
 		}
-		stored := nc.DeepCopy()
-		if !nc.DeletionTimestamp.IsZero() || !mutate(nc) {
+		stored := nodeClaim.DeepCopy()
+		if !nodeClaim.DeletionTimestamp.IsZero() || !mutate(nodeClaim) {
 			return nil
 		}
-		return o.client.Status().Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+		return o.client.Status().Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
 	}))
 }
 
 // launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim).
 func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
-	nc := n.ToNodeClaim()
-	if err := o.client.Create(ctx, nc); err != nil {
+	nodeClaim := n.ToNodeClaim()
+	if err := o.client.Create(ctx, nodeClaim); err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}
 	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
-		"NodeClaim", klog.KRef("", nc.Name), "pods", len(n.Pods), "requests", n.Requests,
+		"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 		"instance-types", typeNames(n, 5))
-	return nc.Name, nil
+	return nodeClaim.Name, nil
 }

@@ -146,28 +146,28 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		}
 	}
 	managedNodes := sets.New[string]()
-	for _, nc := range in.NodeClaims {
-		n := &StateNode{NodeClaim: nc, inFlight: in.InFlight.Has(nc.Name), nominated: in.Nominated.Has(nc.Name)}
-		if nc.Status.ProviderID != "" {
-			n.Node = nodesByProviderID[nc.Status.ProviderID]
+	for _, nodeClaim := range in.NodeClaims {
+		n := &StateNode{NodeClaim: nodeClaim, inFlight: in.InFlight.Has(nodeClaim.Name), nominated: in.Nominated.Has(nodeClaim.Name)}
+		if nodeClaim.Status.ProviderID != "" {
+			n.Node = nodesByProviderID[nodeClaim.Status.ProviderID]
 		}
 		if n.Node != nil {
 			managedNodes.Insert(n.Node.Name)
 		}
-		if p := s.pools[nc.Labels[karpv1.LabelNodePool]]; p != nil {
+		if p := s.pools[nodeClaim.Labels[karpv1.LabelNodePool]]; p != nil {
 			n.pool = p
-			n.instanceType = p.byName[nc.Labels[karpv1.LabelInstanceType]]
-			n.price, n.priceKnown = nodePrice(n.instanceType, nc.Labels)
-			if p.remaining != nil && nc.DeletionTimestamp.IsZero() {
-				used := nc.Status.Capacity
+			n.instanceType = p.byName[nodeClaim.Labels[karpv1.LabelInstanceType]]
+			n.price, n.priceKnown = nodePrice(n.instanceType, nodeClaim.Labels)
+			if p.remaining != nil && nodeClaim.DeletionTimestamp.IsZero() {
+				used := nodeClaim.Status.Capacity
 				if len(used) == 0 {
-					used = nc.Spec.Resources.Requests
+					used = nodeClaim.Spec.Resources.Requests
 				}
 				resources.SubtractFrom(p.remaining, used)
 			}
 		}
 		s.nodes = append(s.nodes, n)
-		s.byName[nc.Name] = n
+		s.byName[nodeClaim.Name] = n
 	}
 	slices.SortFunc(s.nodes, func(a, b *StateNode) int { return cmp.Compare(a.Name(), b.Name()) })
 
@@ -244,8 +244,8 @@ func (s *Snapshot) budget(poolName string, reason karpv1.DisruptionReason) budge
 // allowed is how many more nodes of the pool may be disrupted for reason now.
 func (b budgetState) allowed() int { return max(b.Nodes-b.disrupting, 0) }
 
-func conditionStatus(nc *karpv1.NodeClaim, t string) metav1.ConditionStatus {
-	if c := meta.FindStatusCondition(nc.Status.Conditions, t); c != nil {
+func conditionStatus(nodeClaim *karpv1.NodeClaim, t string) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, t); c != nil {
 		return c.Status
 	}
 	return ""

@@ -68,24 +68,24 @@ type ImageGetter interface {
 
 // Reconcile brings one KCNodeClass's status and finalizer up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nc := &kcv1.KCNodeClass{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+	nodeClass := &kcv1.KCNodeClass{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nodeClass); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !nc.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, nc)
+	if !nodeClass.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, nodeClass)
 	}
-	if err := r.ensureFinalizerAndHash(ctx, nc); err != nil {
+	if err := r.ensureFinalizerAndHash(ctx, nodeClass); err != nil {
 		return reconcile.Result{}, err
 	}
 
-	obs := r.observe(ctx, nc)
-	stored := nc.DeepCopy()
-	nc.Status = computeStatus(nc, obs)
-	r.announce(stored, nc)
-	recordMetrics(nc)
-	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
-		if err := r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+	obs := r.observe(ctx, nodeClass)
+	stored := nodeClass.DeepCopy()
+	nodeClass.Status = computeStatus(nodeClass, obs)
+	r.announce(stored, nodeClass)
+	recordMetrics(nodeClass)
+	if !equality.Semantic.DeepEqual(stored.Status, nodeClass.Status) {
+		if err := r.Client.Status().Patch(ctx, nodeClass, client.MergeFrom(stored)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -96,20 +96,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 }
 
 // ensureFinalizerAndHash adds the finalizer and keeps the static hash annotation current.
-func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nc *kcv1.KCNodeClass) error {
-	stored := nc.DeepCopy()
-	controllerutil.AddFinalizer(nc, Finalizer)
-	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, kcv1.AnnotationNodeClassHash, nc.StaticHash())
-	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion)
-	if equality.Semantic.DeepEqual(stored.ObjectMeta, nc.ObjectMeta) {
+func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nodeClass *kcv1.KCNodeClass) error {
+	stored := nodeClass.DeepCopy()
+	controllerutil.AddFinalizer(nodeClass, Finalizer)
+	metav1.SetMetaDataAnnotation(&nodeClass.ObjectMeta, kcv1.AnnotationNodeClassHash, nodeClass.StaticHash())
+	metav1.SetMetaDataAnnotation(&nodeClass.ObjectMeta, kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion)
+	if equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClass.ObjectMeta) {
 		return nil
 	}
-	return r.Client.Patch(ctx, nc, client.MergeFrom(stored))
+	return r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored))
 }
 
 // observe reads everything the status depends on. A failed cluster read falls back to the
 // last cluster read, so that a short Kubernetes Engine outage does not stop node creation.
-func (r *Reconciler) observe(ctx context.Context, nc *kcv1.KCNodeClass) observation {
+func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) observation {
 	var obs observation
 	if cluster, err := r.Catalog.Cluster(ctx); err == nil {
 		obs.cluster = &cluster
@@ -119,17 +119,17 @@ func (r *Reconciler) observe(ctx context.Context, nc *kcv1.KCNodeClass) observat
 		obs.clusterErr = err
 	}
 	obs.versions, obs.versionsErr = r.Catalog.Versions(ctx)
-	if nc.Spec.ImageID != "" {
-		image, err := r.Images.GetImage(ctx, nc.Spec.ImageID)
+	if nodeClass.Spec.ImageID != "" {
+		image, err := r.Images.GetImage(ctx, nodeClass.Spec.ImageID)
 		if err == nil {
 			obs.pinnedImage = &image
 		}
 		obs.pinnedImageErr = err
 	} else {
-		obs.images, obs.imagesErr = r.Catalog.NodeImages(ctx, nc.Spec.Bootstrap.KubernetesVersion)
+		obs.images, obs.imagesErr = r.Catalog.NodeImages(ctx, nodeClass.Spec.Bootstrap.KubernetesVersion)
 	}
-	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nc.Spec.SubnetSelectorTerms)
-	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nc.Spec.SecurityGroupSelectorTerms)
+	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nodeClass.Spec.SubnetSelectorTerms)
+	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nodeClass.Spec.SecurityGroupSelectorTerms)
 	return obs
 }
 
@@ -222,24 +222,24 @@ func (r *Reconciler) announce(before, after *kcv1.KCNodeClass) {
 
 // finalize removes the finalizer once nothing refers to the node class, and says what it
 // waits for until then.
-func (r *Reconciler) finalize(ctx context.Context, nc *kcv1.KCNodeClass) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(nc, Finalizer) {
+func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(nodeClass, Finalizer) {
 		return reconcile.Result{}, nil
 	}
-	users, err := r.users(ctx, nc.Name)
+	users, err := r.users(ctx, nodeClass.Name)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if len(users) > 0 {
 		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", strings.Join(users, ", "))
 		log.FromContext(ctx).Info("deletion of KCNodeClass is waiting", "users", users)
-		waitingOnReferences(r.Recorder, nc, msg)
+		waitingOnReferences(r.Recorder, nodeClass, msg)
 		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil // the watches usually come first
 	}
-	stored := nc.DeepCopy()
-	controllerutil.RemoveFinalizer(nc, Finalizer)
-	deleteMetrics(nc.Name)
-	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, nc, client.MergeFrom(stored)))
+	stored := nodeClass.DeepCopy()
+	controllerutil.RemoveFinalizer(nodeClass, Finalizer)
+	deleteMetrics(nodeClass.Name)
+	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored)))
 }
 
 // users lists the NodePools and NodeClaims that refer to a node class.

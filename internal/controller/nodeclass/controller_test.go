@@ -40,7 +40,7 @@ func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 	if len(subnets) == 0 {
 		subnets = []string{"karpenter-subnet-a"}
 	}
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: version},
@@ -48,32 +48,32 @@ func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 		},
 	}
 	for _, s := range subnets {
-		nc.Spec.SubnetSelectorTerms = append(nc.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
+		nodeClass.Spec.SubnetSelectorTerms = append(nodeClass.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
 	DeferCleanup(func() {
 		current := &kcv1.KCNodeClass{}
-		if env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current) == nil {
+		if env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current) == nil {
 			_ = env.APIClient.Delete(env.Ctx, current)
 		}
 	})
-	return nc
+	return nodeClass
 }
 
 // condition reads a condition of the node class as the API server has it.
-func condition(nc *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
+func condition(nodeClass *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
 	return func(g Gomega) metav1.Condition {
 		current := &kcv1.KCNodeClass{}
-		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 		c := meta.FindStatusCondition(current.Status.Conditions, t)
 		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", t)
 		return *c
 	}
 }
 
-func status(nc *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
+func status(nodeClass *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
 	current := &kcv1.KCNodeClass{}
-	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 	return current.Status
 }
 
@@ -91,9 +91,9 @@ func restoreControlPlane() {
 
 var _ = Describe("KCNodeClass status", func() {
 	It("resolves version, images, subnets with their zones and security groups, and is Ready", func() {
-		nc := newNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-c")
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		s := status(nc)
+		nodeClass := newNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-c")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		s := status(nodeClass)
 		Expect(s.ControlPlaneVersion).To(Equal("1.36"))
 		Expect(s.KubernetesVersion).To(Equal("1.36"))
 		Expect(s.Images).To(HaveLen(3))
@@ -103,140 +103,140 @@ var _ = Describe("KCNodeClass status", func() {
 		))
 		Expect(s.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
 		for _, t := range []string{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ConditionTypeImagesReady, kcv1.ConditionTypeSubnetsReady, kcv1.ConditionTypeSecurityGroupsReady} {
-			Expect(condition(nc, t)(Default).Status).To(Equal(metav1.ConditionTrue), t)
+			Expect(condition(nodeClass, t)(Default).Status).To(Equal(metav1.ConditionTrue), t)
 		}
-		Expect(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)(Default)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
+		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)(Default)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(0))
 
 		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 		Expect(current.Finalizers).To(ContainElement(nodeclass.Finalizer))
 	})
 
 	It("reports subnets and security groups that do not exist", func() {
-		nc := newNodeClass("1.36", "karpenter-subnet-a", "no-such-subnet")
-		Eventually(condition(nc, kcv1.ConditionTypeSubnetsReady)).Should(SatisfyAll(
+		nodeClass := newNodeClass("1.36", "karpenter-subnet-a", "no-such-subnet")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeSubnetsReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
 			HaveField("Message", ContainSubstring("name no-such-subnet")),
 		))
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(SatisfyAll(
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
 			HaveField("Message", ContainSubstring("SubnetsReady: subnet(s) not found: name no-such-subnet")),
 		))
-		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
+		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
 	})
 
 	It("marks a version Kubernetes Engine no longer offers as deprecated without blocking nodes", func() {
-		nc := newNodeClass("1.35")
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := newNodeClass("1.35")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetVersionDeprecated("1.35", true)
 		DeferCleanup(func() { env.Emulator.SetVersionDeprecated("1.35", false) })
-		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionDeprecated)).Should(SatisfyAll(
+		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)).Should(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonWorkerVersionNotOffered),
 			HaveField("Message", ContainSubstring("no longer offers 1.35")),
 		))
-		Consistently(condition(nc, kcv1.ConditionTypeReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
+		Consistently(condition(nodeClass, kcv1.ConditionTypeReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(1))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(1))
 	})
 
 	It("retains earlier images when the lookup fails, until an image is pinned", func() {
-		nc := newNodeClass("1.36")
-		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
-		before := status(nc).Images
+		nodeClass := newNodeClass("1.36")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+		before := status(nodeClass).Images
 
 		env.Emulator.FailNodeImageLookups(true)
 		DeferCleanup(func() { env.Emulator.FailNodeImageLookups(false) })
-		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonImagesRetained),
 			HaveField("Message", ContainSubstring("set spec.imageID")),
 		))
-		Expect(status(nc).Images).To(Equal(before))
-		Expect(condition(nc, kcv1.ConditionTypeReady)(Default).Status).To(Equal(metav1.ConditionTrue))
-		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
+		Expect(status(nodeClass).Images).To(Equal(before))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)(Default).Status).To(Equal(metav1.ConditionTrue))
+		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(1))
 
 		// It does not clear by itself when lookups work again.
 		env.Emulator.FailNodeImageLookups(false)
-		Consistently(condition(nc, kcv1.ConditionTypeImagesReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
+		Consistently(condition(nodeClass, kcv1.ConditionTypeImagesReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
 
 		// Pinning a verified image clears it.
 		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 		current.Spec.ImageID = before[0].ID
 		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
-		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
-		Expect(status(nc).Images).To(ConsistOf(HaveField("ID", before[0].ID)))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
+		Expect(status(nodeClass).Images).To(ConsistOf(HaveField("ID", before[0].ID)))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(0))
 	})
 
 	It("says which images are missing for a version without any", func() {
-		nc := newNodeClass("1.35")
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := newNodeClass("1.35")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 		current.Spec.ImageID = "00000000-0000-4000-8000-000000000000"
 		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
-		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound),
 			HaveField("Message", ContainSubstring("pinned image 00000000-0000-4000-8000-000000000000 cannot be used")),
 		))
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound))
 	})
 
 	It("turns Ready False when a control-plane change puts the worker version out of skew", func() {
 		restoreControlPlane()
-		nc := newNodeClass("1.35")
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := newNodeClass("1.35")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetControlPlane("1.37", "1.37.0", "")
-		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(SatisfyAll(
+		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).Should(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported),
 			HaveField("Message", ContainSubstring("allowed versions are 1.37, 1.36")),
 		))
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
-		Expect(status(nc).ControlPlaneVersion).To(Equal("1.37"))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
+		Expect(status(nodeClass).ControlPlaneVersion).To(Equal("1.37"))
 		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nc.Name})
+			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
 		}).Should(BeEquivalentTo(2))
-		Eventually(env.Recorder.NotesOf(nc.Name, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
+		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
 	})
 
 	It("pauses while the control plane upgrades and recovers afterwards", func() {
 		restoreControlPlane()
-		nc := newNodeClass("1.36")
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := newNodeClass("1.36")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
-		Eventually(condition(nc, kcv1.ConditionTypeKubernetesVersionReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Eventually(condition(nc, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Expect(status(nc).Images).NotTo(BeEmpty(), "images stay known during the upgrade")
+		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Expect(status(nodeClass).Images).NotTo(BeEmpty(), "images stay known during the upgrade")
 
 		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned)
-		Eventually(condition(nc, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		Expect(condition(nc, kcv1.ConditionTypeImagesReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
 	})
 })
 
 var _ = Describe("KCNodeClass static hash", func() {
 	It("changes with the settings fixed at launch and not with those compared to the VM", func() {
-		nc := newNodeClass("1.36")
+		nodeClass := newNodeClass("1.36")
 		hash := func(g Gomega) string {
 			current := &kcv1.KCNodeClass{}
-			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 			g.Expect(current.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion))
 			return current.Annotations[kcv1.AnnotationNodeClassHash]
 		}
@@ -246,7 +246,7 @@ var _ = Describe("KCNodeClass static hash", func() {
 		update := func(mutate func(*kcv1.KCNodeClass)) {
 			Eventually(func() error {
 				current := &kcv1.KCNodeClass{}
-				if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current); err != nil {
+				if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current); err != nil {
 					return err
 				}
 				mutate(current)
@@ -266,33 +266,33 @@ var _ = Describe("KCNodeClass static hash", func() {
 
 var _ = Describe("KCNodeClass deletion", func() {
 	It("waits while a NodePool refers to it and says so", func() {
-		nc := newNodeClass("1.36")
+		nodeClass := newNodeClass("1.36")
 		Eventually(func(g Gomega) []string {
 			current := &kcv1.KCNodeClass{}
-			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), current)).To(Succeed())
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
 			return current.Finalizers
 		}).Should(ContainElement(nodeclass.Finalizer))
 
 		np := &karpv1.NodePool{
-			ObjectMeta: metav1.ObjectMeta{Name: "pool-of-" + nc.Name},
+			ObjectMeta: metav1.ObjectMeta{Name: "pool-of-" + nodeClass.Name},
 			Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
 				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
-				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nc.Name},
+				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 				ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
 			}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
 		}
 		Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
-		Expect(env.APIClient.Delete(env.Ctx, nc)).To(Succeed())
+		Expect(env.APIClient.Delete(env.Ctx, nodeClass)).To(Succeed())
 
-		Eventually(env.Recorder.NotesOf(nc.Name, "WaitingOnReferences")).Should(ContainElement(
+		Eventually(env.Recorder.NotesOf(nodeClass.Name, "WaitingOnReferences")).Should(ContainElement(
 			ContainSubstring("waiting for NodePool/" + np.Name + " to be deleted")))
 		Consistently(func() error {
-			return env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+			return env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), &kcv1.KCNodeClass{})
 		}, "1s").Should(Succeed())
 
 		Expect(env.APIClient.Delete(env.Ctx, np)).To(Succeed())
 		Eventually(func() bool {
-			err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), &kcv1.KCNodeClass{})
+			err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), &kcv1.KCNodeClass{})
 			return err != nil && strings.Contains(err.Error(), "not found")
 		}).Should(BeTrue())
 	})

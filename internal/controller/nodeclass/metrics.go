@@ -46,13 +46,13 @@ func init() {
 	crmetrics.Registry.MustRegister(versionSkew, versionDeprecated, imagesRetained)
 }
 
-func recordMetrics(nc *kcv1.KCNodeClass) {
-	if skew, err := VersionSkew(nc.Status.ControlPlaneVersion, nc.Spec.Bootstrap.KubernetesVersion); err == nil {
-		versionSkew.WithLabelValues(nc.Name).Set(float64(skew))
+func recordMetrics(nodeClass *kcv1.KCNodeClass) {
+	if skew, err := VersionSkew(nodeClass.Status.ControlPlaneVersion, nodeClass.Spec.Bootstrap.KubernetesVersion); err == nil {
+		versionSkew.WithLabelValues(nodeClass.Name).Set(float64(skew))
 	}
-	versionDeprecated.WithLabelValues(nc.Name).Set(boolGauge(meta.IsStatusConditionTrue(nc.Status.Conditions, kcv1.ConditionTypeKubernetesVersionDeprecated)))
-	images := meta.FindStatusCondition(nc.Status.Conditions, kcv1.ConditionTypeImagesReady)
-	imagesRetained.WithLabelValues(nc.Name).Set(boolGauge(images != nil && images.Status == metav1.ConditionTrue && images.Reason == kcv1.ReasonImagesRetained))
+	versionDeprecated.WithLabelValues(nodeClass.Name).Set(boolGauge(meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeKubernetesVersionDeprecated)))
+	images := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeImagesReady)
+	imagesRetained.WithLabelValues(nodeClass.Name).Set(boolGauge(images != nil && images.Status == metav1.ConditionTrue && images.Reason == kcv1.ReasonImagesRetained))
 }
 
 func deleteMetrics(name string) {

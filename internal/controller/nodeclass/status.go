@@ -54,15 +54,15 @@ type observation struct {
 
 // computeStatus derives a KCNodeClass's status from what was observed. It is pure: the same
 // node class and observation always give the same status.
-func computeStatus(nc *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus {
-	prev := nc.Status
+func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus {
+	prev := nodeClass.Status
 	status := kcv1.KCNodeClassStatus{
-		KubernetesVersion: nc.Spec.Bootstrap.KubernetesVersion,
+		KubernetesVersion: nodeClass.Spec.Bootstrap.KubernetesVersion,
 		Conditions:        slices.Clone(prev.Conditions),
 	}
 	set := func(t string, s metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation,
+			Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClass.Generation,
 		})
 	}
 
@@ -74,7 +74,7 @@ func computeStatus(nc *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus
 	upgrading := obs.cluster != nil && ControlPlaneUpgrading(*obs.cluster)
 
 	// KubernetesVersionReady: the worker version is within the skew the control plane allows.
-	worker := nc.Spec.Bootstrap.KubernetesVersion
+	worker := nodeClass.Spec.Bootstrap.KubernetesVersion
 	switch {
 	case obs.cluster == nil:
 		set(kcv1.ConditionTypeKubernetesVersionReady, metav1.ConditionUnknown, kcv1.ReasonClusterUnavailable,
@@ -107,7 +107,7 @@ func computeStatus(nc *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus
 				worker, strings.Join(OfferedVersions(obs.versions), ", ")))
 	}
 
-	status.Images = imagesStatus(nc, obs, upgrading, set)
+	status.Images = imagesStatus(nodeClass, obs, upgrading, set)
 	status.Subnets, status.SecurityGroups = obs.subnets, obs.securityGroups
 	if obs.subnetsErr != nil {
 		status.Subnets = prev.Subnets
@@ -122,7 +122,7 @@ func computeStatus(nc *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus
 
 	// Ready: every dependency True; otherwise the first one that is not says why.
 	ready := metav1.Condition{Type: kcv1.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: kcv1.ReasonReady,
-		Message: "the node class can launch nodes", ObservedGeneration: nc.Generation}
+		Message: "the node class can launch nodes", ObservedGeneration: nodeClass.Generation}
 	for _, t := range kcv1.ReadyDependencies {
 		c := meta.FindStatusCondition(status.Conditions, t)
 		if c == nil || c.Status != metav1.ConditionTrue {
@@ -144,11 +144,11 @@ func computeStatus(nc *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus
 // version are retained when the lookup fails, and the retention is sticky: it ends only when
 // the version changes or an image is pinned, so that a flapping lookup never flips the
 // images nodes launch from.
-func imagesStatus(nc *kcv1.KCNodeClass, obs observation, upgrading bool, set func(string, metav1.ConditionStatus, string, string)) []kcv1.Image {
-	prev := nc.Status
-	worker := nc.Spec.Bootstrap.KubernetesVersion
+func imagesStatus(nodeClass *kcv1.KCNodeClass, obs observation, upgrading bool, set func(string, metav1.ConditionStatus, string, string)) []kcv1.Image {
+	prev := nodeClass.Status
+	worker := nodeClass.Spec.Bootstrap.KubernetesVersion
 
-	if id := nc.Spec.ImageID; id != "" {
+	if id := nodeClass.Spec.ImageID; id != "" {
 		if obs.pinnedImage == nil {
 			set(kcv1.ConditionTypeImagesReady, metav1.ConditionFalse, kcv1.ReasonImagesNotFound,
 				fmt.Sprintf("pinned image %s cannot be used: %v", id, obs.pinnedImageErr))

@@ -98,11 +98,11 @@ func (r *Reconciler) nodeClass(ctx context.Context, np *karpv1.NodePool) (*kcv1.
 	if ref == nil {
 		return nil, nil
 	}
-	nc := &kcv1.KCNodeClass{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, nc); err != nil {
+	nodeClass := &kcv1.KCNodeClass{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
-	return nc, nil
+	return nodeClass, nil
 }
 
 // computeStatus derives a NodePool's status from its node class and NodeClaims.

@@ -52,7 +52,7 @@ func newNodePool(nodeClass string) *karpv1.NodePool {
 // nodeClassWithReady creates a KCNodeClass whose status says Ready is status (as its own
 // controller would write it).
 func nodeClassWithReady(status metav1.ConditionStatus, reason, message string) *kcv1.KCNodeClass {
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("nodeclass-%d", counter.Add(1))},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
@@ -60,18 +60,18 @@ func nodeClassWithReady(status metav1.ConditionStatus, reason, message string) *
 			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 		},
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
-	setReady(nc, status, reason, message)
-	return nc
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
+	setReady(nodeClass, status, reason, message)
+	return nodeClass
 }
 
-func setReady(nc *kcv1.KCNodeClass, status metav1.ConditionStatus, reason, message string) {
+func setReady(nodeClass *kcv1.KCNodeClass, status metav1.ConditionStatus, reason, message string) {
 	EventuallyWithOffset(2, func() error {
-		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc); err != nil {
+		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass); err != nil {
 			return err
 		}
-		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{Type: kcv1.ConditionTypeReady, Status: status, Reason: reason, Message: message})
-		return env.APIClient.Status().Update(env.Ctx, nc)
+		meta.SetStatusCondition(&nodeClass.Status.Conditions, metav1.Condition{Type: kcv1.ConditionTypeReady, Status: status, Reason: reason, Message: message})
+		return env.APIClient.Status().Update(env.Ctx, nodeClass)
 	}).Should(Succeed())
 }
 
@@ -103,20 +103,20 @@ var _ = Describe("NodePool readiness", func() {
 		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Message", ContainSubstring(`KCNodeClass "not-yet" does not exist`))))
 
-		nc := nodeClassWithReady(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported, "worker version 1.34 is outside the allowed skew")
-		update(np, func(p *karpv1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = nc.Name })
+		nodeClass := nodeClassWithReady(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported, "worker version 1.34 is outside the allowed skew")
+		update(np, func(p *karpv1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = nodeClass.Name })
 		Eventually(poolCondition(np, karpv1.ConditionTypeNodeClassReady)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", kcv1.ReasonVersionSkewUnsupported),
 			HaveField("Message", ContainSubstring("outside the allowed skew"))))
 
-		setReady(nc, metav1.ConditionTrue, kcv1.ReasonReady, "ready")
+		setReady(nodeClass, metav1.ConditionTrue, kcv1.ReasonReady, "ready")
 		Eventually(poolCondition(np, karpv1.ConditionTypeReady)).Should(HaveField("Status", metav1.ConditionTrue))
 		Expect(poolCondition(np, karpv1.ConditionTypeValidationSucceeded)(Default).Status).To(Equal(metav1.ConditionTrue))
 	})
 
 	It("is not ready when a budget schedule does not parse", func() {
-		nc := nodeClassWithReady(metav1.ConditionTrue, kcv1.ReasonReady, "ready")
-		np := newNodePool(nc.Name)
+		nodeClass := nodeClassWithReady(metav1.ConditionTrue, kcv1.ReasonReady, "ready")
+		np := newNodePool(nodeClass.Name)
 		update(np, func(p *karpv1.NodePool) {
 			p.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0", Schedule: new("61 * * * *"), Duration: &metav1.Duration{Duration: 3600e9}}}
 		})

@@ -115,15 +115,15 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	}
 	var created []*karpv1.NodeClaim
 	for _, n := range results.NewNodeClaims {
-		nc := n.ToNodeClaim()
-		if err := p.Client.Create(ctx, nc); err != nil {
+		nodeClaim := n.ToNodeClaim()
+		if err := p.Client.Create(ctx, nodeClaim); err != nil {
 			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 		}
 		nodeClaimsCreated.WithLabelValues(n.NodePoolName).Inc()
 		log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
-			"NodeClaim", klog.KRef("", nc.Name), "pods", len(n.Pods), "requests", n.Requests,
+			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
-		created = append(created, nc)
+		created = append(created, nodeClaim)
 	}
 	return created, nil
 }

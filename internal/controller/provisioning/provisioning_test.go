@@ -38,7 +38,7 @@ import (
 )
 
 func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[string]string) {
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
@@ -47,7 +47,7 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 			RootVolume:                 kcv1.RootVolume{SizeGiB: 50},
 		},
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
 	np := &karpv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: karpv1.NodePoolSpec{
@@ -76,7 +76,7 @@ func createNodeClassAndPool(name string, limits corev1.ResourceList, labels map[
 // ready, and a NodePool of it, both named name.
 func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
 	GinkgoHelper()
-	nc := &kcv1.KCNodeClass{
+	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: kcv1.KCNodeClassSpec{
 			Bootstrap:                  kcv1.Bootstrap{KubernetesVersion: "1.36"},
@@ -84,7 +84,7 @@ func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
 			SecurityGroupSelectorTerms: []kcv1.SecurityGroupSelectorTerm{{Name: "karpenter-workers"}},
 		},
 	}
-	Expect(env.APIClient.Create(env.Ctx, nc)).To(Succeed())
+	Expect(env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
 	np := &karpv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
@@ -93,7 +93,7 @@ func createPoolWithoutSubnet(name string) *kcv1.KCNodeClass {
 		}}},
 	}
 	Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
-	return nc
+	return nodeClass
 }
 
 // pendingPod creates a pod and marks it unschedulable, as the kube-scheduler would.
@@ -366,16 +366,16 @@ var _ = Describe("Provisioning", func() {
 	})
 
 	It("provisions again for a pod that stays pending, without the pod changing, once its NodePool is ready", func() {
-		nc := createPoolWithoutSubnet("late")
+		nodeClass := createPoolWithoutSubnet("late")
 		pod := pendingPod("late-pod", "1", map[string]string{karpv1.LabelNodePool: "late"})
 		Eventually(env.Recorder.NotesOf(pod.Name, "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool late: not ready")))
 		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 		version := pod.ResourceVersion
 
 		By("fixing the KCNodeClass: the NodePool turns ready, and nothing touches the pod")
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nc), nc)).To(Succeed())
-		nc.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}}
-		Expect(env.APIClient.Update(env.Ctx, nc)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), nodeClass)).To(Succeed())
+		nodeClass.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-a"}}
+		Expect(env.APIClient.Update(env.Ctx, nodeClass)).To(Succeed())
 		Eventually(claimsOf("late"), 2*provisioning.RetryPendingAfter+5*time.Second).Should(HaveLen(1), "the pending pod is provisioned for again")
 		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
 		Expect(pod.ResourceVersion).To(Equal(version), "the pod did not change")

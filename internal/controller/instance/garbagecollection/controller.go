@@ -90,9 +90,9 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	providerIDs := map[string]bool{}
 	// recorded maps a VM name to whether its NodeClaim records a VM yet.
 	recorded := map[string]bool{}
-	for _, nc := range claims.Items {
-		providerIDs[nc.Status.ProviderID] = true
-		recorded[instance.VMName(nc.Name)] = nc.Status.ProviderID != ""
+	for _, nodeClaim := range claims.Items {
+		providerIDs[nodeClaim.Status.ProviderID] = true
+		recorded[instance.VMName(nodeClaim.Name)] = nodeClaim.Status.ProviderID != ""
 	}
 	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
 	grace := cmp.Or(c.Grace, DefaultGrace)

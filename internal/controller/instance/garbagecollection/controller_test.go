@@ -62,19 +62,19 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	}
 	nodeClaim := func(name, providerID string) {
 		t.Helper()
-		nc := &karpv1.NodeClaim{
+		nodeClaim := &karpv1.NodeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: karpv1.NodeClaimSpec{
 				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
 				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"},
 			},
 		}
-		if err := kube.Create(ctx, nc); err != nil {
+		if err := kube.Create(ctx, nodeClaim); err != nil {
 			t.Fatal(err)
 		}
 		if providerID != "" {
-			nc.Status.ProviderID = providerID
-			if err := kube.Status().Update(ctx, nc); err != nil {
+			nodeClaim.Status.ProviderID = providerID
+			if err := kube.Status().Update(ctx, nodeClaim); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -105,7 +105,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 		if i%10 == 0 { // a tenth have names that are not valid VM names
 			names[i] = fmt.Sprintf("team.checkout-%05d", i)
 		}
-		nc := &karpv1.NodeClaim{
+		nodeClaim := &karpv1.NodeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: names[i], Labels: map[string]string{karpv1.LabelNodePool: "checkout"}},
 			Spec: karpv1.NodeClaimSpec{
 				Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a.large", "c2a.xlarge"}}},
@@ -113,7 +113,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
 			},
 		}
-		if err := env.Client.Create(ctx, nc); err != nil {
+		if err := env.Client.Create(ctx, nodeClaim); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,19 +192,19 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 		}
 	}
 	launched, withIntent := 0, 0
-	for _, nc := range claims.Items {
-		if _, ok := nc.Annotations[kcv1.AnnotationLaunchAttempt]; ok {
+	for _, nodeClaim := range claims.Items {
+		if _, ok := nodeClaim.Annotations[kcv1.AnnotationLaunchAttempt]; ok {
 			withIntent++
 		}
-		if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
-			t.Errorf("NodeClaim %s is not launched: %v", nc.Name, nc.Status.Conditions)
+		if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) {
+			t.Errorf("NodeClaim %s is not launched: %v", nodeClaim.Name, nodeClaim.Status.Conditions)
 			continue
 		}
 		launched++
-		vms := vmsByName[instance.VMName(nc.Name)]
-		delete(vmsByName, instance.VMName(nc.Name))
-		if len(vms) != 1 || cloudprovider.ProviderID(vms[0].ID) != nc.Status.ProviderID {
-			t.Errorf("NodeClaim %s records %s and has VMs %v, want exactly that one", nc.Name, nc.Status.ProviderID, ids(vms))
+		vms := vmsByName[instance.VMName(nodeClaim.Name)]
+		delete(vmsByName, instance.VMName(nodeClaim.Name))
+		if len(vms) != 1 || cloudprovider.ProviderID(vms[0].ID) != nodeClaim.Status.ProviderID {
+			t.Errorf("NodeClaim %s records %s and has VMs %v, want exactly that one", nodeClaim.Name, nodeClaim.Status.ProviderID, ids(vms))
 		}
 	}
 	for name, vms := range vmsByName {

@@ -86,96 +86,96 @@ type cloudDriftAnswer struct {
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nc := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+	nodeClaim := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !nc.DeletionTimestamp.IsZero() {
-		r.forget(nc.UID)
+	if !nodeClaim.DeletionTimestamp.IsZero() {
+		r.forget(nodeClaim.UID)
 		return reconcile.Result{}, nil
 	}
 	np := &karpv1.NodePool{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: nc.Labels[karpv1.LabelNodePool]}, np); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Labels[karpv1.LabelNodePool]}, np); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if err := r.restampHash(ctx, nc, np); err != nil {
+	if err := r.restampHash(ctx, nodeClaim, np); err != nil {
 		return reconcile.Result{}, err
 	}
 
-	stored := nc.DeepCopy()
-	next, err := r.drift(ctx, nc, np)
+	stored := nodeClaim.DeepCopy()
+	next, err := r.drift(ctx, nodeClaim, np)
 	if err != nil {
 		// The Drifted condition stays as it was; Consolidatable is still written.
 		log.FromContext(ctx).Error(err, "checking drift with the cloud provider; trying again in a minute")
 		next = result.Min(next, reconcile.Result{RequeueAfter: time.Minute})
 	}
-	next = result.Min(next, r.consolidatable(nc, np))
-	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
+	next = result.Min(next, r.consolidatable(nodeClaim, np))
+	if !equality.Semantic.DeepEqual(stored.Status, nodeClaim.Status) {
 		// Optimistic locking: conditions are one list, and a merge patch computed from a stale
 		// copy would drop the conditions other controllers wrote meanwhile.
-		if perr := r.Client.Status().Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); perr != nil {
+		if perr := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); perr != nil {
 			if apierrors.IsConflict(perr) {
 				return reconcile.Result{RequeueAfter: time.Second}, nil
 			}
 			return reconcile.Result{}, client.IgnoreNotFound(perr)
 		}
-		r.announceDrift(ctx, stored, nc)
+		r.announceDrift(ctx, stored, nodeClaim)
 	}
 	return next, nil
 }
 
 // restampHash writes the NodePool's template hash on a NodeClaim stamped by an older hash
 // version (and not drifted), so that a new way of hashing does not drift every node at once.
-func (r *Reconciler) restampHash(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) error {
+func (r *Reconciler) restampHash(ctx context.Context, nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) error {
 	version := np.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
 	hash := np.Annotations[karpv1.NodePoolHashAnnotationKey]
-	have, stamped := nc.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
-	if version == "" || hash == "" || !stamped || have == version || meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeDrifted) {
+	have, stamped := nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
+	if version == "" || hash == "" || !stamped || have == version || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted) {
 		return nil
 	}
-	stored := nc.DeepCopy()
-	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
-	return client.IgnoreNotFound(r.Client.Patch(ctx, nc, client.MergeFrom(stored)))
+	stored := nodeClaim.DeepCopy()
+	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)))
 }
 
 // drift sets or clears the Drifted condition of a launched NodeClaim.
-func (r *Reconciler) drift(ctx context.Context, nc *karpv1.NodeClaim, np *karpv1.NodePool) (reconcile.Result, error) {
-	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
+func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) {
 		return reconcile.Result{}, nil
 	}
 	requeue := reconcile.Result{RequeueAfter: DriftRecheck}
-	reason, message := staticDrift(nc, np)
+	reason, message := staticDrift(nodeClaim, np)
 	if reason == "" {
 		nodeClass := &kcv1.KCNodeClass{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Name: nc.Spec.NodeClassRef.Name}, nodeClass); err != nil {
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
 			if !apierrors.IsNotFound(err) {
 				return requeue, err
 			}
 			nodeClass = nil
 		}
-		cloud, err := r.cloudDriftOf(ctx, nc, nodeClass)
+		cloud, err := r.cloudDriftOf(ctx, nodeClaim, nodeClass)
 		if err != nil {
 			return requeue, err // keep the condition as it is
 		}
 		if cloud != "" {
-			reason, message = cloud, cloudDriftMessage(cloud, nc, nodeClass)
+			reason, message = cloud, cloudDriftMessage(cloud, nodeClaim, nodeClass)
 		}
 	}
 	if reason == "" {
-		meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeDrifted)
+		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)
 		return requeue, nil
 	}
-	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
-		Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: string(reason), Message: message, ObservedGeneration: nc.Generation,
+	meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
+		Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: string(reason), Message: message, ObservedGeneration: nodeClaim.Generation,
 	})
 	return requeue, nil
 }
 
 // cloudDriftOf asks the cloud provider whether the VM drifted from its KCNodeClass, reusing a
 // recent answer while the KCNodeClass has not changed.
-func (r *Reconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
-	if nc.Status.ProviderID == "" {
+func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
+	if nodeClaim.Status.ProviderID == "" {
 		return "", nil
 	}
 	version := ""
@@ -183,13 +183,13 @@ func (r *Reconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nod
 		version = nodeClass.ResourceVersion
 	}
 	r.mu.Lock()
-	prev, ok := r.cloudDrift[nc.UID]
+	prev, ok := r.cloudDrift[nodeClaim.UID]
 	r.mu.Unlock()
 	now := r.now()
 	if ok && prev.nodeClassVersion == version && now.Sub(prev.at) < DriftRecheck {
 		return prev.reason, nil
 	}
-	reason, err := r.CloudProvider.IsDrifted(ctx, nc)
+	reason, err := r.CloudProvider.IsDrifted(ctx, nodeClaim)
 	if err != nil {
 		return "", err
 	}
@@ -197,7 +197,7 @@ func (r *Reconciler) cloudDriftOf(ctx context.Context, nc *karpv1.NodeClaim, nod
 	if r.cloudDrift == nil {
 		r.cloudDrift = map[types.UID]cloudDriftAnswer{}
 	}
-	r.cloudDrift[nc.UID] = cloudDriftAnswer{nodeClassVersion: version, at: now, reason: reason}
+	r.cloudDrift[nodeClaim.UID] = cloudDriftAnswer{nodeClassVersion: version, at: now, reason: reason}
 	r.mu.Unlock()
 	return reason, nil
 }
@@ -227,21 +227,21 @@ func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.No
 // consolidatable sets the Consolidatable condition of an initialized NodeClaim: True once
 // consolidateAfter has passed since the last pod was bound to or removed from its node (or
 // since it initialized), False until then; none when the NodePool does not consolidate.
-func (r *Reconciler) consolidatable(nc *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
+func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
 	after := np.Spec.Disruption.ConsolidateAfter.Duration
-	initialized := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeInitialized)
+	initialized := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)
 	if after == nil || initialized == nil || initialized.Status != metav1.ConditionTrue {
-		meta.RemoveStatusCondition(&nc.Status.Conditions, karpv1.ConditionTypeConsolidatable)
+		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
 		return reconcile.Result{}
 	}
 	since := initialized.LastTransitionTime.Time
-	if t := nc.Status.LastPodEventTime.Time; t.After(since) {
+	if t := nodeClaim.Status.LastPodEventTime.Time; t.After(since) {
 		since = t
 	}
 	at := since.Add(*after)
 	set := func(s metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
-			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation,
+		meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
+			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClaim.Generation,
 		})
 	}
 	if left := at.Sub(r.now()); left > 0 {
@@ -289,11 +289,11 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Named("nodeclaim.disruption").
 		For(&karpv1.NodeClaim{}, builder.WithPredicates(nodeClaimChanged)).
 		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.claims(ctx, func(nc *karpv1.NodeClaim) bool { return nc.Labels[karpv1.LabelNodePool] == o.GetName() })
+			return r.claims(ctx, func(nodeClaim *karpv1.NodeClaim) bool { return nodeClaim.Labels[karpv1.LabelNodePool] == o.GetName() })
 		})).
 		Watches(&kcv1.KCNodeClass{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.claims(ctx, func(nc *karpv1.NodeClaim) bool {
-				return nc.Spec.NodeClassRef != nil && nc.Spec.NodeClassRef.Name == o.GetName()
+			return r.claims(ctx, func(nodeClaim *karpv1.NodeClaim) bool {
+				return nodeClaim.Spec.NodeClassRef != nil && nodeClaim.Spec.NodeClassRef.Name == o.GetName()
 			})
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).

@@ -40,14 +40,14 @@ const (
 // staticDrift compares a launched NodeClaim with its NodePool as it is now: the template hash
 // stamped at launch, then the requirements against the node's labels. It returns the reason
 // and a message saying what changed, or "".
-func staticDrift(nc *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovider.DriftReason, string) {
-	have, want := nc.Annotations[karpv1.NodePoolHashAnnotationKey], np.Annotations[karpv1.NodePoolHashAnnotationKey]
+func staticDrift(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovider.DriftReason, string) {
+	have, want := nodeClaim.Annotations[karpv1.NodePoolHashAnnotationKey], np.Annotations[karpv1.NodePoolHashAnnotationKey]
 	if have != "" && want != "" && have != want &&
-		nc.Annotations[karpv1.NodePoolHashVersionAnnotationKey] == np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] {
+		nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey] == np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] {
 		return DriftNodePool, fmt.Sprintf("NodePool %s's template changed since the node was launched (template hash %s, now %s)", np.Name, have, want)
 	}
 	reqs := scheduling.FromNodeClaimRequirements(np.Spec.Template.Spec.Requirements...)
-	if err := scheduling.FromLabels(nc.Labels).Compatible(reqs); err != nil {
+	if err := scheduling.FromLabels(nodeClaim.Labels).Compatible(reqs); err != nil {
 		return DriftRequirements, fmt.Sprintf("the node's labels no longer satisfy NodePool %s's requirements: %v", np.Name, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return "", ""
@@ -55,27 +55,27 @@ func staticDrift(nc *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovider.Drift
 
 // cloudDriftMessage says, for a drift reason of the KakaoCloud provider, what differs between
 // the VM and its KCNodeClass (nodeClass may be nil).
-func cloudDriftMessage(reason cloudprovider.DriftReason, nc *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {
-	name := nc.Spec.NodeClassRef.Name
+func cloudDriftMessage(reason cloudprovider.DriftReason, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {
+	name := nodeClaim.Spec.NodeClassRef.Name
 	if nodeClass == nil {
 		return fmt.Sprintf("the VM no longer matches KCNodeClass %s (%s)", name, reason)
 	}
 	switch reason {
 	case kakao.DriftKubernetesVersion:
 		return fmt.Sprintf("the node was launched for Kubernetes %s; KCNodeClass %s now asks for %s",
-			nc.Annotations[kcv1.AnnotationKubernetesVersion], name, nodeClass.Spec.Bootstrap.KubernetesVersion)
+			nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion], name, nodeClass.Spec.Bootstrap.KubernetesVersion)
 	case kakao.DriftImage:
 		ids := make([]string, len(nodeClass.Status.Images))
 		for i, img := range nodeClass.Status.Images {
 			ids[i] = img.ID
 		}
-		return fmt.Sprintf("the VM's image %s is not one of KCNodeClass %s's images now (%s)", nc.Status.ImageID, name, strings.Join(ids, ", "))
+		return fmt.Sprintf("the VM's image %s is not one of KCNodeClass %s's images now (%s)", nodeClaim.Status.ImageID, name, strings.Join(ids, ", "))
 	case kakao.DriftSubnet:
 		ids := make([]string, len(nodeClass.Status.Subnets))
 		for i, s := range nodeClass.Status.Subnets {
 			ids[i] = s.ID
 		}
-		return fmt.Sprintf("the VM's subnet %s is not one of KCNodeClass %s's subnets now (%s)", nc.Annotations[kcv1.AnnotationSubnetID], name, strings.Join(ids, ", "))
+		return fmt.Sprintf("the VM's subnet %s is not one of KCNodeClass %s's subnets now (%s)", nodeClaim.Annotations[kcv1.AnnotationSubnetID], name, strings.Join(ids, ", "))
 	case kakao.DriftSecurityGroup:
 		names := make([]string, len(nodeClass.Status.SecurityGroups))
 		for i, sg := range nodeClass.Status.SecurityGroups {
@@ -84,7 +84,7 @@ func cloudDriftMessage(reason cloudprovider.DriftReason, nc *karpv1.NodeClaim, n
 		return fmt.Sprintf("the VM's security groups differ from KCNodeClass %s's (%s)", name, strings.Join(names, ", "))
 	case kakao.DriftNodeClass:
 		return fmt.Sprintf("KCNodeClass %s's key pair, root volume, kubelet settings or user data changed since the node was launched (hash %s, now %s)",
-			name, nc.Annotations[kcv1.AnnotationNodeClassHash], nodeClass.Annotations[kcv1.AnnotationNodeClassHash])
+			name, nodeClaim.Annotations[kcv1.AnnotationNodeClassHash], nodeClass.Annotations[kcv1.AnnotationNodeClassHash])
 	}
 	return fmt.Sprintf("the VM no longer matches KCNodeClass %s (%s)", name, reason)
 }

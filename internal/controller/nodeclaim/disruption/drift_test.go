@@ -48,9 +48,9 @@ func launchedNodeClaim() *karpv1.NodeClaim {
 
 func TestStaticDrift(t *testing.T) {
 	stamped := func(hash, version string) driftSetup {
-		return func(nc *karpv1.NodeClaim, _ *karpv1.NodePool) {
-			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-			metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
+		return func(nodeClaim *karpv1.NodeClaim, _ *karpv1.NodePool) {
+			metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+			metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
 		}
 	}
 	requires := func(key string, op corev1.NodeSelectorOperator, values ...string) driftSetup {
@@ -81,12 +81,12 @@ func TestStaticDrift(t *testing.T) {
 			np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", Annotations: map[string]string{
 				karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1",
 			}}}
-			nc := launchedNodeClaim()
-			nc.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
+			nodeClaim := launchedNodeClaim()
+			nodeClaim.Annotations = map[string]string{karpv1.NodePoolHashAnnotationKey: "new", karpv1.NodePoolHashVersionAnnotationKey: "v1"}
 			for _, s := range tc.setup {
-				s(nc, np)
+				s(nodeClaim, np)
 			}
-			reason, message := staticDrift(nc, np)
+			reason, message := staticDrift(nodeClaim, np)
 			if reason != tc.reason || !strings.Contains(message, tc.message) {
 				t.Errorf("staticDrift = %q, %q; want %q containing %q", reason, message, tc.reason, tc.message)
 			}
@@ -95,9 +95,9 @@ func TestStaticDrift(t *testing.T) {
 }
 
 func TestCloudDriftMessage(t *testing.T) {
-	nc := launchedNodeClaim()
-	nc.Annotations = map[string]string{kcv1.AnnotationKubernetesVersion: "1.35", kcv1.AnnotationSubnetID: "subnet-old"}
-	nc.Status.ImageID = "image-old"
+	nodeClaim := launchedNodeClaim()
+	nodeClaim.Annotations = map[string]string{kcv1.AnnotationKubernetesVersion: "1.35", kcv1.AnnotationSubnetID: "subnet-old"}
+	nodeClaim.Status.ImageID = "image-old"
 	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 		Spec:       kcv1.KCNodeClassSpec{Bootstrap: kcv1.Bootstrap{KubernetesVersion: "1.36"}},
@@ -115,7 +115,7 @@ func TestCloudDriftMessage(t *testing.T) {
 		kakao.DriftNodeClass:         "KCNodeClass default's key pair, root volume, kubelet settings or user data changed",
 		"SomethingElse":              "the VM no longer matches KCNodeClass default (SomethingElse)",
 	} {
-		if got := cloudDriftMessage(reason, nc, nodeClass); !strings.Contains(got, want) {
+		if got := cloudDriftMessage(reason, nodeClaim, nodeClass); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", reason, got, want)
 		}
 	}

@@ -50,35 +50,35 @@ type Reconciler struct {
 
 // Reconcile deletes the NodeClaim once it has expired, and otherwise comes back then.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nc := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+	nodeClaim := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	expireAfter := nc.Spec.ExpireAfter.Duration
-	if !nc.DeletionTimestamp.IsZero() || expireAfter == nil {
+	expireAfter := nodeClaim.Spec.ExpireAfter.Duration
+	if !nodeClaim.DeletionTimestamp.IsZero() || expireAfter == nil {
 		return reconcile.Result{}, nil
 	}
 	now := time.Now()
 	if r.Clock != nil {
 		now = r.Clock.Now()
 	}
-	if left := nc.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
+	if left := nodeClaim.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	if err := r.Client.Delete(ctx, nc, client.Preconditions{UID: &nc.UID}); err != nil {
+	if err := r.Client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID}); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	drain := "draining waits for PodDisruptionBudgets without a time limit (no terminationGracePeriod)"
-	if g := nc.Spec.TerminationGracePeriod; g != nil {
+	if g := nodeClaim.Spec.TerminationGracePeriod; g != nil {
 		drain = fmt.Sprintf("draining takes at most its terminationGracePeriod (%s)", g.Duration)
 	}
 	message := fmt.Sprintf("expireAfter (%s) has elapsed: the NodeClaim is deleted and its pods are rescheduled; budgets and karpenter.sh/do-not-disrupt do not hold expiry, and %s", *expireAfter, drain)
 	if r.Recorder != nil {
-		expired(r.Recorder, nc, message)
+		expired(r.Recorder, nodeClaim, message)
 	}
-	metrics.NodeClaimsDisrupted.WithLabelValues(nc.Labels[karpv1.LabelNodePool], "expired", nc.Labels[karpv1.LabelCapacityType]).Inc()
-	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nc.Name, "reason", "expired",
-		"NodeClaim", klog.KRef("", nc.Name), "expireAfter", expireAfter.String(), "age", now.Sub(nc.CreationTimestamp.Time).Round(time.Second).String())
+	metrics.NodeClaimsDisrupted.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], "expired", nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
+	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nodeClaim.Name, "reason", "expired",
+		"NodeClaim", klog.KRef("", nodeClaim.Name), "expireAfter", expireAfter.String(), "age", now.Sub(nodeClaim.CreationTimestamp.Time).Round(time.Second).String())
 	return reconcile.Result{}, nil
 }
 

@@ -83,21 +83,21 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	present := make(map[string]bool, len(listed))
-	for _, nc := range listed {
-		present[nc.Status.ProviderID] = true
+	for _, nodeClaim := range listed {
+		present[nodeClaim.Status.ProviderID] = true
 	}
 	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
 	grace := cmp.Or(c.Grace, DefaultGrace)
 	var deleted []string
 	var errs []error
 	for i := range claims.Items {
-		nc := &claims.Items[i]
-		registered := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeRegistered)
-		if !nc.DeletionTimestamp.IsZero() || nc.Status.ProviderID == "" || present[nc.Status.ProviderID] ||
+		nodeClaim := &claims.Items[i]
+		registered := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered)
+		if !nodeClaim.DeletionTimestamp.IsZero() || nodeClaim.Status.ProviderID == "" || present[nodeClaim.Status.ProviderID] ||
 			registered == nil || registered.Status != "True" || clk.Since(registered.LastTransitionTime.Time) < grace {
 			continue
 		}
-		ready, err := c.nodeReady(ctx, nc)
+		ready, err := c.nodeReady(ctx, nodeClaim)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -106,32 +106,32 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 			continue
 		}
 		// Still there, or not known (err): leave it.
-		if _, err := c.CloudProvider.Get(ctx, nc.Status.ProviderID); !cloudprovider.IsNodeClaimNotFound(err) {
+		if _, err := c.CloudProvider.Get(ctx, nodeClaim.Status.ProviderID); !cloudprovider.IsNodeClaimNotFound(err) {
 			if err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		instanceGone(c.Recorder, nc)
+		instanceGone(c.Recorder, nodeClaim)
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
-			"NodeClaim", klog.KRef("", nc.Name), "provider-id", nc.Status.ProviderID)
-		if err := c.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+			"NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
+		if err := c.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, err)
 			continue
 		}
-		deleted = append(deleted, nc.Name)
+		deleted = append(deleted, nodeClaim.Name)
 	}
 	return deleted, errors.Join(errs...)
 }
 
 // nodeReady reports whether the NodeClaim's node exists and is Ready: a node still reporting
 // Ready means its VM runs, whatever the listing says.
-func (c *Collector) nodeReady(ctx context.Context, nc *karpv1.NodeClaim) (bool, error) {
-	if nc.Status.NodeName == "" {
+func (c *Collector) nodeReady(ctx context.Context, nodeClaim *karpv1.NodeClaim) (bool, error) {
+	if nodeClaim.Status.NodeName == "" {
 		return false, nil
 	}
 	node := &corev1.Node{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: nc.Status.NodeName}, node); err != nil {
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
 	return nodeutil.IsReady(node), nil

@@ -74,57 +74,57 @@ type Reconciler struct {
 
 // Reconcile moves one NodeClaim forward.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nc := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+	nodeClaim := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !nc.DeletionTimestamp.IsZero() {
-		return r.terminate(ctx, nc)
+	if !nodeClaim.DeletionTimestamp.IsZero() {
+		return r.terminate(ctx, nodeClaim)
 	}
-	if controllerutil.AddFinalizer(nc, karpv1.TerminationFinalizer) {
-		if err := r.Client.Update(ctx, nc); err != nil {
+	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
+		if err := r.Client.Update(ctx, nodeClaim); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
 
-	stored := nc.DeepCopy()
+	stored := nodeClaim.DeepCopy()
 	var next reconcile.Result
 	var errs []error
 	// Every step runs, as upstream's do: a launch that keeps failing must still time out.
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
 		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
-		res, err := step(ctx, nc)
+		res, err := step(ctx, nodeClaim)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if nc.DeletionTimestamp != nil {
+		if nodeClaim.DeletionTimestamp != nil {
 			break
 		}
 		next = result.Min(next, res)
 	}
 	err := errors.Join(errs...)
-	r.setReady(nc)
-	if patchErr := r.patch(ctx, stored, nc); patchErr != nil {
+	r.setReady(nodeClaim)
+	if patchErr := r.patch(ctx, stored, nodeClaim); patchErr != nil {
 		return reconcile.Result{}, patchErr
 	}
 	return next, err
 }
 
 // patch writes metadata and status changes, each once.
-func (r *Reconciler) patch(ctx context.Context, stored, nc *karpv1.NodeClaim) error {
-	if !nc.DeletionTimestamp.IsZero() {
+func (r *Reconciler) patch(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
+	if !nodeClaim.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	status := nc.Status.DeepCopy()
-	if !equality.Semantic.DeepEqual(stored.ObjectMeta, nc.ObjectMeta) {
-		if err := r.Client.Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+	status := nodeClaim.Status.DeepCopy()
+	if !equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClaim.ObjectMeta) {
+		if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 	}
-	nc.Status = *status
-	if !equality.Semantic.DeepEqual(stored.Status, nc.Status) {
-		return client.IgnoreNotFound(r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)))
+	nodeClaim.Status = *status
+	if !equality.Semantic.DeepEqual(stored.Status, nodeClaim.Status) {
+		return client.IgnoreNotFound(r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)))
 	}
 	return nil
 }
@@ -132,17 +132,17 @@ func (r *Reconciler) patch(ctx context.Context, stored, nc *karpv1.NodeClaim) er
 // deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
 // steps after it stop and nothing is written back. A provider ID this pass found (a VM launched
 // and failed at once) is written first: termination deletes the VM it names.
-func (r *Reconciler) deleteNodeClaim(ctx context.Context, nc *karpv1.NodeClaim) error {
-	if nc.Status.ProviderID != "" {
-		if err := r.Client.Status().Update(ctx, nc); client.IgnoreNotFound(err) != nil {
+func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+	if nodeClaim.Status.ProviderID != "" {
+		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
-	if err := r.Client.Delete(ctx, nc); client.IgnoreNotFound(err) != nil {
+	if err := r.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 		return err
 	}
 	now := metav1.NewTime(r.now())
-	nc.DeletionTimestamp = &now
+	nodeClaim.DeletionTimestamp = &now
 	return nil
 }
 
@@ -154,36 +154,36 @@ func (r *Reconciler) now() time.Time {
 }
 
 // setCondition sets a NodeClaim condition.
-func (r *Reconciler) setCondition(nc *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
+func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
 	// Stamped by the reconciler's clock, which timeouts are measured on.
-	meta.SetStatusCondition(&nc.Status.Conditions, metav1.Condition{
-		Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nc.Generation, LastTransitionTime: metav1.NewTime(r.now()),
+	meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
+		Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClaim.Generation, LastTransitionTime: metav1.NewTime(r.now()),
 	})
 }
 
 // setReady summarises Launched, Registered and Initialized.
-func (r *Reconciler) setReady(nc *karpv1.NodeClaim) {
+func (r *Reconciler) setReady(nodeClaim *karpv1.NodeClaim) {
 	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
-		c := meta.FindStatusCondition(nc.Status.Conditions, t)
+		c := meta.FindStatusCondition(nodeClaim.Status.Conditions, t)
 		if c == nil || c.Status != metav1.ConditionTrue {
 			msg := t + " is not known yet"
 			if c != nil {
 				msg = fmt.Sprintf("%s: %s", t, c.Message)
 			}
-			r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, msg)
+			r.setCondition(nodeClaim, karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, msg)
 			return
 		}
 	}
-	r.setCondition(nc, karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the node is ready")
+	r.setCondition(nodeClaim, karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the node is ready")
 }
 
 // nodeOf returns the NodeClaim's node, nil when none has registered yet.
-func (r *Reconciler) nodeOf(ctx context.Context, nc *karpv1.NodeClaim) (*corev1.Node, error) {
-	if nc.Status.ProviderID == "" {
+func (r *Reconciler) nodeOf(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*corev1.Node, error) {
+	if nodeClaim.Status.ProviderID == "" {
 		return nil, nil
 	}
 	nodes := &corev1.NodeList{}
-	if err := r.Client.List(ctx, nodes, client.MatchingFields{providerIDIndex: nc.Status.ProviderID}); err != nil {
+	if err := r.Client.List(ctx, nodes, client.MatchingFields{providerIDIndex: nodeClaim.Status.ProviderID}); err != nil {
 		return nil, err
 	}
 	if len(nodes.Items) == 0 {

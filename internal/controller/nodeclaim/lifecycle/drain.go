@@ -48,21 +48,21 @@ var criticalPriorityClasses = []string{"system-cluster-critical", "system-node-c
 
 // terminationTime is when the NodeClaim's terminationGracePeriod runs out (nil without one),
 // recorded in the annotation upstream Karpenter uses so that it shows and survives restarts.
-func (r *Reconciler) terminationTime(ctx context.Context, nc *karpv1.NodeClaim) (*time.Time, error) {
-	if value, ok := nc.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]; ok {
+func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*time.Time, error) {
+	if value, ok := nodeClaim.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]; ok {
 		at, err := time.Parse(time.RFC3339, value)
 		if err == nil {
 			return &at, nil
 		}
 		log.FromContext(ctx).Error(err, "ignoring an annotation that is not an RFC 3339 time", "annotation", karpv1.NodeClaimTerminationTimestampAnnotationKey)
 	}
-	if nc.Spec.TerminationGracePeriod == nil || nc.DeletionTimestamp.IsZero() {
+	if nodeClaim.Spec.TerminationGracePeriod == nil || nodeClaim.DeletionTimestamp.IsZero() {
 		return nil, nil
 	}
-	at := nc.DeletionTimestamp.Add(nc.Spec.TerminationGracePeriod.Duration).UTC()
-	stored := nc.DeepCopy()
-	metav1.SetMetaDataAnnotation(&nc.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
-	if err := r.Client.Patch(ctx, nc, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+	at := nodeClaim.DeletionTimestamp.Add(nodeClaim.Spec.TerminationGracePeriod.Duration).UTC()
+	stored := nodeClaim.DeepCopy()
+	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
+	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
 		return nil, err
 	}
 	return &at, nil
@@ -81,7 +81,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nc *karpv1.NodeClaim) 
 //
 // Deletions and evictions carry the pod's UID as a precondition, so that a new pod of the same
 // name is never the one removed.
-func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
+func (r *Reconciler) drain(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
 		return "", err
@@ -109,7 +109,7 @@ func (r *Reconciler) drain(ctx context.Context, nc *karpv1.NodeClaim, node *core
 			continue
 		}
 		for _, pod := range tier {
-			if err := r.evictOrWait(ctx, nc, node, pod, &w); err != nil {
+			if err := r.evictOrWait(ctx, nodeClaim, node, pod, &w); err != nil {
 				return "", err
 			}
 		}
@@ -140,7 +140,7 @@ func (w waits) String() string {
 }
 
 // evictOrWait evicts one pod of the tier being drained, or notes why it waits.
-func (r *Reconciler) evictOrWait(ctx context.Context, nc *karpv1.NodeClaim, node *corev1.Node, pod *corev1.Pod, w *waits) error {
+func (r *Reconciler) evictOrWait(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, pod *corev1.Pod, w *waits) error {
 	name := pod.Namespace + "/" + pod.Name
 	switch {
 	case !pod.DeletionTimestamp.IsZero():
@@ -158,7 +158,7 @@ func (r *Reconciler) evictOrWait(ctx context.Context, nc *karpv1.NodeClaim, node
 	err := r.Client.SubResource("eviction").Create(ctx, pod, eviction)
 	switch {
 	case err == nil:
-		podEvicted(r.Recorder, pod, evictionReason(nc))
+		podEvicted(r.Recorder, pod, evictionReason(nodeClaim))
 		w.evicted = append(w.evicted, name)
 	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		// Gone, or another pod of the same name now: nothing of this one to evict.
@@ -246,8 +246,8 @@ func isCritical(pod *corev1.Pod) bool {
 // evictionReason is why the NodeClaim is going, for the pods' events: the disruption reason
 // the disruption controller recorded, else a forceful termination (a deleted Node or
 // NodeClaim).
-func evictionReason(nc *karpv1.NodeClaim) string {
-	if c := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == metav1.ConditionTrue {
+func evictionReason(nodeClaim *karpv1.NodeClaim) string {
+	if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == metav1.ConditionTrue {
 		return c.Reason
 	}
 	return "Forceful Termination"

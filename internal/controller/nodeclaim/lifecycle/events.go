@@ -45,28 +45,28 @@ const (
 
 // launchAbandoned says the NodeClaim is deleted because its launch cannot succeed: reason is
 // ReasonInsufficientCapacity, ReasonLaunchFailed or ReasonNodeClassNotReady.
-func launchAbandoned(recorder events.EventRecorder, nc *karpv1.NodeClaim, reason string, err error) {
-	recorder.Eventf(nc, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
+func launchAbandoned(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, reason string, err error) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
 }
 
 // nodeDeleted says the NodeClaim goes because its node is being deleted.
-func nodeDeleted(recorder events.EventRecorder, nc *karpv1.NodeClaim, node *corev1.Node) {
-	recorder.Eventf(nc, node, corev1.EventTypeNormal, ReasonNodeDeleted, "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
+func nodeDeleted(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
+	recorder.Eventf(nodeClaim, node, corev1.EventTypeNormal, ReasonNodeDeleted, "Terminate", "deleting the NodeClaim: its node %s is being deleted", node.Name)
 }
 
 // draining says what the NodeClaim's termination waits for.
-func draining(recorder events.EventRecorder, nc *karpv1.NodeClaim, waiting string) {
-	recorder.Eventf(nc, nil, corev1.EventTypeNormal, ReasonDraining, "Terminate", "%s", waiting)
+func draining(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, waiting string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, ReasonDraining, "Terminate", "%s", waiting)
 }
 
 // notLive says the NodeClaim is deleted because it was not launched or registered in time.
-func notLive(recorder events.EventRecorder, nc *karpv1.NodeClaim, what string, timeout time.Duration) {
-	recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonNotLive, "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
+func notLive(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, what string, timeout time.Duration) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonNotLive, "Liveness", "deleting the NodeClaim: it was not %s within %s", what, timeout)
 }
 
 // awaitingInstance says a create's outcome is unknown and no VM is created again before until.
-func awaitingInstance(recorder events.EventRecorder, nc *karpv1.NodeClaim, until time.Time, err error) {
-	recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonAwaitingInstance, "Launch",
+func awaitingInstance(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, until time.Time, err error) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonAwaitingInstance, "Launch",
 		"the answer to creating the VM was lost or failed (%v); looking for the VM until %s before creating another",
 		err, until.UTC().Format(time.RFC3339))
 }
@@ -90,8 +90,8 @@ func nodeFailedToDrain(recorder events.EventRecorder, node *corev1.Node, err err
 
 // terminationGracePeriodExpiring says, on the node and its NodeClaim, when every pod will have
 // been deleted whatever PodDisruptionBudgets and do-not-disrupt say.
-func terminationGracePeriodExpiring(recorder events.EventRecorder, nc *karpv1.NodeClaim, node *corev1.Node, deadline time.Time) {
+func terminationGracePeriodExpiring(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline time.Time) {
 	message := fmt.Sprintf("All pods will be deleted by %s", deadline.UTC().Format(time.RFC3339))
 	recorder.Eventf(node, nil, corev1.EventTypeWarning, ReasonTerminationGracePeriodExpiring, "Drain", "%s", message)
-	recorder.Eventf(nc, nil, corev1.EventTypeWarning, ReasonTerminationGracePeriodExpiring, "Drain", "%s", message)
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonTerminationGracePeriodExpiring, "Drain", "%s", message)
 }

@@ -35,17 +35,17 @@ import (
 
 // initialize marks the NodeClaim initialized once its node is Ready, its startup and
 // ephemeral taints are gone and the extended resources its pods asked for are allocatable.
-func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
-	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) ||
-		meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized) {
+func (r *Reconciler) initialize(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) ||
+		meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized) {
 		return reconcile.Result{}, nil
 	}
-	node, err := r.nodeOf(ctx, nc)
+	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil || node == nil {
 		return reconcile.Result{}, err
 	}
-	if waiting := notInitializedBecause(nc, node); waiting != "" {
-		r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, karpv1.ReasonNotInitialized, waiting)
+	if waiting := notInitializedBecause(nodeClaim, node); waiting != "" {
+		r.setCondition(nodeClaim, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, karpv1.ReasonNotInitialized, waiting)
 		return reconcile.Result{}, nil
 	}
 	if node.Labels[karpv1.LabelInitialized] != "true" {
@@ -55,25 +55,25 @@ func (r *Reconciler) initialize(ctx context.Context, nc *karpv1.NodeClaim) (reco
 			return reconcile.Result{}, err
 		}
 	}
-	r.setCondition(nc, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, karpv1.ReasonInitialized, "the node is ready for pods")
-	if r.announced.first(nc.UID, karpv1.ConditionTypeInitialized) {
+	r.setCondition(nodeClaim, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, karpv1.ReasonInitialized, "the node is ready for pods")
+	if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeInitialized) {
 		log.FromContext(ctx).Info("initialized nodeclaim", "Node", klog.KRef("", node.Name), "allocatable", node.Status.Allocatable)
 	}
 	return reconcile.Result{}, nil
 }
 
 // notInitializedBecause says what the node still waits for ("" when nothing).
-func notInitializedBecause(nc *karpv1.NodeClaim, node *corev1.Node) string {
+func notInitializedBecause(nodeClaim *karpv1.NodeClaim, node *corev1.Node) string {
 	if !nodeutil.IsReady(node) {
 		return "waiting for the node to be Ready"
 	}
-	for _, t := range append(append([]corev1.Taint{}, nc.Spec.StartupTaints...), karpv1.EphemeralTaints...) {
+	for _, t := range append(append([]corev1.Taint{}, nodeClaim.Spec.StartupTaints...), karpv1.EphemeralTaints...) {
 		if nodeutil.HasTaint(node.Spec.Taints, t) {
 			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
 		}
 	}
 	var missing []string
-	for name := range nc.Spec.Resources.Requests {
+	for name := range nodeClaim.Spec.Resources.Requests {
 		if isExtended(name) {
 			if q, ok := node.Status.Allocatable[name]; !ok || q.IsZero() {
 				missing = append(missing, string(name))

@@ -28,52 +28,52 @@ import (
 
 var _ = Describe("Initialization", func() {
 	It("waits for the node to be Ready", func() {
-		nc, _ := registeredNodeClaim()
-		initialized := condition(nc, karpv1.ConditionTypeInitialized)
+		nodeClaim, _ := registeredNodeClaim()
+		initialized := condition(nodeClaim, karpv1.ConditionTypeInitialized)
 		Expect(initialized.Status).To(Equal(metav1.ConditionUnknown))
 		Expect(initialized.Message).To(ContainSubstring("Ready"))
 	})
 
 	It("waits for startup and ephemeral taints to go", func() {
 		startup := corev1.Taint{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoExecute}
-		nc, node := registeredNodeClaim(func(nc *karpv1.NodeClaim) { nc.Spec.StartupTaints = []corev1.Taint{startup} })
+		nodeClaim, node := registeredNodeClaim(func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Spec.StartupTaints = []corev1.Taint{startup} })
 		node = ready(node)
 		node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 		ExpectApplied(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(startup.Key))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(startup.Key))
 
 		node = ExpectExists(env.Ctx, env.Client, node)
 		node.Spec.Taints = withoutKey(node.Spec.Taints, startup.Key)
 		ExpectApplied(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(corev1.TaintNodeNotReady))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(corev1.TaintNodeNotReady))
 
 		node = ExpectExists(env.Ctx, env.Client, node)
 		node.Spec.Taints = withoutKey(node.Spec.Taints, corev1.TaintNodeNotReady)
 		ExpectApplied(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInitialized).Status).To(Equal(metav1.ConditionTrue))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInitialized).Status).To(Equal(metav1.ConditionTrue))
 	})
 
 	It("waits for the extended resources its pods asked for to be allocatable", func() {
-		nc, node := registeredNodeClaim(func(nc *karpv1.NodeClaim) {
-			nc.Spec.Resources.Requests[gpu] = resourceOne
+		nodeClaim, node := registeredNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
+			nodeClaim.Spec.Resources.Requests[gpu] = resourceOne
 		})
 		node = ready(node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(string(gpu)))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInitialized).Message).To(ContainSubstring(string(gpu)))
 
 		node.Status.Allocatable[gpu] = resourceOne
 		ExpectApplied(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInitialized).Status).To(Equal(metav1.ConditionTrue))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInitialized).Status).To(Equal(metav1.ConditionTrue))
 	})
 
 	It("marks the node initialized and the NodeClaim Ready", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		Expect(ExpectExists(env.Ctx, env.Client, node).Labels).To(HaveKeyWithValue(karpv1.LabelInitialized, "true"))
-		Expect(condition(nc, karpv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionTrue))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionTrue))
 	})
 })
 

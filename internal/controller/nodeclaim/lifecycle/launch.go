@@ -39,26 +39,26 @@ const awaitingInstancePoll = 5 * time.Second
 // launch creates the NodeClaim's VM once. When no offering has capacity or the node class
 // cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
 // elsewhere; other failures are retried.
-func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
-	if meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) {
+func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	if meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) {
 		return reconcile.Result{}, nil
 	}
 	// The status write that records a launch can trail the metadata write that triggers the
 	// next reconcile; the result of the launch is reused rather than launched again.
-	launched, cached := r.launches.get(nc.UID, r.now())
+	launched, cached := r.launches.get(nodeClaim.UID, r.now())
 	var err error
 	if !cached {
-		launched, err = r.CloudProvider.Create(ctx, nc)
+		launched, err = r.CloudProvider.Create(ctx, nodeClaim)
 	}
 	var pending *cloudprovider.CreatePendingError
 	switch {
 	case errors.As(err, &pending):
 		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
 		// again only once the window has passed.
-		if c := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonAwaitingInstance {
-			awaitingInstance(r.Recorder, nc, pending.Until, pending.Err)
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonAwaitingInstance {
+			awaitingInstance(r.Recorder, nodeClaim, pending.Until, pending.Err)
 		}
-		r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
+		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
 		return reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}, nil
 	case err != nil:
 		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
@@ -66,39 +66,39 @@ func (r *Reconciler) launch(ctx context.Context, nc *karpv1.NodeClaim) (reconcil
 			if cloudprovider.IsNodeClassNotReady(err) {
 				reason = ReasonNodeClassNotReady
 			}
-			launchAbandoned(r.Recorder, nc, reason, err)
+			launchAbandoned(r.Recorder, nodeClaim, reason, err)
 			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
-			return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
+			return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
 		}
-		r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
+		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
 		return reconcile.Result{}, fmt.Errorf("launching nodeclaim: %w", err)
 	}
 
 	// What the cloud resolved goes under what the NodeClaim already says.
-	if nc.Labels == nil {
-		nc.Labels = map[string]string{}
+	if nodeClaim.Labels == nil {
+		nodeClaim.Labels = map[string]string{}
 	}
 	for k, v := range launched.Labels {
-		if _, set := nc.Labels[k]; !set {
-			nc.Labels[k] = v
+		if _, set := nodeClaim.Labels[k]; !set {
+			nodeClaim.Labels[k] = v
 		}
 	}
 	for k, v := range launched.Annotations {
-		metav1.SetMetaDataAnnotation(&nc.ObjectMeta, k, v)
+		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, k, v)
 	}
-	nc.Status.ProviderID = launched.Status.ProviderID
-	nc.Status.ImageID = launched.Status.ImageID
-	nc.Status.Capacity = launched.Status.Capacity
-	nc.Status.Allocatable = launched.Status.Allocatable
-	r.setCondition(nc, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, karpv1.ReasonLaunched, "the VM was created")
+	nodeClaim.Status.ProviderID = launched.Status.ProviderID
+	nodeClaim.Status.ImageID = launched.Status.ImageID
+	nodeClaim.Status.Capacity = launched.Status.Capacity
+	nodeClaim.Status.Allocatable = launched.Status.Allocatable
+	r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, karpv1.ReasonLaunched, "the VM was created")
 	if cached {
 		return reconcile.Result{}, nil
 	}
-	r.launches.put(nc.UID, launched, r.now())
-	nodeClaimsLaunched.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
-	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nc.Status.ProviderID,
-		"instance-type", nc.Labels[karpv1.LabelInstanceType], "zone", nc.Labels[karpv1.LabelTopologyZone],
-		"capacity-type", nc.Labels[karpv1.LabelCapacityType], "allocatable", nc.Status.Allocatable)
+	r.launches.put(nodeClaim.UID, launched, r.now())
+	nodeClaimsLaunched.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
+	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nodeClaim.Status.ProviderID,
+		"instance-type", nodeClaim.Labels[karpv1.LabelInstanceType], "zone", nodeClaim.Labels[karpv1.LabelTopologyZone],
+		"capacity-type", nodeClaim.Labels[karpv1.LabelCapacityType], "allocatable", nodeClaim.Status.Allocatable)
 	return reconcile.Result{}, nil
 }
 
@@ -125,7 +125,7 @@ func (c *launchCache) get(uid types.UID, now time.Time) (*karpv1.NodeClaim, bool
 	return e.nodeClaim, true
 }
 
-func (c *launchCache) put(uid types.UID, nc *karpv1.NodeClaim, now time.Time) {
+func (c *launchCache) put(uid types.UID, nodeClaim *karpv1.NodeClaim, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -136,5 +136,5 @@ func (c *launchCache) put(uid types.UID, nc *karpv1.NodeClaim, now time.Time) {
 			delete(c.entries, k)
 		}
 	}
-	c.entries[uid] = launchEntry{nodeClaim: nc, at: now}
+	c.entries[uid] = launchEntry{nodeClaim: nodeClaim, at: now}
 }

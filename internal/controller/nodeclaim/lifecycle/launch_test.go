@@ -38,74 +38,74 @@ import (
 var _ = Describe("Launch", func() {
 	It("adds the termination finalizer and launches a VM, recording what the cloud resolved", func() {
 		launchedBefore := test.MetricValue("karpenter_nodeclaims_launched_total", map[string]string{"nodepool": "default"})
-		nc := test.NodeClaim(nodeClass, func(nc *karpv1.NodeClaim) { nc.Labels["team"] = "checkout" })
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		nodeClaim := test.NodeClaim(nodeClass, func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Labels["team"] = "checkout" })
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 
-		nc = ExpectExists(env.Ctx, env.Client, nc)
-		Expect(controllerutil.ContainsFinalizer(nc, karpv1.TerminationFinalizer)).To(BeTrue())
-		Expect(nc.Status.ProviderID).To(HavePrefix(kcv1.ProviderIDPrefix))
-		Expect(nc.Status.ImageID).NotTo(BeEmpty())
-		Expect(nc.Status.Capacity.Cpu().IsZero()).To(BeFalse())
-		Expect(nc.Status.Allocatable.Cpu().Cmp(*nc.Spec.Resources.Requests.Cpu())).To(BeNumerically(">=", 0))
-		Expect(nc.Labels).To(HaveKeyWithValue("team", "checkout"), "the NodeClaim's own labels stay")
-		Expect(nc.Labels).To(HaveKey(karpv1.LabelInstanceType))
-		Expect(nc.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-a"))
-		Expect(nc.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
-		Expect(condition(nc, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
-		Expect(condition(nc, karpv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionFalse))
-		_, exists := vm(nc)
+		nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+		Expect(controllerutil.ContainsFinalizer(nodeClaim, karpv1.TerminationFinalizer)).To(BeTrue())
+		Expect(nodeClaim.Status.ProviderID).To(HavePrefix(kcv1.ProviderIDPrefix))
+		Expect(nodeClaim.Status.ImageID).NotTo(BeEmpty())
+		Expect(nodeClaim.Status.Capacity.Cpu().IsZero()).To(BeFalse())
+		Expect(nodeClaim.Status.Allocatable.Cpu().Cmp(*nodeClaim.Spec.Resources.Requests.Cpu())).To(BeNumerically(">=", 0))
+		Expect(nodeClaim.Labels).To(HaveKeyWithValue("team", "checkout"), "the NodeClaim's own labels stay")
+		Expect(nodeClaim.Labels).To(HaveKey(karpv1.LabelInstanceType))
+		Expect(nodeClaim.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-a"))
+		Expect(nodeClaim.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionFalse))
+		_, exists := vm(nodeClaim)
 		Expect(exists).To(BeTrue())
 		ExpectMetric("karpenter_nodeclaims_launched_total", map[string]string{"nodepool": "default"}, Equal(launchedBefore+1))
 	})
 
 	It("launches once, however often it is reconciled", func() {
-		nc := launchedNodeClaim()
+		nodeClaim := launchedNodeClaim()
 		creates := env.Emulator.CallCount(emulator.OpCreateInstance)
 		for range 3 {
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		}
 		Expect(env.Emulator.CallCount(emulator.OpCreateInstance)).To(Equal(creates))
-		Expect(vmsNamed(nc)).To(Equal(1))
+		Expect(vmsNamed(nodeClaim)).To(Equal(1))
 	})
 
 	It("deletes a NodeClaim that no instance type can satisfy, and says why", func() {
-		nc := test.NodeClaim(nodeClass, func(nc *karpv1.NodeClaim) {
-			nc.Spec.Requirements = append(nc.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
+		nodeClaim := test.NodeClaim(nodeClass, func(nodeClaim *karpv1.NodeClaim) {
+			nodeClaim.Spec.Requirements = append(nodeClaim.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
 				Key: karpv1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-c"},
 			})
 		})
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonInsufficientCapacity, "no available offering")
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonInsufficientCapacity, "no available offering")
 		// The finalizer holds it until termination, which has no VM to delete.
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 
 	It("deletes a NodeClaim whose KCNodeClass does not exist, and says so", func() {
 		missing := test.KCNodeClass()
-		nc := test.NodeClaim(missing)
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonNodeClassNotReady, missing.Name)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc)
+		nodeClaim := test.NodeClaim(missing)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNodeClassNotReady, missing.Name)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 
 	It("retries a launch KakaoCloud refused for another reason, and says why on the condition", func() {
 		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Message: "instance.key_name: no such key pair", Count: 1})
-		nc := test.NodeClaim(nodeClass)
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectReconcileFailed(env.Ctx, nodeClaims, nc, MatchError(ContainSubstring("no such key pair")))
-		launched := condition(nc, karpv1.ConditionTypeLaunched)
+		nodeClaim := test.NodeClaim(nodeClass)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nodeClaim, MatchError(ContainSubstring("no such key pair")))
+		launched := condition(nodeClaim, karpv1.ConditionTypeLaunched)
 		Expect(launched.Status).To(Equal(metav1.ConditionUnknown))
 		Expect(launched.Reason).To(Equal(lifecycle.ReasonLaunchFailed))
 		Expect(launched.Message).To(ContainSubstring("no such key pair"))
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
-		Expect(vmsNamed(nc)).To(Equal(1))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+		Expect(vmsNamed(nodeClaim)).To(Equal(1))
 	})
 
 	It("falls back to the next offering when the cheapest has no capacity, and avoids it afterwards", func() {
@@ -122,45 +122,45 @@ var _ = Describe("Launch", func() {
 		It("looks for the VM until it is listed and adopts it, creating nothing meanwhile", func() {
 			env.Emulator.SetListLag(30 * time.Second)
 			env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Commit: true, Drop: true, Count: 1})
-			nc := test.NodeClaim(nodeClass)
-			ExpectApplied(env.Ctx, env.Client, nc)
+			nodeClaim := test.NodeClaim(nodeClass)
+			ExpectApplied(env.Ctx, env.Client, nodeClaim)
 
-			result := ExpectReconciled(env.Ctx, nodeClaims, nc)
+			result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			Expect(result.RequeueAfter).To(BeNumerically("<=", 5*time.Second))
-			launched := condition(nc, karpv1.ConditionTypeLaunched)
+			launched := condition(nodeClaim, karpv1.ConditionTypeLaunched)
 			Expect(launched.Status).To(Equal(metav1.ConditionUnknown))
 			Expect(launched.Reason).To(Equal(lifecycle.ReasonAwaitingInstance))
-			Expect(ExpectExists(env.Ctx, env.Client, nc).Annotations).To(HaveKey(kcv1.AnnotationLaunchAttempt))
-			ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonAwaitingInstance, "looking for the VM until")
+			Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKey(kcv1.AnnotationLaunchAttempt))
+			ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonAwaitingInstance, "looking for the VM until")
 
 			for range 5 {
 				env.Step(5 * time.Second)
-				ExpectReconciled(env.Ctx, nodeClaims, nc)
+				ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			}
 			Expect(env.Emulator.CallCount(emulator.OpCreateInstance)).To(Equal(1), "no second create while the first may exist")
-			Expect(env.Recorder.Notes(nc.Name, lifecycle.ReasonAwaitingInstance)).To(HaveLen(1), "said once, not on every look")
+			Expect(env.Recorder.Notes(nodeClaim.Name, lifecycle.ReasonAwaitingInstance)).To(HaveLen(1), "said once, not on every look")
 
 			env.Step(5 * time.Second) // 30 s: listed
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
-			Expect(condition(nc, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
-			Expect(vmsNamed(nc)).To(Equal(1))
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+			Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+			Expect(vmsNamed(nodeClaim)).To(Equal(1))
 		})
 
 		It("creates again once the lookup window has passed without the VM showing up", func() {
 			env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Drop: true, Count: 1}) // lost before it was served
-			nc := test.NodeClaim(nodeClass)
-			ExpectApplied(env.Ctx, env.Client, nc)
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
-			Expect(condition(nc, karpv1.ConditionTypeLaunched).Reason).To(Equal(lifecycle.ReasonAwaitingInstance))
+			nodeClaim := test.NodeClaim(nodeClass)
+			ExpectApplied(env.Ctx, env.Client, nodeClaim)
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+			Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Reason).To(Equal(lifecycle.ReasonAwaitingInstance))
 
 			env.Step(instance.DefaultLookupWindow - time.Second)
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			Expect(env.Emulator.CallCount(emulator.OpCreateInstance)).To(Equal(1))
 			env.Step(time.Second)
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			Expect(env.Emulator.CallCount(emulator.OpCreateInstance)).To(Equal(2))
-			Expect(condition(nc, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
-			Expect(vmsNamed(nc)).To(Equal(1))
+			Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+			Expect(vmsNamed(nodeClaim)).To(Equal(1))
 		})
 	})
 })

@@ -31,39 +31,39 @@ import (
 var _ = Describe("Launch check", func() {
 	It("deletes a NodeClaim at once when its VM goes to error for lack of capacity, and avoids that offering", func() {
 		env.Emulator.FailNextInstances(1, emulator.NoValidHostMessage)
-		nc := launchedNodeClaim()
+		nodeClaim := launchedNodeClaim()
 		env.Step(buildDelay + 5*time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonInsufficientCapacity, "No valid host was found")
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonInsufficientCapacity, "No valid host was found")
 
 		By("the next launch going elsewhere")
 		next := launchedNodeClaim()
 		Expect(next.Labels[karpv1.LabelInstanceType] + "/" + next.Labels[karpv1.LabelTopologyZone]).NotTo(
-			Equal(nc.Labels[karpv1.LabelInstanceType] + "/" + nc.Labels[karpv1.LabelTopologyZone]))
+			Equal(nodeClaim.Labels[karpv1.LabelInstanceType] + "/" + nodeClaim.Labels[karpv1.LabelTopologyZone]))
 
 		By("terminating the failed one: its VM deleted")
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		env.Step(deleteDelay)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc)
-		_, exists := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
+		_, exists := vm(nodeClaim)
 		Expect(exists).To(BeFalse())
 	})
 
 	It("deletes a NodeClaim whose VM goes to error for another reason, with the action log's message", func() {
 		env.Emulator.FailNextInstances(1, "Build of instance aborted: image checksum mismatch")
-		nc := launchedNodeClaim()
+		nodeClaim := launchedNodeClaim()
 		env.Step(buildDelay + 5*time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonLaunchFailed, "image checksum mismatch")
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonLaunchFailed, "image checksum mismatch")
 	})
 
 	It("keeps watching a VM that is still building, from one listing for every NodeClaim", func() {
 		first, second := launchedNodeClaim(), launchedNodeClaim()
 		env.Emulator.ResetCallCounts()
 		env.Step(6 * time.Second) // past the last listing's 5 s
-		for _, nc := range []*karpv1.NodeClaim{first, second} {
-			result := ExpectReconciled(env.Ctx, nodeClaims, nc)
+		for _, nodeClaim := range []*karpv1.NodeClaim{first, second} {
+			result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			Expect(result.RequeueAfter).To(BeNumerically("<=", 5*time.Second))
 		}
 		Expect(env.Emulator.CallCount(emulator.OpListInstances)).To(Equal(1))

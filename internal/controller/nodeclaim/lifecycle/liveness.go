@@ -28,16 +28,16 @@ import (
 
 // liveness deletes a NodeClaim whose VM was not launched, or whose node did not register,
 // in time; its termination deletes the VM, and its pods get another chance elsewhere.
-func (r *Reconciler) liveness(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
-	if meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) {
+func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	if meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
 		return reconcile.Result{}, nil
 	}
 	timeout, what := r.LaunchTimeout, "launched"
 	if timeout == 0 {
 		timeout = DefaultLaunchTimeout
 	}
-	since := nc.CreationTimestamp.Time
-	if launched := meta.FindStatusCondition(nc.Status.Conditions, karpv1.ConditionTypeLaunched); launched != nil && launched.Status == "True" {
+	since := nodeClaim.CreationTimestamp.Time
+	if launched := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched); launched != nil && launched.Status == "True" {
 		timeout, what = r.RegistrationTimeout, "registered"
 		if timeout == 0 {
 			timeout = DefaultRegistrationTimeout
@@ -48,7 +48,7 @@ func (r *Reconciler) liveness(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 	if left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	notLive(r.Recorder, nc, what, timeout)
+	notLive(r.Recorder, nodeClaim, what, timeout)
 	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
-	return reconcile.Result{}, r.deleteNodeClaim(ctx, nc)
+	return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
 }

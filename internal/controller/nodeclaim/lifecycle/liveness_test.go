@@ -33,40 +33,40 @@ import (
 var _ = Describe("Liveness", func() {
 	It("deletes a NodeClaim whose launch keeps failing once the launch timeout passes, and not before", func() {
 		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Message: "instance.key_name: no such key pair"})
-		nc := test.NodeClaim(nodeClass)
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectReconcileFailed(env.Ctx, nodeClaims, nc)
+		nodeClaim := test.NodeClaim(nodeClass)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nodeClaim)
 
 		env.Step(lifecycle.DefaultLaunchTimeout - time.Second)
-		ExpectReconcileFailed(env.Ctx, nodeClaims, nc)
-		ExpectNoEvent(env.Recorder, nc.Name, lifecycle.ReasonNotLive)
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNoEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNotLive)
 
 		env.Step(2 * time.Second)
-		ExpectReconcileFailed(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonNotLive, "it was not launched within 5m0s")
-		ExpectReconciled(env.Ctx, nodeClaims, nc) // termination: no VM to delete
-		ExpectNotFound(env.Ctx, env.Client, nc)
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNotLive, "it was not launched within 5m0s")
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // termination: no VM to delete
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 
 	It("deletes a NodeClaim and its VM when the node does not register within the registration timeout", func() {
-		nc := launchedNodeClaim()
-		result := ExpectReconciled(env.Ctx, nodeClaims, nc)
+		nodeClaim := launchedNodeClaim()
+		result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(result.RequeueAfter).To(BeNumerically(">", 0))
 
 		env.Step(lifecycle.DefaultRegistrationTimeout - time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectExists(env.Ctx, env.Client, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectExists(env.Ctx, env.Client, nodeClaim)
 
 		env.Step(2 * time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonNotLive, "it was not registered within 15m0s")
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNotLive, "it was not registered within 15m0s")
 
 		By("terminating: the VM deleted, waited for, then the NodeClaim released")
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		instance, _ := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting))
 		env.Step(deleteDelay)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 })

@@ -30,8 +30,8 @@ import (
 
 var _ = Describe("NodeClaim garbage collection", func() {
 	It("removes a registered NodeClaim whose VM is gone, once past the grace period and not before", func() {
-		nc, _ := registeredNodeClaim() // never Ready: its kubelet went with the VM
-		Expect(env.KakaoCloud.DeleteInstance(env.Ctx, strings.TrimPrefix(nc.Status.ProviderID, kcv1.ProviderIDPrefix))).To(Succeed())
+		nodeClaim, _ := registeredNodeClaim() // never Ready: its kubelet went with the VM
+		Expect(env.KakaoCloud.DeleteInstance(env.Ctx, strings.TrimPrefix(nodeClaim.Status.ProviderID, kcv1.ProviderIDPrefix))).To(Succeed())
 		env.Step(deleteDelay)
 
 		collector := controllers.NodeClaimCollector
@@ -42,16 +42,16 @@ var _ = Describe("NodeClaim garbage collection", func() {
 		env.Step(time.Minute)
 		deleted, err = collector.Collect(env.Ctx)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(deleted).To(ConsistOf(nc.Name))
-		ExpectEvent(env.Recorder, nc.Name, "InstanceGone", "is gone from KakaoCloud")
+		Expect(deleted).To(ConsistOf(nodeClaim.Name))
+		ExpectEvent(env.Recorder, nodeClaim.Name, "InstanceGone", "is gone from KakaoCloud")
 	})
 
 	It("leaves a NodeClaim whose node is still Ready, whatever the listing says", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		Expect(node.Status.Conditions).To(ContainElement(HaveField("Type", corev1.NodeReady)))
 		env.Step(time.Minute)
 		deleted, err := controllers.NodeClaimCollector.Collect(env.Ctx)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(deleted).NotTo(ContainElement(nc.Name))
+		Expect(deleted).NotTo(ContainElement(nodeClaim.Name))
 	})
 })

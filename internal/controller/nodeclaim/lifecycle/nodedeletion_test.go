@@ -26,17 +26,17 @@ import (
 
 var _ = Describe("Node deletion", func() {
 	It("turns kubectl delete node into the NodeClaim's deletion, and removes node, VM and NodeClaim", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		ExpectDeleted(env.Ctx, env.Client, node) // its finalizer holds it
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonNodeDeleted, "its node "+node.Name+" is being deleted")
-		Expect(ExpectExists(env.Ctx, env.Client, nc).DeletionTimestamp).NotTo(BeNil())
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNodeDeleted, "its node "+node.Name+" is being deleted")
+		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).DeletionTimestamp).NotTo(BeNil())
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc) // drained (nothing to evict), VM deleting
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // drained (nothing to evict), VM deleting
 		env.Step(deleteDelay)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc, node)
-		_, exists := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim, node)
+		_, exists := vm(nodeClaim)
 		Expect(exists).To(BeFalse())
 	})
 })

@@ -41,30 +41,30 @@ const registrationPoll = 10 * time.Second
 
 // register finds the node whose kubelet registered for the VM and makes it the NodeClaim's:
 // its labels and taints, the termination finalizer, then the unregistered taint removed.
-func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
-	if !meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched) ||
-		meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeRegistered) {
+func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) ||
+		meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
 		return reconcile.Result{}, nil
 	}
-	node, err := r.nodeOf(ctx, nc)
+	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if node == nil {
-		r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, karpv1.ReasonNodeNotFound, "waiting for the node to register")
+		r.setCondition(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, karpv1.ReasonNodeNotFound, "waiting for the node to register")
 		return reconcile.Result{RequeueAfter: registrationPoll}, nil
 	}
 
 	stored := node.DeepCopy()
-	syncNode(nc, node)
+	syncNode(nodeClaim, node)
 	if !equality.Semantic.DeepEqual(stored, node) {
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	nc.Status.NodeName = node.Name
-	r.setCondition(nc, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, karpv1.ReasonRegistered, "the node registered")
-	if r.announced.first(nc.UID, karpv1.ConditionTypeRegistered) {
+	nodeClaim.Status.NodeName = node.Name
+	r.setCondition(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, karpv1.ReasonRegistered, "the node registered")
+	if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeRegistered) {
 		log.FromContext(ctx).Info("registered nodeclaim", "Node", klog.KRef("", node.Name))
 	}
 	return reconcile.Result{}, nil
@@ -72,32 +72,32 @@ func (r *Reconciler) register(ctx context.Context, nc *karpv1.NodeClaim) (reconc
 
 // syncNode puts the NodeClaim's labels, taints and finalizer on its node and removes the
 // taint that kept pods off it until now.
-func syncNode(nc *karpv1.NodeClaim, node *corev1.Node) {
+func syncNode(nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
-	maps.Copy(node.Labels, nc.Labels)
+	maps.Copy(node.Labels, nodeClaim.Labels)
 	node.Labels[karpv1.LabelRegistered] = "true"
 	controllerutil.AddFinalizer(node, karpv1.TerminationFinalizer)
 	if node.Labels[karpv1.LabelDoNotSyncTaints] != "true" {
-		for _, t := range append(append([]corev1.Taint{}, nc.Spec.Taints...), nc.Spec.StartupTaints...) {
+		for _, t := range append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...) {
 			if !nodeutil.HasTaint(node.Spec.Taints, t) {
 				node.Spec.Taints = append(node.Spec.Taints, t)
 			}
 		}
 	}
 	node.Spec.Taints = nodeutil.WithoutTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint)
-	if !hasOwner(node, nc) {
+	if !hasOwner(node, nodeClaim) {
 		node.OwnerReferences = append(node.OwnerReferences, metav1.OwnerReference{
-			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nc.Name, UID: nc.UID,
+			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nodeClaim.Name, UID: nodeClaim.UID,
 			BlockOwnerDeletion: new(true),
 		})
 	}
 }
 
-func hasOwner(node *corev1.Node, nc *karpv1.NodeClaim) bool {
+func hasOwner(node *corev1.Node, nodeClaim *karpv1.NodeClaim) bool {
 	for _, o := range node.OwnerReferences {
-		if o.UID == nc.UID {
+		if o.UID == nodeClaim.UID {
 			return true
 		}
 	}

@@ -32,11 +32,11 @@ import (
 
 var _ = Describe("Registration", func() {
 	It("waits for the node, looking again every 10 s", func() {
-		nc := launchedNodeClaim()
-		result := ExpectReconciled(env.Ctx, nodeClaims, nc)
+		nodeClaim := launchedNodeClaim()
+		result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(result.RequeueAfter).To(BeNumerically(">", 0))
 		Expect(result.RequeueAfter).To(BeNumerically("<=", 10*time.Second))
-		registered := condition(nc, karpv1.ConditionTypeRegistered)
+		registered := condition(nodeClaim, karpv1.ConditionTypeRegistered)
 		Expect(registered.Status).To(Equal(metav1.ConditionUnknown))
 		Expect(registered.Reason).To(Equal("NodeNotFound"))
 	})
@@ -44,29 +44,29 @@ var _ = Describe("Registration", func() {
 	It("makes the node the NodeClaim's: labels, taints, finalizer, owner, and the unregistered taint removed", func() {
 		taint := corev1.Taint{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}
 		startup := corev1.Taint{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoExecute}
-		nc, node := registeredNodeClaim(func(nc *karpv1.NodeClaim) {
-			nc.Labels["team"] = "checkout"
-			nc.Spec.Taints = []corev1.Taint{taint}
-			nc.Spec.StartupTaints = []corev1.Taint{startup}
+		nodeClaim, node := registeredNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
+			nodeClaim.Labels["team"] = "checkout"
+			nodeClaim.Spec.Taints = []corev1.Taint{taint}
+			nodeClaim.Spec.StartupTaints = []corev1.Taint{startup}
 		})
-		Expect(condition(nc, karpv1.ConditionTypeRegistered).Status).To(Equal(metav1.ConditionTrue))
-		Expect(nc.Status.NodeName).To(Equal(node.Name))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeRegistered).Status).To(Equal(metav1.ConditionTrue))
+		Expect(nodeClaim.Status.NodeName).To(Equal(node.Name))
 		Expect(node.Labels).To(HaveKeyWithValue("team", "checkout"))
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelNodePool, "default"))
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelRegistered, "true"))
 		Expect(node.Spec.Taints).To(ContainElements(taint, startup))
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredNoExecuteTaint.Key)))
 		Expect(controllerutil.ContainsFinalizer(node, karpv1.TerminationFinalizer)).To(BeTrue())
-		Expect(node.OwnerReferences).To(ContainElement(SatisfyAll(HaveField("Kind", "NodeClaim"), HaveField("UID", nc.UID))))
+		Expect(node.OwnerReferences).To(ContainElement(SatisfyAll(HaveField("Kind", "NodeClaim"), HaveField("UID", nodeClaim.UID))))
 	})
 
 	It("leaves the node's taints alone when it says not to sync them", func() {
-		nc := launchedNodeClaim(func(nc *karpv1.NodeClaim) {
-			nc.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}}
+		nodeClaim := launchedNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
+			nodeClaim.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}}
 		})
-		node := test.Node(nc, func(n *corev1.Node) { n.Labels[karpv1.LabelDoNotSyncTaints] = "true" })
+		node := test.Node(nodeClaim, func(n *corev1.Node) { n.Labels[karpv1.LabelDoNotSyncTaints] = "true" })
 		ExpectApplied(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		node = ExpectExists(env.Ctx, env.Client, node)
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", "dedicated")))
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredNoExecuteTaint.Key)))

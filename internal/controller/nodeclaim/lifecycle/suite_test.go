@@ -77,33 +77,33 @@ var _ = BeforeEach(func() { env.Reset() })
 // launchedNodeClaim creates a NodeClaim and reconciles it until its VM is launched.
 func launchedNodeClaim(opts ...func(*karpv1.NodeClaim)) *karpv1.NodeClaim {
 	GinkgoHelper()
-	nc := test.NodeClaim(nodeClass, opts...)
-	ExpectApplied(env.Ctx, env.Client, nc)
-	ExpectReconciled(env.Ctx, nodeClaims, nc)
-	nc = ExpectExists(env.Ctx, env.Client, nc)
-	Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue(), "launched: %v", nc.Status.Conditions)
-	return nc
+	nodeClaim := test.NodeClaim(nodeClass, opts...)
+	ExpectApplied(env.Ctx, env.Client, nodeClaim)
+	ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+	nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+	Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue(), "launched: %v", nodeClaim.Status.Conditions)
+	return nodeClaim
 }
 
 // registeredNodeClaim launches a NodeClaim and registers a node for it as its kubelet would.
 func registeredNodeClaim(opts ...func(*karpv1.NodeClaim)) (*karpv1.NodeClaim, *corev1.Node) {
 	GinkgoHelper()
-	nc := launchedNodeClaim(opts...)
-	node := test.Node(nc)
+	nodeClaim := launchedNodeClaim(opts...)
+	node := test.Node(nodeClaim)
 	ExpectApplied(env.Ctx, env.Client, node)
-	ExpectReconciled(env.Ctx, nodeClaims, nc)
-	return ExpectExists(env.Ctx, env.Client, nc), ExpectExists(env.Ctx, env.Client, node)
+	ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+	return ExpectExists(env.Ctx, env.Client, nodeClaim), ExpectExists(env.Ctx, env.Client, node)
 }
 
 // initializedNodeClaim registers a NodeClaim's node and makes it Ready.
 func initializedNodeClaim(opts ...func(*karpv1.NodeClaim)) (*karpv1.NodeClaim, *corev1.Node) {
 	GinkgoHelper()
-	nc, node := registeredNodeClaim(opts...)
+	nodeClaim, node := registeredNodeClaim(opts...)
 	node = ready(node)
-	ExpectReconciled(env.Ctx, nodeClaims, nc)
-	nc = ExpectExists(env.Ctx, env.Client, nc)
-	Expect(meta.IsStatusConditionTrue(nc.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue(), "initialized: %v", nc.Status.Conditions)
-	return nc, node
+	ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+	nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+	Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)).To(BeTrue(), "initialized: %v", nodeClaim.Status.Conditions)
+	return nodeClaim, node
 }
 
 // ready does what the kubelet and the node lifecycle controller do once the node is up.
@@ -119,18 +119,18 @@ func ready(node *corev1.Node) *corev1.Node {
 }
 
 // condition returns the NodeClaim's condition of that type as stored now.
-func condition(nc *karpv1.NodeClaim, conditionType string) metav1.Condition {
+func condition(nodeClaim *karpv1.NodeClaim, conditionType string) metav1.Condition {
 	GinkgoHelper()
-	current := ExpectExists(env.Ctx, env.Client, nc)
+	current := ExpectExists(env.Ctx, env.Client, nodeClaim)
 	c := meta.FindStatusCondition(current.Status.Conditions, conditionType)
-	Expect(c).NotTo(BeNil(), "condition %s of %s: %v", conditionType, nc.Name, current.Status.Conditions)
+	Expect(c).NotTo(BeNil(), "condition %s of %s: %v", conditionType, nodeClaim.Name, current.Status.Conditions)
 	return *c
 }
 
 // vm returns the NodeClaim's VM as the emulator has it, and whether it still exists.
-func vm(nc *karpv1.NodeClaim) (kakaocloud.Instance, bool) {
+func vm(nodeClaim *karpv1.NodeClaim) (kakaocloud.Instance, bool) {
 	for _, i := range env.Emulator.Instances() {
-		if kcv1.ProviderIDPrefix+i.ID == nc.Status.ProviderID {
+		if kcv1.ProviderIDPrefix+i.ID == nodeClaim.Status.ProviderID {
 			return i, true
 		}
 	}
@@ -138,10 +138,10 @@ func vm(nc *karpv1.NodeClaim) (kakaocloud.Instance, bool) {
 }
 
 // vmsNamed counts the VMs named for the NodeClaim that are not being deleted.
-func vmsNamed(nc *karpv1.NodeClaim) int {
+func vmsNamed(nodeClaim *karpv1.NodeClaim) int {
 	n := 0
 	for _, i := range env.Emulator.Instances() {
-		if i.Name == nc.Name && i.Status != kakaocloud.InstanceStatusDeleting {
+		if i.Name == nodeClaim.Name && i.Status != kakaocloud.InstanceStatusDeleting {
 			n++
 		}
 	}

@@ -45,15 +45,15 @@ const (
 // terminate takes a deleting NodeClaim down in order: taint its node, drain it through the
 // Eviction API (PodDisruptionBudgets hold it, up to terminationGracePeriod), delete the VM and
 // wait until KakaoCloud no longer has it, delete the node, and only then let the NodeClaim go.
-func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(nc, karpv1.TerminationFinalizer) {
+func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		return reconcile.Result{}, nil
 	}
-	node, err := r.nodeOf(ctx, nc)
+	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	deadline, err := r.terminationTime(ctx, nc)
+	deadline, err := r.terminationTime(ctx, nodeClaim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -62,23 +62,23 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 			return reconcile.Result{}, err
 		}
 		if deadline != nil {
-			terminationGracePeriodExpiring(r.Recorder, nc, node, *deadline)
+			terminationGracePeriodExpiring(r.Recorder, nodeClaim, node, *deadline)
 		}
-		if waiting, err := r.drain(ctx, nc, node, deadline); err != nil || waiting != "" {
+		if waiting, err := r.drain(ctx, nodeClaim, node, deadline); err != nil || waiting != "" {
 			if waiting != "" {
-				draining(r.Recorder, nc, waiting)
+				draining(r.Recorder, nodeClaim, waiting)
 			}
 			return reconcile.Result{RequeueAfter: drainPoll}, err
 		}
 	}
-	if nc.Status.ProviderID != "" {
-		err := r.CloudProvider.Delete(ctx, nc)
+	if nodeClaim.Status.ProviderID != "" {
+		err := r.CloudProvider.Delete(ctx, nodeClaim)
 		if !cloudprovider.IsNodeClaimNotFound(err) {
 			if err != nil {
 				return reconcile.Result{}, fmt.Errorf("deleting the VM: %w", err)
 			}
-			r.setCondition(nc, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
-			return reconcile.Result{RequeueAfter: vmDeletionPoll}, client.IgnoreNotFound(r.Client.Status().Update(ctx, nc))
+			r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
+			return reconcile.Result{RequeueAfter: vmDeletionPoll}, client.IgnoreNotFound(r.Client.Status().Update(ctx, nodeClaim))
 		}
 	}
 	if node != nil {
@@ -86,16 +86,16 @@ func (r *Reconciler) terminate(ctx context.Context, nc *karpv1.NodeClaim) (recon
 			return reconcile.Result{}, err
 		}
 	}
-	stored := nc.DeepCopy()
-	controllerutil.RemoveFinalizer(nc, karpv1.TerminationFinalizer)
+	stored := nodeClaim.DeepCopy()
+	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
 	// Optimistic locking: finalizers are a list a stale merge patch would overwrite whole.
-	if err := r.Client.Patch(ctx, nc, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); err != nil {
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	r.announced.forget(nc.UID)
-	nodeClaimsTerminated.WithLabelValues(nc.Labels[karpv1.LabelNodePool]).Inc()
-	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nc.Name), "provider-id", nc.Status.ProviderID)
+	r.announced.forget(nodeClaim.UID)
+	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
+	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
 }
 

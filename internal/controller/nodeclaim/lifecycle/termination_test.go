@@ -56,7 +56,9 @@ func deleting(pod *corev1.Pod) bool {
 
 // terminationGracePeriod gives the NodeClaim a terminationGracePeriod.
 func terminationGracePeriod(d time.Duration) func(*karpv1.NodeClaim) {
-	return func(nc *karpv1.NodeClaim) { nc.Spec.TerminationGracePeriod = &metav1.Duration{Duration: d} }
+	return func(nodeClaim *karpv1.NodeClaim) {
+		nodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: d}
+	}
 }
 
 // blockingBudget is a PodDisruptionBudget over the pods with the labels that allows no
@@ -71,17 +73,17 @@ func blockingBudget(labels map[string]string) *policyv1.PodDisruptionBudget {
 
 var _ = Describe("Termination", func() {
 	It("taints the node and takes it out of load balancers before anything else", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		runningOn(node)
-		ExpectDeleted(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		node = ExpectExists(env.Ctx, env.Client, node)
 		Expect(node.Spec.Taints).To(ContainElement(karpv1.DisruptedNoScheduleTaint))
 		Expect(node.Labels).To(HaveKeyWithValue(corev1.LabelNodeExcludeBalancers, "karpenter"))
 	})
 
 	It("evicts in graceful shutdown's order: non-critical, non-critical DaemonSet, critical, critical DaemonSet", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		critical := func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-cluster-critical" }
 		daemon := test.OwnedBy("apps/v1", "DaemonSet", "agent")
 		tiers := []*corev1.Pod{
@@ -90,27 +92,27 @@ var _ = Describe("Termination", func() {
 			runningOn(node, critical),
 			runningOn(node, critical, daemon),
 		}
-		ExpectDeleted(env.Ctx, env.Client, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 		for i, pod := range tiers {
-			ExpectReconciled(env.Ctx, nodeClaims, nc)
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 			Expect(deleting(pod)).To(BeTrue(), "tier %d is evicted", i)
 			for _, later := range tiers[i+1:] {
 				Expect(deleting(later)).To(BeFalse(), "later tiers wait for tier %d to go", i)
 			}
-			ExpectReconciled(env.Ctx, nodeClaims, nc) // still terminating: the next tier waits
+			ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // still terminating: the next tier waits
 			if i+1 < len(tiers) {
 				Expect(deleting(tiers[i+1])).To(BeFalse())
 			}
 			ExpectEvent(env.Recorder, pod.Name, lifecycle.ReasonEvicted, "Evicted pod: Forceful Termination")
 			kubeletStops(pod)
 		}
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		instance, _ := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting), "drained: the VM goes")
 	})
 
 	It("leaves static pods, pods that tolerate the disrupted taint and finished pods", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		static := runningOn(node, test.OwnedBy("v1", "Node", node.Name), test.Annotated(corev1.MirrorPodAnnotationKey, "checksum"))
 		tolerant := runningOn(node, func(p *corev1.Pod) {
 			p.Spec.Tolerations = []corev1.Toleration{{Key: karpv1.DisruptedNoScheduleTaint.Key, Operator: corev1.TolerationOpExists}}
@@ -119,33 +121,33 @@ var _ = Describe("Termination", func() {
 		finished.Status.Phase = corev1.PodSucceeded
 		ExpectApplied(env.Ctx, env.Client, finished)
 
-		ExpectDeleted(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		for _, pod := range []*corev1.Pod{static, tolerant, finished} {
 			Expect(deleting(pod)).To(BeFalse(), "%s is left to go with the node", pod.Name)
 		}
-		instance, _ := vm(nc)
+		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting))
 	})
 
 	It("holds a do-not-disrupt pod until the terminationGracePeriod deadline, then deletes it with the time left", func() {
-		nc, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
+		nodeClaim, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
 		held := runningOn(node, test.Annotated(karpv1.DoNotDisruptAnnotationKey, "true"))
-		ExpectDeleted(env.Ctx, env.Client, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(held)).To(BeFalse())
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonDraining, karpv1.DoNotDisruptAnnotationKey)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonTerminationGracePeriodExpiring, "All pods will be deleted by")
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonDraining, karpv1.DoNotDisruptAnnotationKey)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonTerminationGracePeriodExpiring, "All pods will be deleted by")
 		ExpectEvent(env.Recorder, node.Name, lifecycle.ReasonTerminationGracePeriodExpiring, "All pods will be deleted by")
-		Expect(ExpectExists(env.Ctx, env.Client, nc).Annotations).To(HaveKey(karpv1.NodeClaimTerminationTimestampAnnotationKey))
+		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKey(karpv1.NodeClaimTerminationTimestampAnnotationKey))
 
 		env.Step(20 * time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(held)).To(BeFalse(), "its 30 s grace still fits before the deadline")
 
 		env.Step(15 * time.Second) // 35 s in: 25 s left, less than its grace period
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		deleted := &corev1.Pod{}
 		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(held), deleted)).To(Succeed())
 		Expect(deleted.DeletionTimestamp).NotTo(BeNil())
@@ -154,53 +156,53 @@ var _ = Describe("Termination", func() {
 	})
 
 	It("deletes at once, with the time left, a pod whose grace period outlasts the whole terminationGracePeriod", func() {
-		nc, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
+		nodeClaim, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
 		slow := runningOn(node, test.GracePeriod(600))
-		ExpectDeleted(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		deleted := &corev1.Pod{}
 		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(slow), deleted)).To(Succeed())
 		Expect(*deleted.DeletionGracePeriodSeconds).To(BeNumerically("~", 60, 2))
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonDraining, "ahead of the terminationGracePeriod deadline")
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonDraining, "ahead of the terminationGracePeriod deadline")
 	})
 
 	It("waits on a PodDisruptionBudget and says so, and evicts once it allows", func() {
-		nc, node := initializedNodeClaim()
-		labels := map[string]string{"app": nc.Name}
+		nodeClaim, node := initializedNodeClaim()
+		labels := map[string]string{"app": nodeClaim.Name}
 		pod := runningOn(node, test.Labelled(labels))
 		pdb := blockingBudget(labels)
-		ExpectDeleted(env.Ctx, env.Client, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(pod)).To(BeFalse())
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonDraining, "a PodDisruptionBudget does not allow it yet")
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonDraining, "a PodDisruptionBudget does not allow it yet")
 		ExpectEvent(env.Recorder, node.Name, lifecycle.ReasonFailedDraining, "violates a PodDisruptionBudget")
-		instance, _ := vm(nc)
+		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting), "the VM stays while the pod does")
 
 		pdb.Status.DisruptionsAllowed = 1
 		ExpectApplied(env.Ctx, env.Client, pdb)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(pod)).To(BeTrue())
 	})
 
 	It("deletes, at the terminationGracePeriod deadline, a pod a PodDisruptionBudget still protects", func() {
-		nc, node := initializedNodeClaim(terminationGracePeriod(30 * time.Second))
-		labels := map[string]string{"app": nc.Name}
+		nodeClaim, node := initializedNodeClaim(terminationGracePeriod(30 * time.Second))
+		labels := map[string]string{"app": nodeClaim.Name}
 		pod := runningOn(node, test.Labelled(labels), test.GracePeriod(0))
 		blockingBudget(labels)
-		ExpectDeleted(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(pod)).To(BeFalse())
 
 		env.Step(31 * time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(pod)).To(BeTrue())
 		ExpectEvent(env.Recorder, pod.Name, lifecycle.ReasonDisrupted, "granted 1 seconds")
 	})
 
 	It("stops waiting for a pod stuck terminating a minute past its deletion time", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		stuck := runningOn(node, test.GracePeriod(10), func(p *corev1.Pod) { p.Finalizers = []string{"example.com/never-done"} })
 		DeferCleanup(func() {
 			current := ExpectExists(env.Ctx, env.Client, stuck)
@@ -209,45 +211,45 @@ var _ = Describe("Termination", func() {
 			kubeletStops(current)
 		})
 		ExpectDeleted(env.Ctx, env.Client, stuck)
-		ExpectDeleted(env.Ctx, env.Client, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectEvent(env.Recorder, nc.Name, lifecycle.ReasonDraining, "to terminate")
-		instance, _ := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonDraining, "to terminate")
+		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
 
 		env.Step(10*time.Second + time.Minute + 2*time.Second)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		instance, _ = vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		instance, _ = vm(nodeClaim)
 		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting), "no longer waiting for it")
 	})
 
 	It("deletes the VM, waits until it is gone, deletes the node, then lets the NodeClaim go, counted once", func() {
-		nc, node := initializedNodeClaim()
+		nodeClaim, node := initializedNodeClaim()
 		before := test.MetricValue("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"})
-		ExpectDeleted(env.Ctx, env.Client, nc)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		Expect(condition(nc, karpv1.ConditionTypeInstanceTerminating).Status).To(Equal(metav1.ConditionTrue))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInstanceTerminating).Status).To(Equal(metav1.ConditionTrue))
 		ExpectExists(env.Ctx, env.Client, node)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectExists(env.Ctx, env.Client, nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectExists(env.Ctx, env.Client, nodeClaim)
 
 		env.Step(deleteDelay)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc, node)
-		_, exists := vm(nc)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim, node)
+		_, exists := vm(nodeClaim)
 		Expect(exists).To(BeFalse())
-		ExpectReconciled(env.Ctx, nodeClaims, nc) // a late pass finds nothing to count
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // a late pass finds nothing to count
 		ExpectMetric("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"}, Equal(before+1))
 	})
 
 	It("lets a NodeClaim that never launched go at once", func() {
-		nc := test.NodeClaim(nodeClass, func(nc *karpv1.NodeClaim) { nc.Finalizers = []string{karpv1.TerminationFinalizer} })
-		ExpectApplied(env.Ctx, env.Client, nc)
-		ExpectDeleted(env.Ctx, env.Client, nc)
-		ExpectReconciled(env.Ctx, nodeClaims, nc)
-		ExpectNotFound(env.Ctx, env.Client, nc)
-		Expect(ptr.Deref(nc.Spec.TerminationGracePeriod, metav1.Duration{})).To(Equal(metav1.Duration{}))
+		nodeClaim := test.NodeClaim(nodeClass, func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Finalizers = []string{karpv1.TerminationFinalizer} })
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
+		Expect(ptr.Deref(nodeClaim.Spec.TerminationGracePeriod, metav1.Duration{})).To(Equal(metav1.Duration{}))
 	})
 })

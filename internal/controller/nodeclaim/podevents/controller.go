@@ -51,20 +51,20 @@ type Reconciler struct {
 // Reconcile stamps the NodeClaim named in the request, unless it was stamped within
 // PodEventDedupe.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nc := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nc); err != nil {
+	nodeClaim := &karpv1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	now := time.Now()
 	if r.Clock != nil {
 		now = r.Clock.Now()
 	}
-	if !nc.DeletionTimestamp.IsZero() || now.Sub(nc.Status.LastPodEventTime.Time) < PodEventDedupe {
+	if !nodeClaim.DeletionTimestamp.IsZero() || now.Sub(nodeClaim.Status.LastPodEventTime.Time) < PodEventDedupe {
 		return reconcile.Result{}, nil
 	}
-	stored := nc.DeepCopy()
-	nc.Status.LastPodEventTime = metav1.NewTime(now)
-	if err := r.Client.Status().Patch(ctx, nc, client.MergeFrom(stored)); err != nil {
+	stored := nodeClaim.DeepCopy()
+	nodeClaim.Status.LastPodEventTime = metav1.NewTime(now)
+	if err := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)); err != nil {
 		if apierrors.IsConflict(err) {
 			return reconcile.Result{RequeueAfter: time.Second}, nil
 		}
