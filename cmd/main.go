@@ -109,7 +109,7 @@ type options struct {
 	keyringSecret      string
 	batchIdle          time.Duration
 	batchMax           time.Duration
-	catalogueTTL       time.Duration
+	catalogTTL         time.Duration
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
@@ -177,7 +177,7 @@ func parseFlags() (options, zap.Options) {
 		envOr("NEXT_RELEASE_MIN_KUBERNETES_VERSION", operatorcondition.DefaultNextReleaseMinimum),
 		"The oldest Kubernetes minor the next release of this operator supports: under OLM, upgrading is held "+
 			"(Upgradeable=False) while a KCNodeClass or its nodes are older (env NEXT_RELEASE_MIN_KUBERNETES_VERSION).")
-	flag.DurationVar(&o.catalogueTTL, "catalogue-ttl", catalog.DefaultCatalogueTTL,
+	flag.DurationVar(&o.catalogTTL, "catalog-ttl", catalog.DefaultCatalogTTL,
 		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
 		"How long provisioning waits for more pending pods after the last one before it schedules the batch.")
@@ -338,7 +338,7 @@ func main() {
 		setupLog.Error(err, "unable to create the KakaoCloud client")
 		os.Exit(1)
 	}
-	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogueTTL: o.catalogueTTL})
+	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogTTL: o.catalogTTL})
 
 	recorder := mgr.GetEventRecorder("karpenter")
 	keyring := signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}

@@ -51,7 +51,7 @@ func main() {
 
 func run(logger *slog.Logger) error {
 	listen := flag.String("listen", "127.0.0.1:8090", "address to serve on; the default binds loopback only, as the admin API has no authentication")
-	cataloguePath := flag.String("catalogue", "", "YAML catalogue of flavors, images, subnets, security groups, versions and the cluster (default: the built-in one)")
+	catalogPath := flag.String("catalog", "", "YAML catalog of flavors, images, subnets, security groups, versions and the cluster (default: the built-in one)")
 	accessKeyID := flag.String("access-key-id", emulator.DefaultAccessKeyID, "access key id accepted by IAM")
 	secretAccessKey := flag.String("secret-access-key", emulator.DefaultSecretAccessKey, "secret of that access key")
 	buildDelay := flag.Duration("build-delay", emulator.DefaultBuildDelay, "how long a new instance stays building")
@@ -69,14 +69,14 @@ func run(logger *slog.Logger) error {
 		TokenTTL:    *tokenTTL,
 		ListLag:     *listLag,
 	}
-	catalogue := emulator.DefaultCatalogue()
-	if *cataloguePath != "" {
+	catalog := emulator.DefaultCatalog()
+	if *catalogPath != "" {
 		var err error
-		if catalogue, err = emulator.LoadCatalogue(*cataloguePath); err != nil {
+		if catalog, err = emulator.LoadCatalog(*catalogPath); err != nil {
 			return err
 		}
 	}
-	opts.Catalogue = catalogue
+	opts.Catalog = catalog
 	e := emulator.New(opts)
 
 	listener, err := net.Listen("tcp", *listen)
@@ -94,7 +94,7 @@ func run(logger *slog.Logger) error {
 	defer stop()
 	e.Start(ctx)
 	if *registerNodes != "" {
-		if err := startKubelets(ctx, e, catalogue, *registerNodes, logger); err != nil {
+		if err := startKubelets(ctx, e, catalog, *registerNodes, logger); err != nil {
 			return err
 		}
 	}
@@ -121,7 +121,7 @@ func run(logger *slog.Logger) error {
 }
 
 // startKubelets registers the nodes of the emulator's VMs on the cluster of kubeconfig.
-func startKubelets(ctx context.Context, e *emulator.Emulator, catalogue *emulator.Catalogue, kubeconfig string, logger *slog.Logger) error {
+func startKubelets(ctx context.Context, e *emulator.Emulator, catalog *emulator.Catalog, kubeconfig string, logger *slog.Logger) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func startKubelets(ctx context.Context, e *emulator.Emulator, catalogue *emulato
 	kubelet.New(e, kubelet.Options{
 		Client:                     client,
 		AuthenticateBootstrapToken: kubelet.BootstrapTokenAuthenticator(cfg),
-		NodeInfo:                   kubelet.CatalogueNodeInfo(catalogue),
+		NodeInfo:                   kubelet.CatalogNodeInfo(catalog),
 		Logger:                     logger,
 	}).Start(ctx)
 	logger.Info("registering the nodes of active VMs", "apiServer", cfg.Host)

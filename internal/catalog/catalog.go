@@ -26,18 +26,18 @@ import (
 )
 
 // Default lifetimes of cached items. The cluster changes during upgrades, so it is read more
-// often than the catalogue of flavors, which changes rarely.
+// often than the catalog of flavors, which changes rarely.
 const (
-	DefaultCatalogueTTL = 5 * time.Minute
-	DefaultClusterTTL   = 30 * time.Second
+	DefaultCatalogTTL = 5 * time.Minute
+	DefaultClusterTTL = 30 * time.Second
 )
 
 // Options configures a Catalog.
 type Options struct {
 	// ClusterName is the Kubernetes Engine cluster the controller serves.
-	ClusterName  string
-	CatalogueTTL time.Duration
-	ClusterTTL   time.Duration
+	ClusterName string
+	CatalogTTL  time.Duration
+	ClusterTTL  time.Duration
 	// Clock tells the age of cached reads; the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -57,8 +57,8 @@ type Catalog struct {
 
 // New returns a Catalog reading through client.
 func New(client *kakaocloud.Client, opts Options) *Catalog {
-	if opts.CatalogueTTL == 0 {
-		opts.CatalogueTTL = DefaultCatalogueTTL
+	if opts.CatalogTTL == 0 {
+		opts.CatalogTTL = DefaultCatalogTTL
 	}
 	if opts.ClusterTTL == 0 {
 		opts.ClusterTTL = DefaultClusterTTL
@@ -74,14 +74,14 @@ func (c *Catalog) ClusterName() string { return c.opts.ClusterName }
 
 // Flavors returns every instance type.
 func (c *Catalog) Flavors(ctx context.Context) ([]kakaocloud.Flavor, error) {
-	return c.flavors.get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Flavor, error) {
+	return c.flavors.get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Flavor, error) {
 		return c.client.ListFlavors(ctx, kakaocloud.FlavorFilter{})
 	})
 }
 
 // Versions returns the Kubernetes versions Kubernetes Engine knows.
 func (c *Catalog) Versions(ctx context.Context) ([]kakaocloud.KubernetesVersion, error) {
-	return c.versions.get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, c.client.ListVersions)
+	return c.versions.get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, c.client.ListVersions)
 }
 
 // Cluster returns the Kubernetes Engine cluster: control-plane version, phase, endpoint.
@@ -93,35 +93,35 @@ func (c *Catalog) Cluster(ctx context.Context) (kakaocloud.Cluster, error) {
 
 // NodeImages returns the VM worker images Kubernetes Engine offers for a minor version.
 func (c *Catalog) NodeImages(ctx context.Context, minorVersion string) ([]kakaocloud.NodeImage, error) {
-	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
+	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
 		return c.client.ListNodeImages(ctx, kakaocloud.NodeImageFilter{KubernetesVersion: minorVersion, InstanceType: "vm"})
 	})
 }
 
 // SubnetsByID returns the subnet with this id (none when it does not exist).
 func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
 		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{ID: id})
 	})
 }
 
 // SubnetsByName returns the subnets with this name (names need not be unique).
 func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
+	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
 		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{Name: name})
 	})
 }
 
 // SecurityGroupsByID returns the security group with this id (none when it does not exist).
 func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
 		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{ID: id})
 	})
 }
 
 // SecurityGroupsByName returns the security groups with this name.
 func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogueTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
+	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
 		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{Name: name})
 	})
 }

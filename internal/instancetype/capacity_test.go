@@ -32,7 +32,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// Flavors shaped like the emulator's catalogue.
+// Flavors shaped like the emulator's catalog.
 var (
 	m2aLarge    = kakaocloud.Flavor{Name: "m2a.large", VCPUs: 2, MemoryMB: 8192, Architecture: "x86_64", InstanceType: "vm"}
 	m2aXLarge   = kakaocloud.Flavor{Name: "m2a.xlarge", VCPUs: 4, MemoryMB: 16384, Architecture: "x86_64", InstanceType: "vm"}

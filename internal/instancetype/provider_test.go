@@ -36,13 +36,13 @@ import (
 )
 
 var (
-	catalogueSizes   = []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"}
-	catalogueGPUs    = []string{"gn1i.xlarge", "gn1i.2xlarge", "gn1i.8xlarge"}
+	catalogSizes     = []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge"}
+	catalogGPUs      = []string{"gn1i.xlarge", "gn1i.2xlarge", "gn1i.8xlarge"}
 	allZones         = []string{emulator.ZoneA, emulator.ZoneB, emulator.ZoneC}
 	largestHostZones = []string{emulator.ZoneA, emulator.ZoneB}
 )
 
-func TestListEmulatorCatalogue(t *testing.T) {
+func TestListEmulatorCatalog(t *testing.T) {
 	provider := NewProvider(emulatorCatalog(t, nil), nil, nil)
 	types, err := provider.List(t.Context(), nodeClassInZones(allZones...))
 	if err != nil {
@@ -51,14 +51,14 @@ func TestListEmulatorCatalogue(t *testing.T) {
 
 	var wantNames []string
 	for _, family := range []string{"c2a", "m2a", "r2a"} {
-		for _, size := range catalogueSizes {
+		for _, size := range catalogSizes {
 			wantNames = append(wantNames, family+"."+size)
 		}
 	}
-	wantNames = append(wantNames, catalogueGPUs...)
+	wantNames = append(wantNames, catalogGPUs...)
 	slices.Sort(wantNames)
 	if got := names(types); !slices.Equal(got, wantNames) {
-		t.Fatalf("types = %v, want the %d of the catalogue %v", got, len(wantNames), wantNames)
+		t.Fatalf("types = %v, want the %d of the catalog %v", got, len(wantNames), wantNames)
 	}
 
 	byName := indexByName(types)
@@ -195,14 +195,14 @@ func TestListPrices(t *testing.T) {
 	}
 
 	mostExpensiveCPUOnly := 0.0
-	for _, size := range catalogueSizes {
+	for _, size := range catalogSizes {
 		c2a, m2a, r2a := prices["c2a."+size], prices["m2a."+size], prices["r2a."+size]
 		if c2a >= m2a || m2a >= r2a {
 			t.Errorf("%s: c2a %v, m2a %v, r2a %v; want c2a < m2a < r2a", size, c2a, m2a, r2a)
 		}
 		mostExpensiveCPUOnly = max(mostExpensiveCPUOnly, r2a)
 	}
-	for _, gpu := range catalogueGPUs {
+	for _, gpu := range catalogGPUs {
 		if prices[gpu] <= mostExpensiveCPUOnly {
 			t.Errorf("%s costs %v, want more than every CPU-only type (up to %v)", gpu, prices[gpu], mostExpensiveCPUOnly)
 		}
@@ -211,7 +211,7 @@ func TestListPrices(t *testing.T) {
 	byName := indexByName(types)
 	for _, family := range []string{"c2a", "m2a", "r2a"} {
 		perVCPU := prices[family+".large"] / 2
-		for _, size := range catalogueSizes {
+		for _, size := range catalogSizes {
 			it := byName[family+"."+size]
 			if got := prices[it.Name] / float64(it.Capacity.Cpu().Value()); got != perVCPU {
 				t.Errorf("%s costs %v per vCPU, want %v like %s.large", it.Name, got, perVCPU, family)
@@ -252,20 +252,20 @@ func TestListReportsInvalidKubeletSettings(t *testing.T) {
 }
 
 func TestListSkipsFlavorsThatCannotBeLaunched(t *testing.T) {
-	catalogue := emulator.DefaultCatalogue()
-	catalogue.Flavors = append(catalogue.Flavors,
+	catalog := emulator.DefaultCatalog()
+	catalog.Flavors = append(catalog.Flavors,
 		kakaocloud.Flavor{Name: "bm2a.metal", VCPUs: 96, MemoryMB: 786432, InstanceType: "bm", Zones: allZones},
 		kakaocloud.Flavor{Name: "m2g.large", VCPUs: 2, MemoryMB: 8192, Architecture: "aarch64", Zones: allZones},
 		kakaocloud.Flavor{Name: "p1z.large", VCPUs: 2, MemoryMB: 8192, Architecture: "ppc64le", Zones: allZones},
 	)
-	provider := NewProvider(emulatorCatalog(t, catalogue), nil, nil)
+	provider := NewProvider(emulatorCatalog(t, catalog), nil, nil)
 	types, err := provider.List(t.Context(), nodeClassInZones(allZones...))
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
 	byName := indexByName(types)
 	if len(types) != 25 || byName["bm2a.metal"] != nil || byName["p1z.large"] != nil {
-		t.Errorf("types = %v, want the 24 of the built-in catalogue and m2g.large", names(types))
+		t.Errorf("types = %v, want the 24 of the built-in catalog and m2g.large", names(types))
 	}
 	if arm := byName["m2g.large"]; arm == nil || arm.Labels["kubernetes.io/arch"] != "arm64" {
 		t.Errorf("m2g.large = %+v, want it with kubernetes.io/arch arm64", arm)
@@ -283,7 +283,7 @@ func TestListFlavorsUnreadable(t *testing.T) {
 	expectErrorContaining(t, err, []string{"listing flavors"})
 }
 
-// BenchmarkList measures a List of the built-in catalogue's 24 types with the flavors cached,
+// BenchmarkList measures a List of the built-in catalog's 24 types with the flavors cached,
 // as in a scheduling round.
 func BenchmarkList(b *testing.B) {
 	provider := NewProvider(emulatorCatalog(b, nil), nil, nil)
@@ -299,11 +299,11 @@ func BenchmarkList(b *testing.B) {
 	}
 }
 
-// emulatorCatalog returns a catalog reading an emulator of catalogue (the built-in one when
-// nil) over HTTP.
-func emulatorCatalog(tb testing.TB, catalogue *emulator.Catalogue) *catalog.Catalog {
+// emulatorCatalog returns a catalog reading an emulator that offers offer (the built-in
+// catalog when nil) over HTTP.
+func emulatorCatalog(tb testing.TB, offer *emulator.Catalog) *catalog.Catalog {
 	tb.Helper()
-	return catalogOf(tb, emulator.New(emulator.Options{Catalogue: catalogue}))
+	return catalogOf(tb, emulator.New(emulator.Options{Catalog: offer}))
 }
 
 func catalogOf(tb testing.TB, emu *emulator.Emulator) *catalog.Catalog {

@@ -95,7 +95,7 @@ func must[T any](v T, err error) func(*testing.T) T {
 	}
 }
 
-func TestCatalogueReads(t *testing.T) {
+func TestCatalogReads(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t)
 	ctx := context.Background()

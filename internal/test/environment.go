@@ -42,7 +42,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
-// ClusterName is the Kubernetes Engine cluster of the emulator's built-in catalogue.
+// ClusterName is the Kubernetes Engine cluster of the emulator's built-in catalog.
 const ClusterName = "karpenter-demo"
 
 // RunSuite runs the Ginkgo specs of a package, with the Eventually defaults every suite uses.
@@ -78,11 +78,11 @@ type EnvironmentOptions struct {
 	Webhooks bool
 	// Emulator configures the emulated cloud; with FakeClock its clock is the environment's.
 	Emulator emulator.Options
-	// FakeClock runs the emulator, the catalogue and the controllers of Controllers on Clock,
+	// FakeClock runs the emulator, the catalog and the controllers of Controllers on Clock,
 	// which only the spec moves; otherwise they run on real time.
 	FakeClock bool
-	// CatalogueTTL is how long the catalogue serves a read before asking the cloud again.
-	CatalogueTTL time.Duration
+	// CatalogTTL is how long the catalog serves a read before asking the cloud again.
+	CatalogTTL time.Duration
 	// Direct is for suites that call reconcilers themselves rather than run them on Manager:
 	// the environment registers the cache indexes those reconcilers read through.
 	Direct bool
@@ -132,17 +132,17 @@ func NewEnvironment(options EnvironmentOptions) (*Environment, error) {
 	}
 
 	emulatorOptions := options.Emulator
-	catalogueOptions := catalog.Options{ClusterName: ClusterName, CatalogueTTL: options.CatalogueTTL, ClusterTTL: options.CatalogueTTL}
+	catalogOptions := catalog.Options{ClusterName: ClusterName, CatalogTTL: options.CatalogTTL, ClusterTTL: options.CatalogTTL}
 	if options.FakeClock {
 		emulatorOptions.Clock = e.Clock
-		catalogueOptions.Clock = e.Clock
+		catalogOptions.Clock = e.Clock
 	}
 	e.Emulator, e.KakaoCloud, e.stopEmulator, err = testenv.Emulator(emulatorOptions)
 	if err != nil {
 		_ = e.Env.Stop()
 		return nil, err
 	}
-	e.Catalog = catalog.New(e.KakaoCloud, catalogueOptions)
+	e.Catalog = catalog.New(e.KakaoCloud, catalogOptions)
 	e.Keyring = Keyring()
 	return e, nil
 }

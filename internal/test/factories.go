@@ -31,7 +31,7 @@ import (
 )
 
 // The objects below are built with defaults that work against the emulator's built-in
-// catalogue; each option overrides what a spec cares about.
+// catalog; each option overrides what a spec cares about.
 
 // RandomName returns prefix and five random lowercase letters, the shape of the names
 // Kubernetes generates.

@@ -28,6 +28,6 @@ func TestWebhooks(t *testing.T) { test.RunSuite(t, "Webhook suite") }
 
 // The API server calls the webhook configuration of config/webhook, pointed by envtest at
 // the manager's webhook server; Kubernetes Engine is the emulator over loopback HTTP.
-var env = test.Suite(test.EnvironmentOptions{Webhooks: true, CatalogueTTL: time.Nanosecond}, func(env *test.Environment) error {
+var env = test.Suite(test.EnvironmentOptions{Webhooks: true, CatalogTTL: time.Nanosecond}, func(env *test.Environment) error {
 	return errors.Join(SetupNodePoolWebhookWithManager(env.Manager), SetupKCNodeClassWebhookWithManager(env.Manager, env.Catalog))
 })

@@ -36,7 +36,7 @@ var _ = Describe("KCNodeClass images", func() {
 	// The emulator's node image lookups fail for the whole cluster while this spec runs; the
 	// suite runs its specs one at a time, and the spec turns the failure off again.
 	//
-	// The operator caches a version's worker images for --catalogue-ttl (a minute on the local
+	// The operator caches a version's worker images for --catalog-ttl (a minute on the local
 	// cluster), so the failure shows only once the cached entry is due.
 	It("keeps the resolved images when they can no longer be looked up (ImagesRetained), stays Ready and still launches nodes", Serial, SpecPriority(-1), func() {
 		createPool("retained", nil)

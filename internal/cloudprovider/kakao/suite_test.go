@@ -38,7 +38,7 @@ var (
 	unavailable *instancetype.UnavailableOfferings
 	provider    *kakao.CloudProvider
 	env         = test.Suite(test.EnvironmentOptions{
-		Direct: true, CatalogueTTL: time.Nanosecond,
+		Direct: true, CatalogTTL: time.Nanosecond,
 		Emulator: emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond},
 	}, func(env *test.Environment) error {
 		controllers := env.Controllers(func(o *operator.Options) {

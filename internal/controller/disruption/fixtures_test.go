@@ -33,7 +33,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 )
 
-// Fixtures of the pure tests and the benchmark: a small instance-type catalogue shaped like
+// Fixtures of the pure tests and the benchmark: a small instance-type catalog shaped like
 // KakaoCloud's, and builders for NodePools, NodeClaims with their nodes, and pods.
 
 var testZones = []string{"kr-central-2-a", "kr-central-2-b", "kr-central-2-c"}

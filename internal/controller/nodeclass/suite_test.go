@@ -28,7 +28,7 @@ func TestNodeClass(t *testing.T) { test.RunSuite(t, "KCNodeClass controller suit
 
 // Every reconcile reads KakaoCloud afresh, so that changes made through the emulator's admin
 // API show up at the next resync.
-var env = test.Suite(test.EnvironmentOptions{CatalogueTTL: time.Nanosecond}, func(env *test.Environment) error {
+var env = test.Suite(test.EnvironmentOptions{CatalogTTL: time.Nanosecond}, func(env *test.Environment) error {
 	resync := func(o *operator.Options) { o.NodeClassResync = 200 * time.Millisecond }
 	return env.Controllers(resync).Register(env.Ctx, env.Manager, operator.NodeClass)
 })

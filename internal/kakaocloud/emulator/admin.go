@@ -89,10 +89,10 @@ func (e *Emulator) UserData(id string) (userData string, ok bool) {
 func (e *Emulator) SetControlPlane(minor, patch, phase string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cluster := &e.catalogue.Cluster
+	cluster := &e.catalog.Cluster
 	if minor != "" && minor != cluster.MinorVersion {
 		cluster.MinorVersion = minor
-		if offered, ok := e.catalogue.version(minor); ok && patch == "" {
+		if offered, ok := e.catalog.version(minor); ok && patch == "" {
 			cluster.PatchVersion = offered.PatchVersion
 		}
 	}
@@ -104,9 +104,9 @@ func (e *Emulator) SetControlPlane(minor, patch, phase string) {
 func (e *Emulator) SetVersionDeprecated(minor string, deprecated bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for i := range e.catalogue.Versions {
-		if e.catalogue.Versions[i].MinorVersion == minor {
-			e.catalogue.Versions[i].IsDeprecated = deprecated
+	for i := range e.catalog.Versions {
+		if e.catalog.Versions[i].MinorVersion == minor {
+			e.catalog.Versions[i].IsDeprecated = deprecated
 		}
 	}
 }
@@ -115,7 +115,7 @@ func (e *Emulator) SetVersionDeprecated(minor string, deprecated bool) {
 func (e *Emulator) RemoveVersion(minor string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.catalogue.Versions = slices.DeleteFunc(e.catalogue.Versions, func(v kakaocloud.KubernetesVersion) bool {
+	e.catalog.Versions = slices.DeleteFunc(e.catalog.Versions, func(v kakaocloud.KubernetesVersion) bool {
 		return v.MinorVersion == minor
 	})
 }
@@ -125,21 +125,21 @@ func (e *Emulator) RemoveVersion(minor string) {
 func (e *Emulator) AddVersion(version kakaocloud.KubernetesVersion) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	versions := slices.DeleteFunc(e.catalogue.Versions, func(v kakaocloud.KubernetesVersion) bool {
+	versions := slices.DeleteFunc(e.catalog.Versions, func(v kakaocloud.KubernetesVersion) bool {
 		return v.MinorVersion == version.MinorVersion
 	})
 	versions = append(versions, version)
 	slices.SortFunc(versions, func(a, b kakaocloud.KubernetesVersion) int {
 		return compareVersions(a.MinorVersion, b.MinorVersion)
 	})
-	e.catalogue.Versions = versions
+	e.catalog.Versions = versions
 }
 
 // hasVersion reports whether a minor version is offered.
 func (e *Emulator) hasVersion(minor string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, ok := e.catalogue.version(minor)
+	_, ok := e.catalog.version(minor)
 	return ok
 }
 

@@ -182,7 +182,7 @@ func (e *Emulator) adminSetCapacity(w http.ResponseWriter, r *http.Request) (int
 	if err := decodeBody(w, r, &request); err != nil {
 		return 0, nil, err
 	}
-	flavor, known := e.catalogue.FlavorByName(request.Flavor)
+	flavor, known := e.catalog.FlavorByName(request.Flavor)
 	if !known {
 		return 0, nil, badRequest("flavor %q: no such flavor", request.Flavor)
 	}
@@ -309,7 +309,7 @@ func (e *Emulator) adminChangeVersions(w http.ResponseWriter, r *http.Request) (
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	versions := append([]kakaocloud.KubernetesVersion{}, e.catalogue.Versions...)
+	versions := append([]kakaocloud.KubernetesVersion{}, e.catalog.Versions...)
 	return http.StatusOK, kakaocloud.ListVersionsResponse{Versions: versions}, nil
 }
 

@@ -105,7 +105,7 @@ func (e *Emulator) createInstance(w http.ResponseWriter, r *http.Request) (int, 
 	return http.StatusAccepted, kakaocloud.CreateInstanceResponse{Instance: created}, nil
 }
 
-// planInstance validates a create against the catalogue, in the order a reader of the
+// planInstance validates a create against the catalog, in the order a reader of the
 // request would meet the problems, and answers the first with a specific 400.
 func (e *Emulator) planInstance(spec kakaocloud.CreateInstance) (instancePlan, error) {
 	var plan instancePlan

@@ -140,8 +140,8 @@ func TestCreateInstance(t *testing.T) {
 	}
 
 	got := h.getInstance(created.Instance.ID)
-	workers, _ := h.catalogue.SecurityGroupByName(emulator.DefaultSecurityGroupName)
-	flavor, _ := h.catalogue.FlavorByName("m2a.large")
+	workers, _ := h.catalog.SecurityGroupByName(emulator.DefaultSecurityGroupName)
+	flavor, _ := h.catalog.FlavorByName("m2a.large")
 	ip := netip.MustParseAddr(got.Addresses[0].PrivateIP)
 	checks := []struct {
 		what string

@@ -55,8 +55,8 @@ func (realClock) Now() time.Time { return time.Now() }
 
 // Options configure an Emulator. Zero values mean the defaults.
 type Options struct {
-	// Catalogue is what the cloud offers; nil means DefaultCatalogue(). New copies it.
-	Catalogue *Catalogue
+	// Catalog is what the cloud offers; nil means DefaultCatalog(). New copies it.
+	Catalog *Catalog
 	// Credentials maps access key ids to secrets; nil means one pair,
 	// DefaultAccessKeyID / DefaultSecretAccessKey.
 	Credentials map[string]string
@@ -85,16 +85,16 @@ type Emulator struct {
 	deleteDelay time.Duration
 	mux         *http.ServeMux
 
-	// Read-only after New: indexes over the catalogue's immutable parts.
+	// Read-only after New: indexes over the catalog's immutable parts.
 	flavorsByID          map[string]kakaocloud.Flavor
 	imagesByID           map[string]kakaocloud.InstanceImage
 	subnetsByID          map[string]kakaocloud.Subnet
 	securityGroupsByName map[string]kakaocloud.SecurityGroup
 
 	mu sync.Mutex
-	// catalogue is the emulator's own copy; its versions and cluster change through the admin
+	// catalog is the emulator's own copy; its versions and cluster change through the admin
 	// API, everything else stays as loaded.
-	catalogue         *Catalogue
+	catalog           *Catalog
 	credentials       map[string]string
 	tokens            map[string]issuedToken
 	instances         []*instance // in creation order, which is also created_at order
@@ -111,17 +111,17 @@ type Emulator struct {
 	rng               *rand.Rand
 }
 
-// New returns an emulator serving opts.Catalogue. It panics if the catalogue is invalid (see
-// Catalogue.Validate), which is a programming error in the test or tool that builds it.
+// New returns an emulator serving opts.Catalog. It panics if the catalog is invalid (see
+// Catalog.Validate), which is a programming error in the test or tool that builds it.
 func New(opts Options) *Emulator {
-	catalogue := opts.Catalogue
-	if catalogue == nil {
-		catalogue = DefaultCatalogue()
+	catalog := opts.Catalog
+	if catalog == nil {
+		catalog = DefaultCatalog()
 	}
-	catalogue = catalogue.clone()
-	catalogue.fillDefaults()
-	if err := catalogue.Validate(); err != nil {
-		panic("emulator: invalid catalogue: " + err.Error())
+	catalog = catalog.clone()
+	catalog.fillDefaults()
+	if err := catalog.Validate(); err != nil {
+		panic("emulator: invalid catalog: " + err.Error())
 	}
 	credentials := map[string]string{DefaultAccessKeyID: DefaultSecretAccessKey}
 	if opts.Credentials != nil {
@@ -132,7 +132,7 @@ func New(opts Options) *Emulator {
 		tokenTTL:    cmp.Or(opts.TokenTTL, DefaultTokenTTL),
 		buildDelay:  cmp.Or(opts.BuildDelay, DefaultBuildDelay),
 		deleteDelay: cmp.Or(opts.DeleteDelay, DefaultDeleteDelay),
-		catalogue:   catalogue,
+		catalog:     catalog,
 		credentials: credentials,
 		tokens:      map[string]issuedToken{},
 		faults:      map[string]*activeFault{},
@@ -145,13 +145,13 @@ func New(opts Options) *Emulator {
 	if e.clock == nil {
 		e.clock = realClock{}
 	}
-	e.indexCatalogue()
+	e.indexCatalog()
 	e.routes()
 	return e
 }
 
-func (e *Emulator) indexCatalogue() {
-	c := e.catalogue
+func (e *Emulator) indexCatalog() {
+	c := e.catalog
 	e.flavorsByID = make(map[string]kakaocloud.Flavor, len(c.Flavors))
 	for _, f := range c.Flavors {
 		e.flavorsByID[f.ID] = f

@@ -37,7 +37,7 @@ func (e *Emulator) listFlavors(_ http.ResponseWriter, r *http.Request) (int, any
 			return 0, nil, badRequest("vcpus %q must be a positive integer", value)
 		}
 	}
-	matching := filterItems(e.catalogue.Flavors, func(f kakaocloud.Flavor) bool {
+	matching := filterItems(e.catalog.Flavors, func(f kakaocloud.Flavor) bool {
 		return queryMatches(query, "name", f.Name) &&
 			queryMatches(query, "instance_family", f.InstanceFamily) &&
 			queryMatches(query, "instance_type", f.InstanceType) &&

@@ -41,12 +41,12 @@ func newFakeClock() *clocktesting.FakeClock {
 
 // harness is an emulator on a real loopback HTTP server, with a fake clock and a token.
 type harness struct {
-	t         *testing.T
-	emulator  *emulator.Emulator
-	server    *httptest.Server
-	clock     *clocktesting.FakeClock
-	catalogue *emulator.Catalogue
-	token     string
+	t        *testing.T
+	emulator *emulator.Emulator
+	server   *httptest.Server
+	clock    *clocktesting.FakeClock
+	catalog  *emulator.Catalog
+	token    string
 }
 
 // newHarness starts an emulator with opts (a fake clock unless opts has a clock) and logs in
@@ -60,7 +60,7 @@ func newHarness(t *testing.T, opts emulator.Options) *harness {
 	e := emulator.New(opts)
 	server := httptest.NewServer(e)
 	t.Cleanup(server.Close)
-	h := &harness{t: t, emulator: e, server: server, clock: clock, catalogue: emulator.DefaultCatalogue()}
+	h := &harness{t: t, emulator: e, server: server, clock: clock, catalog: emulator.DefaultCatalog()}
 	id, secret := emulator.DefaultAccessKeyID, emulator.DefaultSecretAccessKey
 	for id, secret = range opts.Credentials {
 		break
@@ -182,7 +182,7 @@ func wantError(t *testing.T, resp response, status int, code, messageFragment st
 
 func (h *harness) flavorID(name string) string {
 	h.t.Helper()
-	flavor, ok := h.catalogue.FlavorByName(name)
+	flavor, ok := h.catalog.FlavorByName(name)
 	if !ok {
 		h.t.Fatalf("no flavor %s", name)
 	}
@@ -191,7 +191,7 @@ func (h *harness) flavorID(name string) string {
 
 func (h *harness) subnetID(name string) string {
 	h.t.Helper()
-	subnet, ok := h.catalogue.SubnetByName(name)
+	subnet, ok := h.catalog.SubnetByName(name)
 	if !ok {
 		h.t.Fatalf("no subnet %s", name)
 	}
@@ -200,7 +200,7 @@ func (h *harness) subnetID(name string) string {
 
 func (h *harness) imageID(name string) string {
 	h.t.Helper()
-	image, ok := h.catalogue.ImageByName(name)
+	image, ok := h.catalog.ImageByName(name)
 	if !ok {
 		h.t.Fatalf("no image %s", name)
 	}
@@ -209,7 +209,7 @@ func (h *harness) imageID(name string) string {
 
 const nodeImage136 = "ubuntu-24.04-k8s-1.36-x86_64"
 
-// validCreate is a create the default catalogue accepts: m2a.large in zone a.
+// validCreate is a create the default catalog accepts: m2a.large in zone a.
 func (h *harness) validCreate(name string) kakaocloud.CreateInstance {
 	imageID := h.imageID(nodeImage136)
 	return kakaocloud.CreateInstance{

@@ -23,7 +23,7 @@ import (
 	"fmt"
 )
 
-// stableUUID derives a UUID from a kind and a name, so a catalogue's IDs are the same on every
+// stableUUID derives a UUID from a kind and a name, so a catalog's IDs are the same on every
 // run and YAML files and tests can refer to them. It is a version 8 (vendor-defined) UUID
 // holding the first bytes of SHA-256("<kind>/<name>").
 func stableUUID(kind, name string) string {

@@ -30,7 +30,7 @@ func (e *Emulator) listImages(_ http.ResponseWriter, r *http.Request) (int, any,
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalogue.Images, func(img kakaocloud.Image) bool {
+	matching := filterItems(e.catalog.Images, func(img kakaocloud.Image) bool {
 		return queryMatches(query, "id", img.ID) &&
 			queryMatches(query, "name", img.Name) &&
 			queryMatches(query, "status", img.Status)
@@ -42,7 +42,7 @@ func (e *Emulator) listImages(_ http.ResponseWriter, r *http.Request) (int, any,
 // getImage serves the Image service's GET /api/v1/images/{id}.
 func (e *Emulator) getImage(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	id := r.PathValue("id")
-	image, ok := findBy(e.catalogue.Images, id, func(img kakaocloud.Image) string { return img.ID })
+	image, ok := findBy(e.catalog.Images, id, func(img kakaocloud.Image) string { return img.ID })
 	if !ok {
 		return 0, nil, notFound("image %q not found", id)
 	}

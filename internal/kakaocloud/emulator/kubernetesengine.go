@@ -25,7 +25,7 @@ import (
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// listClusters serves GET /api/v1/clusters: the catalogue's one cluster.
+// listClusters serves GET /api/v1/clusters: the catalog's one cluster.
 func (e *Emulator) listClusters(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -38,7 +38,7 @@ func (e *Emulator) getCluster(_ http.ResponseWriter, r *http.Request) (int, any,
 	name := r.PathValue("name")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if name != e.catalogue.Cluster.Name {
+	if name != e.catalog.Cluster.Name {
 		return 0, nil, notFound("cluster %q not found", name)
 	}
 	return http.StatusOK, kakaocloud.GetClusterResponse{Cluster: e.clusterLocked()}, nil
@@ -48,16 +48,16 @@ func (e *Emulator) getCluster(_ http.ResponseWriter, r *http.Request) (int, any,
 // and next version of its minor version as /versions lists them now, and it is upgradable
 // when that next version is offered.
 func (e *Emulator) clusterLocked() kakaocloud.Cluster {
-	spec := e.catalogue.Cluster
+	spec := e.catalog.Cluster
 	version := kakaocloud.KubernetesVersion{MinorVersion: spec.MinorVersion, PatchVersion: spec.PatchVersion}
-	if offered, ok := e.catalogue.version(spec.MinorVersion); ok {
+	if offered, ok := e.catalog.version(spec.MinorVersion); ok {
 		version.IsDeprecated = offered.IsDeprecated
 		version.EOL = offered.EOL
 		version.NextVersion = offered.NextVersion
 	}
-	_, nextOffered := e.catalogue.version(version.NextVersion)
+	_, nextOffered := e.catalog.version(version.NextVersion)
 	var subnets []kakaocloud.ClusterSubnet
-	for _, s := range e.catalogue.Subnets {
+	for _, s := range e.catalog.Subnets {
 		if s.VPCID == spec.VPCID {
 			subnets = append(subnets, kakaocloud.ClusterSubnet{ID: s.ID, AvailabilityZone: s.AvailabilityZone, CIDRBlock: s.CIDRBlock})
 		}
@@ -80,7 +80,7 @@ func (e *Emulator) clusterLocked() kakaocloud.Cluster {
 func (e *Emulator) listVersions(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	versions := append([]kakaocloud.KubernetesVersion{}, e.catalogue.Versions...)
+	versions := append([]kakaocloud.KubernetesVersion{}, e.catalog.Versions...)
 	return http.StatusOK, kakaocloud.ListVersionsResponse{Versions: versions}, nil
 }
 
@@ -108,7 +108,7 @@ func (e *Emulator) listNodeImages(_ http.ResponseWriter, r *http.Request) (int, 
 	}
 	k8sVersion := query.Get("k8s_version")
 	osDistro := query.Get("os_distro")
-	images := filterItems(e.catalogue.NodeImages, func(img kakaocloud.NodeImage) bool {
+	images := filterItems(e.catalog.NodeImages, func(img kakaocloud.NodeImage) bool {
 		return (k8sVersion == "" || img.K8sVersion == k8sVersion || strings.HasPrefix(img.K8sVersion, k8sVersion+".")) &&
 			queryMatches(query, "instance_type", img.InstanceType) &&
 			(gpu == nil || img.IsGPUType == *gpu) &&

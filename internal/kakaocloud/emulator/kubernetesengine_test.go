@@ -54,7 +54,7 @@ func TestClusters(t *testing.T) {
 		t.Fatalf("clusters %+v", list.Clusters)
 	}
 	got := h.cluster()
-	subnetA, _ := h.catalogue.SubnetByName("karpenter-subnet-a")
+	subnetA, _ := h.catalog.SubnetByName("karpenter-subnet-a")
 	want := kakaocloud.KubernetesVersion{MinorVersion: "1.36", PatchVersion: "1.36.4", EOL: "2027-12-31T00:00:00Z"}
 	if got.Version != want || got.Status.Phase != kakaocloud.ClusterPhaseProvisioned || got.IsUpgradable ||
 		got.ControlPlaneEndpoint != (kakaocloud.Endpoint{Host: "127.0.0.1", Port: 6443}) ||

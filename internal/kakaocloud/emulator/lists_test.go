@@ -96,7 +96,7 @@ func TestImages(t *testing.T) {
 
 func TestSubnets(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
-	subnetA, _ := h.catalogue.SubnetByName("karpenter-subnet-a")
+	subnetA, _ := h.catalog.SubnetByName("karpenter-subnet-a")
 	tests := []struct {
 		query     string
 		wantNames []string
@@ -132,7 +132,7 @@ func TestSubnets(t *testing.T) {
 
 func TestSecurityGroups(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
-	workers, _ := h.catalogue.SecurityGroupByName(emulator.DefaultSecurityGroupName)
+	workers, _ := h.catalog.SecurityGroupByName(emulator.DefaultSecurityGroupName)
 	tests := []struct {
 		query     string
 		wantNames []string

@@ -30,7 +30,7 @@ func (e *Emulator) listSubnets(_ http.ResponseWriter, r *http.Request) (int, any
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalogue.Subnets, func(s kakaocloud.Subnet) bool {
+	matching := filterItems(e.catalog.Subnets, func(s kakaocloud.Subnet) bool {
 		return queryMatches(query, "id", s.ID) &&
 			queryMatches(query, "name", s.Name) &&
 			queryMatches(query, "availability_zone", s.AvailabilityZone) &&
@@ -58,7 +58,7 @@ func (e *Emulator) listSecurityGroups(_ http.ResponseWriter, r *http.Request) (i
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalogue.SecurityGroups, func(sg kakaocloud.SecurityGroup) bool {
+	matching := filterItems(e.catalog.SecurityGroups, func(sg kakaocloud.SecurityGroup) bool {
 		return queryMatches(query, "id", sg.ID) && queryMatches(query, "name", sg.Name)
 	})
 	groups, pagination := paginate(matching, page, func(sg kakaocloud.SecurityGroup) string { return sg.Name })
@@ -68,7 +68,7 @@ func (e *Emulator) listSecurityGroups(_ http.ResponseWriter, r *http.Request) (i
 // getSecurityGroup serves the Network service's GET /api/v1/security-groups/{id}.
 func (e *Emulator) getSecurityGroup(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	id := r.PathValue("id")
-	sg, ok := findBy(e.catalogue.SecurityGroups, id, func(sg kakaocloud.SecurityGroup) string { return sg.ID })
+	sg, ok := findBy(e.catalog.SecurityGroups, id, func(sg kakaocloud.SecurityGroup) string { return sg.ID })
 	if !ok {
 		return 0, nil, notFound("security group %q not found", id)
 	}

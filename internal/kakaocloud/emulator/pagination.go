@@ -80,7 +80,7 @@ func parsePageRequest(query url.Values) (pageRequest, error) {
 	return page, nil
 }
 
-// paginate sorts items, given in creation order (catalogue order for catalogue entries), and
+// paginate sorts items, given in creation order (catalog order for catalog entries), and
 // cuts out the requested page; the total counts every item given.
 func paginate[T any](items []T, page pageRequest, nameOf func(T) string) ([]T, kakaocloud.Pagination) {
 	sorted := slices.Clone(items)

@@ -48,7 +48,7 @@ var resourceOne = resource.MustParse("1")
 func TestLifecycle(t *testing.T) { test.RunSuite(t, "NodeClaim lifecycle suite") }
 
 // The suite calls the reconcilers itself and moves a fake clock that the controllers, the
-// catalogue and the emulated cloud share; VMs build and go when the clock says so.
+// catalog and the emulated cloud share; VMs build and go when the clock says so.
 var (
 	controllers *operator.Controllers
 	nodeClaims  *lifecycle.Reconciler

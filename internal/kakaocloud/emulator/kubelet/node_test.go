@@ -55,7 +55,7 @@ func vmOf(f kakaocloud.Flavor, rootGiB int) kakaocloud.Instance {
 }
 
 // The node a VM's kubelet registers reports the capacity and allocatable Karpenter expected
-// of its instance type, for every flavor of the catalogue and the kubelet settings a
+// of its instance type, for every flavor of the catalog and the kubelet settings a
 // KCNodeClass can give.
 func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 	settings := map[string]struct {
@@ -73,7 +73,7 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 			EvictionHard:   map[string]string{"memory.available": "500Mi"},
 		}},
 	}
-	flavors := emulator.DefaultCatalogue().Flavors
+	flavors := emulator.DefaultCatalog().Flavors
 	provider := instancetype.NewProvider(staticFlavors(flavors), nil, nil)
 	for name, s := range settings {
 		t.Run(name, func(t *testing.T) {
@@ -124,7 +124,7 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 }
 
 func TestNewNode(t *testing.T) {
-	flavor, _ := emulator.DefaultCatalogue().FlavorByName("m2a.xlarge")
+	flavor, _ := emulator.DefaultCatalog().FlavorByName("m2a.xlarge")
 	flags := kubelet.Flags{
 		ProviderID: kcv1.ProviderIDPrefix + vmID,
 		NodeLabels: map[string]string{"team": "checkout", corev1.LabelHostname: "ignored"},
@@ -165,7 +165,7 @@ func TestNewNode(t *testing.T) {
 		t.Errorf("addresses %v", node.Status.Addresses)
 	}
 
-	gpu, _ := emulator.DefaultCatalogue().FlavorByName("gn1i.8xlarge")
+	gpu, _ := emulator.DefaultCatalog().FlavorByName("gn1i.8xlarge")
 	node, err = kubelet.NewNode(vmOf(gpu, 50), flags, kubelet.NodeInfo{})
 	if err != nil {
 		t.Fatal(err)

@@ -279,10 +279,10 @@ func BootstrapTokenAuthenticator(cfg *rest.Config) func(ctx context.Context, tok
 	}
 }
 
-// CatalogueNodeInfo returns what a VM's image tells its node, from the catalogue's
+// CatalogNodeInfo returns what a VM's image tells its node, from the catalog's
 // Kubernetes Engine node images: the kubelet version is the patch version of the image's
 // Kubernetes minor version.
-func CatalogueNodeInfo(c *emulator.Catalogue) func(kakaocloud.Instance) NodeInfo {
+func CatalogNodeInfo(c *emulator.Catalog) func(kakaocloud.Instance) NodeInfo {
 	return func(in kakaocloud.Instance) NodeInfo {
 		for _, img := range c.NodeImages {
 			if img.ID != in.Image.ID {

@@ -97,7 +97,7 @@ func (c *fakeCloud) remove(id string) {
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func testVM(id, hostname string) kakaocloud.Instance {
-	flavor, _ := emulator.DefaultCatalogue().FlavorByName("m2a.large")
+	flavor, _ := emulator.DefaultCatalog().FlavorByName("m2a.large")
 	vm := vmOf(flavor, 50)
 	vm.ID, vm.Hostname = id, hostname
 	return vm
@@ -225,19 +225,19 @@ func eventually(t *testing.T, condition func() bool, what string) {
 	}
 }
 
-func TestCatalogueNodeInfo(t *testing.T) {
-	c := emulator.DefaultCatalogue()
+func TestCatalogNodeInfo(t *testing.T) {
+	c := emulator.DefaultCatalog()
 	var image kakaocloud.NodeImage
 	for _, img := range c.NodeImages {
 		if img.Name == "ubuntu-24.04-k8s-1.36-x86_64" {
 			image = img
 		}
 	}
-	info := kubelet.CatalogueNodeInfo(c)(kakaocloud.Instance{Image: kakaocloud.InstanceImage{ID: image.ID}})
+	info := kubelet.CatalogNodeInfo(c)(kakaocloud.Instance{Image: kakaocloud.InstanceImage{ID: image.ID}})
 	if info.KubeletVersion != "v1.36.4" || info.OSImage != "Ubuntu 24.04" || info.KernelVersion == "" {
 		t.Errorf("node info %+v", info)
 	}
-	if info := kubelet.CatalogueNodeInfo(c)(kakaocloud.Instance{Image: kakaocloud.InstanceImage{ID: "plain"}}); info != (kubelet.NodeInfo{}) {
+	if info := kubelet.CatalogNodeInfo(c)(kakaocloud.Instance{Image: kakaocloud.InstanceImage{ID: "plain"}}); info != (kubelet.NodeInfo{}) {
 		t.Errorf("node info of a plain image %+v", info)
 	}
 }

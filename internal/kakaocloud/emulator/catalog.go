@@ -31,10 +31,10 @@ import (
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// Catalogue is what the emulated cloud offers. Its entries are the wire types, so a YAML
-// catalogue uses the wire field names; IDs left empty are derived from names (see
+// Catalog is what the emulated cloud offers. Its entries are the wire types, so a YAML
+// catalog uses the wire field names; IDs left empty are derived from names (see
 // fillDefaults), so they are stable across runs.
-type Catalogue struct {
+type Catalog struct {
 	Flavors []kakaocloud.Flavor `json:"flavors"`
 	// Images are the Image service's images.
 	Images []kakaocloud.Image `json:"images"`
@@ -67,46 +67,46 @@ type ClusterSpec struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// LoadCatalogue reads a YAML (or JSON) catalogue. Unknown fields are errors, so that a typo
+// LoadCatalog reads a YAML (or JSON) catalog. Unknown fields are errors, so that a typo
 // does not silently drop an entry's setting.
-func LoadCatalogue(path string) (*Catalogue, error) {
+func LoadCatalog(path string) (*Catalog, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading catalogue: %w", err)
+		return nil, fmt.Errorf("reading catalog: %w", err)
 	}
-	var catalogue Catalogue
-	if err := yaml.UnmarshalStrict(data, &catalogue); err != nil {
-		return nil, fmt.Errorf("parsing catalogue %s: %w", path, err)
+	var catalog Catalog
+	if err := yaml.UnmarshalStrict(data, &catalog); err != nil {
+		return nil, fmt.Errorf("parsing catalog %s: %w", path, err)
 	}
-	catalogue.fillDefaults()
-	if err := catalogue.Validate(); err != nil {
-		return nil, fmt.Errorf("catalogue %s: %w", path, err)
+	catalog.fillDefaults()
+	if err := catalog.Validate(); err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", path, err)
 	}
-	return &catalogue, nil
+	return &catalog, nil
 }
 
 // FlavorByName returns the flavor with that name.
-func (c *Catalogue) FlavorByName(name string) (kakaocloud.Flavor, bool) {
+func (c *Catalog) FlavorByName(name string) (kakaocloud.Flavor, bool) {
 	return findBy(c.Flavors, name, func(f kakaocloud.Flavor) string { return f.Name })
 }
 
 // ImageByName returns the Image-service image with that name.
-func (c *Catalogue) ImageByName(name string) (kakaocloud.Image, bool) {
+func (c *Catalog) ImageByName(name string) (kakaocloud.Image, bool) {
 	return findBy(c.Images, name, func(i kakaocloud.Image) string { return i.Name })
 }
 
 // NodeImageByName returns the Kubernetes Engine node image with that name.
-func (c *Catalogue) NodeImageByName(name string) (kakaocloud.NodeImage, bool) {
+func (c *Catalog) NodeImageByName(name string) (kakaocloud.NodeImage, bool) {
 	return findBy(c.NodeImages, name, func(i kakaocloud.NodeImage) string { return i.Name })
 }
 
 // SubnetByName returns the subnet with that name.
-func (c *Catalogue) SubnetByName(name string) (kakaocloud.Subnet, bool) {
+func (c *Catalog) SubnetByName(name string) (kakaocloud.Subnet, bool) {
 	return findBy(c.Subnets, name, func(s kakaocloud.Subnet) string { return s.Name })
 }
 
 // SecurityGroupByName returns the security group with that name.
-func (c *Catalogue) SecurityGroupByName(name string) (kakaocloud.SecurityGroup, bool) {
+func (c *Catalog) SecurityGroupByName(name string) (kakaocloud.SecurityGroup, bool) {
 	return findBy(c.SecurityGroups, name, func(sg kakaocloud.SecurityGroup) string { return sg.Name })
 }
 
@@ -122,27 +122,27 @@ func findBy[T any](items []T, key string, keyOf func(T) string) (T, bool) {
 }
 
 // version returns the entry of Versions for a minor version.
-func (c *Catalogue) version(minor string) (kakaocloud.KubernetesVersion, bool) {
+func (c *Catalog) version(minor string) (kakaocloud.KubernetesVersion, bool) {
 	return findBy(c.Versions, minor, func(v kakaocloud.KubernetesVersion) string { return v.MinorVersion })
 }
 
-// clone deep-copies the catalogue, so the emulator's admin changes never reach the caller's
+// clone deep-copies the catalog, so the emulator's admin changes never reach the caller's
 // value. A JSON round trip stays a deep copy however the wire types grow.
-func (c *Catalogue) clone() *Catalogue {
+func (c *Catalog) clone() *Catalog {
 	data, err := json.Marshal(c)
 	if err != nil {
-		panic("emulator: catalogue does not marshal: " + err.Error())
+		panic("emulator: catalog does not marshal: " + err.Error())
 	}
-	var copied Catalogue
+	var copied Catalog
 	if err := json.Unmarshal(data, &copied); err != nil {
-		panic("emulator: catalogue does not unmarshal: " + err.Error())
+		panic("emulator: catalog does not unmarshal: " + err.Error())
 	}
 	return &copied
 }
 
 // fillDefaults completes entries a YAML author left short: IDs derived from names, the
 // family and size of a flavor from its "family.size" name, and the usual statuses.
-func (c *Catalogue) fillDefaults() {
+func (c *Catalog) fillDefaults() {
 	for i := range c.Flavors {
 		f := &c.Flavors[i]
 		if f.ID == "" {
@@ -193,7 +193,7 @@ func (c *Catalogue) fillDefaults() {
 // Validate reports every entry the emulator cannot serve: missing names, duplicates, flavors
 // without zones or sizes, subnets without a zone or with a CIDR that is not an IPv4 prefix,
 // and a cluster without a name or version.
-func (c *Catalogue) Validate() error {
+func (c *Catalog) Validate() error {
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
 		if !ok {

@@ -23,21 +23,21 @@ import (
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// Zones of the built-in catalogue, kr-central-2's.
+// Zones of the built-in catalog, kr-central-2's.
 const (
 	ZoneA = "kr-central-2-a"
 	ZoneB = "kr-central-2-b"
 	ZoneC = "kr-central-2-c"
 )
 
-// Names of the built-in catalogue's network and cluster.
+// Names of the built-in catalog's network and cluster.
 const (
 	DefaultClusterName       = "karpenter-demo"
 	DefaultVPCName           = "karpenter-vpc"
 	DefaultSecurityGroupName = "karpenter-workers"
 )
 
-// DefaultCatalogue returns the built-in catalogue, a new value on every call:
+// DefaultCatalog returns the built-in catalog, a new value on every call:
 //   - flavors m2a (4 GiB per vCPU), c2a (2 GiB) and r2a (8 GiB) in sizes large (2 vCPUs)
 //     to 16xlarge (64), 12xlarge and 16xlarge only in zones -a and -b; GPU flavors gn1i
 //     (NVIDIA T4) xlarge, 2xlarge and 8xlarge, only in zone -a;
@@ -47,8 +47,8 @@ const (
 //   - subnets karpenter-subnet-a|b|c in VPC karpenter-vpc, security groups karpenter-workers
 //     and default, and the cluster karpenter-demo at 1.36.4 with its endpoint on
 //     127.0.0.1:6443.
-func DefaultCatalogue() *Catalogue {
-	c := &Catalogue{
+func DefaultCatalog() *Catalog {
+	c := &Catalog{
 		Flavors:        defaultFlavors(),
 		Versions:       defaultVersions(),
 		Subnets:        defaultSubnets(),
@@ -183,7 +183,7 @@ func defaultImages() ([]kakaocloud.Image, []kakaocloud.NodeImage) {
 				InstanceType:  "vm",
 				IsGPUType:     variant.gpu,
 			})
-			// Later images are newer, so created_at order is catalogue order.
+			// Later images are newer, so created_at order is catalog order.
 			created = created.Add(24 * time.Hour)
 			images = append(images, kakaocloud.Image{
 				Name:         name,

@@ -34,8 +34,8 @@ var (
 	uuidPattern     = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-func TestDefaultCatalogueFlavors(t *testing.T) {
-	c := emulator.DefaultCatalogue()
+func TestDefaultCatalogFlavors(t *testing.T) {
+	c := emulator.DefaultCatalog()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
@@ -80,8 +80,8 @@ func TestDefaultCatalogueFlavors(t *testing.T) {
 	}
 }
 
-func TestDefaultCatalogueIsDeterministic(t *testing.T) {
-	a, b := emulator.DefaultCatalogue(), emulator.DefaultCatalogue()
+func TestDefaultCatalogIsDeterministic(t *testing.T) {
+	a, b := emulator.DefaultCatalog(), emulator.DefaultCatalog()
 	for i := range a.Flavors {
 		if a.Flavors[i].ID != b.Flavors[i].ID {
 			t.Errorf("flavor %s: ids %s and %s", a.Flavors[i].Name, a.Flavors[i].ID, b.Flavors[i].ID)
@@ -108,15 +108,15 @@ func TestDefaultCatalogueIsDeterministic(t *testing.T) {
 			t.Errorf("%s: id %s, want %s", name, got, pinned[name])
 		}
 	}
-	// DefaultCatalogue returns a new value: changing one does not change the next.
+	// DefaultCatalog returns a new value: changing one does not change the next.
 	a.Flavors[0].Name = "changed"
-	if emulator.DefaultCatalogue().Flavors[0].Name == "changed" {
-		t.Error("DefaultCatalogue shares state between calls")
+	if emulator.DefaultCatalog().Flavors[0].Name == "changed" {
+		t.Error("DefaultCatalog shares state between calls")
 	}
 }
 
-func TestDefaultCatalogueImagesNetworkCluster(t *testing.T) {
-	c := emulator.DefaultCatalogue()
+func TestDefaultCatalogImagesNetworkCluster(t *testing.T) {
+	c := emulator.DefaultCatalog()
 	if len(c.NodeImages) != 9 {
 		t.Errorf("%d node images, want 3 for each of 1.34, 1.35, 1.36", len(c.NodeImages))
 	}
@@ -166,7 +166,7 @@ func TestDefaultCatalogueImagesNetworkCluster(t *testing.T) {
 	}
 }
 
-const yamlCatalogue = `
+const yamlCatalog = `
 flavors:
 - name: t1.small
   vcpus: 1
@@ -203,14 +203,14 @@ cluster:
   endpoint: {host: 10.1.2.3, port: 6443}
 `
 
-func TestLoadCatalogue(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "catalogue.yaml")
-	if err := os.WriteFile(path, []byte(yamlCatalogue), 0o600); err != nil {
+func TestLoadCatalog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "catalog.yaml")
+	if err := os.WriteFile(path, []byte(yamlCatalog), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := emulator.LoadCatalogue(path)
+	c, err := emulator.LoadCatalog(path)
 	if err != nil {
-		t.Fatalf("LoadCatalogue: %v", err)
+		t.Fatalf("LoadCatalog: %v", err)
 	}
 	small, _ := c.FlavorByName("t1.small")
 	if !flavorIDPattern.MatchString(small.ID) || small.InstanceFamily != "t1" || small.InstanceSize != "small" ||
@@ -229,7 +229,7 @@ func TestLoadCatalogue(t *testing.T) {
 	}
 
 	// The emulator serves it.
-	h := newHarness(t, emulator.Options{Catalogue: c})
+	h := newHarness(t, emulator.Options{Catalog: c})
 	var flavors kakaocloud.ListFlavorsResponse
 	h.apiOK(http.MethodGet, "/bcs"+kakaocloud.PathFlavors+"?sort_keys=name&sort_dirs=asc", nil, http.StatusOK, &flavors)
 	if flavors.Pagination.Total != 2 || flavors.Flavors[0].Name != "t1.big" {
@@ -256,7 +256,7 @@ func TestLoadCatalogue(t *testing.T) {
 	}
 }
 
-func TestLoadCatalogueErrors(t *testing.T) {
+func TestLoadCatalogErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		yaml    string
@@ -267,40 +267,40 @@ func TestLoadCatalogueErrors(t *testing.T) {
 		{"duplicate flavor", "flavors:\n- {name: a.b, vcpus: 1, memory_mb: 1, availability_zone: [z]}\n- {name: a.b, vcpus: 1, memory_mb: 1, availability_zone: [z]}\ncluster: {name: c, minor_version: '1.36'}\n", `duplicate flavor name "a.b"`},
 		{"flavor without zones", "flavors:\n- {name: a.b, vcpus: 1, memory_mb: 1}\ncluster: {name: c, minor_version: '1.36'}\n", "at least one zone"},
 		{"no cluster", "flavors: []\n", "cluster: name is required"},
-		{"not YAML", "flavors: [", "parsing catalogue"},
+		{"not YAML", "flavors: [", "parsing catalog"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "catalogue.yaml")
+			path := filepath.Join(t.TempDir(), "catalog.yaml")
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := emulator.LoadCatalogue(path)
+			_, err := emulator.LoadCatalog(path)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
 			}
 		})
 	}
-	if _, err := emulator.LoadCatalogue(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+	if _, err := emulator.LoadCatalog(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("a missing file loaded")
 	}
 }
 
-func TestNewDoesNotShareTheCatalogue(t *testing.T) {
-	c := emulator.DefaultCatalogue()
-	e := emulator.New(emulator.Options{Catalogue: c})
+func TestNewDoesNotShareTheCatalog(t *testing.T) {
+	c := emulator.DefaultCatalog()
+	e := emulator.New(emulator.Options{Catalog: c})
 	e.RemoveVersion("1.33")
 	e.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
 	if len(c.Versions) != 4 || c.Cluster.Phase != kakaocloud.ClusterPhaseProvisioned {
-		t.Error("admin changes reached the caller's catalogue")
+		t.Error("admin changes reached the caller's catalog")
 	}
 }
 
-func TestNewPanicsOnInvalidCatalogue(t *testing.T) {
+func TestNewPanicsOnInvalidCatalog(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Error("New accepted a catalogue without a cluster")
+			t.Error("New accepted a catalog without a cluster")
 		}
 	}()
-	emulator.New(emulator.Options{Catalogue: &emulator.Catalogue{}})
+	emulator.New(emulator.Options{Catalog: &emulator.Catalog{}})
 }

@@ -35,10 +35,10 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
-// catalogueTypes lists the instance types of the emulator's built-in catalogue, through the
+// catalogTypes lists the instance types of the emulator's built-in catalog, through the
 // client and the instance type provider as the controller does, for a node class with a subnet
 // in each zone.
-func catalogueTypes(b *testing.B) []*cloudprovider.InstanceType {
+func catalogTypes(b *testing.B) []*cloudprovider.InstanceType {
 	_, client, stop, err := testenv.Emulator(emulator.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -128,8 +128,8 @@ func lowerBound(types []*cloudprovider.InstanceType, cpu, gib float64) float64 {
 	return best
 }
 
-func benchmarkCatalogue(b *testing.B, count int) {
-	types := catalogueTypes(b)
+func benchmarkCatalog(b *testing.B, count int) {
+	types := catalogTypes(b)
 	np := &karpv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
 		Spec: karpv1.NodePoolSpec{Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
@@ -164,5 +164,5 @@ func benchmarkCatalogue(b *testing.B, count int) {
 	b.ReportMetric(cost/bound, "cost/bound")
 }
 
-func BenchmarkSchedulingKakaoCloud1000(b *testing.B) { benchmarkCatalogue(b, 1000) }
-func BenchmarkSchedulingKakaoCloud5000(b *testing.B) { benchmarkCatalogue(b, 5000) }
+func BenchmarkSchedulingKakaoCloud1000(b *testing.B) { benchmarkCatalog(b, 1000) }
+func BenchmarkSchedulingKakaoCloud5000(b *testing.B) { benchmarkCatalog(b, 5000) }
