@@ -52,9 +52,9 @@ const (
 	ReasonWorkerVersionOffered    = "WorkerVersionOffered"
 	ReasonWorkerVersionNotOffered = "WorkerVersionNotOffered"
 
-	// Ready
-	ReasonReady    = "Ready"
-	ReasonNotReady = "NotReady"
+	// Ready, when every dependency is True; otherwise Ready takes the reason of the first
+	// dependency that is not.
+	ReasonReady = "Ready"
 )
 
 // ReadyDependencies are the conditions that must all be True for Ready to be True.

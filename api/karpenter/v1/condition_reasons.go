@@ -26,9 +26,9 @@ const (
 	ReasonInitialized    = "Initialized"
 	// NodeClaim InstanceTerminating.
 	ReasonInstanceTerminating = "InstanceTerminating"
-	// Ready of a NodeClaim or a NodePool.
-	ReasonReady    = "Ready"
-	ReasonNotReady = "NotReady"
+	// Ready of a NodeClaim or a NodePool, when every dependency is True; otherwise Ready takes
+	// the reason of the first dependency that is not.
+	ReasonReady = "Ready"
 	// NodePool NodeClassReady: the KCNodeClass is ready, is missing, or has not been
 	// reconciled once yet.
 	ReasonNodeClassReady         = "NodeClassReady"

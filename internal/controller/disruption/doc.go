@@ -28,6 +28,7 @@ limitations under the License.
 // interface.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/events,
-// internal/metrics, internal/scheduling, internal/state, internal/utils/node,
-// internal/utils/pod, internal/utils/resources, internal/volumetopology.
+// internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
+// internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/resources,
+// internal/volumetopology.
 package disruption

@@ -42,7 +42,9 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // DefaultReplacementTimeout is how long a command waits for its replacements to initialize
@@ -305,9 +307,9 @@ func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(
 func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 	for _, c := range cmd.Candidates {
 		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nodeClaim *karpv1.NodeClaim) bool {
-			return meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
+			return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
 				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
-				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()), ObservedGeneration: nodeClaim.Generation,
+				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()),
 			})
 		})
 		if err != nil {
@@ -332,7 +334,7 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, m
 		if !nodeClaim.DeletionTimestamp.IsZero() || !mutate(nodeClaim) {
 			return nil
 		}
-		return o.client.Status().Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+		return nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
 	}))
 }
 

@@ -26,6 +26,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 )
 
 // observation is what the reconciler read from KakaoCloud for one KCNodeClass. A nil or
@@ -61,9 +62,7 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 		Conditions:        slices.Clone(prev.Conditions),
 	}
 	set := func(t string, s metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClass.Generation,
-		})
+		conditions.Set(&status.Conditions, nodeClass.Generation, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message})
 	}
 
 	if obs.cluster != nil {
@@ -120,23 +119,9 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 	setResolved(set, kcv1.ConditionTypeSecurityGroupsReady, "security group", obs.securityGroupsErr, obs.missingSecurityGroups,
 		kcv1.ReasonSecurityGroupsResolved, kcv1.ReasonSecurityGroupsNotFound, len(obs.securityGroups))
 
-	// Ready: every dependency True; otherwise the first one that is not says why.
-	ready := metav1.Condition{Type: kcv1.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: kcv1.ReasonReady,
-		Message: "the node class can launch nodes", ObservedGeneration: nodeClass.Generation}
-	for _, t := range kcv1.ReadyDependencies {
-		c := meta.FindStatusCondition(status.Conditions, t)
-		if c == nil || c.Status != metav1.ConditionTrue {
-			ready.Status, ready.Reason = metav1.ConditionFalse, kcv1.ReasonNotReady
-			if c != nil {
-				ready.Status = c.Status
-				ready.Reason, ready.Message = c.Reason, fmt.Sprintf("%s: %s", t, c.Message)
-			} else {
-				ready.Message = t + " is not known yet"
-			}
-			break
-		}
-	}
-	meta.SetStatusCondition(&status.Conditions, ready)
+	conditions.SetReady(&status.Conditions, nodeClass.Generation, metav1.Condition{
+		Type: kcv1.ConditionTypeReady, Reason: kcv1.ReasonReady, Message: "the node class can launch nodes",
+	}, kcv1.ReadyDependencies...)
 	return status
 }
 

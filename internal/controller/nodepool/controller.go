@@ -19,7 +19,6 @@ package nodepool
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -33,6 +32,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
@@ -109,7 +109,7 @@ func (r *Reconciler) nodeClass(ctx context.Context, np *karpv1.NodePool) (*kcv1.
 func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []karpv1.NodeClaim) karpv1.NodePoolStatus {
 	status := *np.Status.DeepCopy()
 	set := func(t string, s metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: np.Generation})
+		conditions.Set(&status.Conditions, np.Generation, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message})
 	}
 
 	// Resources and node count: what its live NodeClaims hold.
@@ -148,17 +148,9 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 		}
 	}
 
-	var notReady []string
-	for _, t := range []string{karpv1.ConditionTypeValidationSucceeded, karpv1.ConditionTypeNodeClassReady} {
-		if c := meta.FindStatusCondition(status.Conditions, t); c != nil && c.Status != metav1.ConditionTrue {
-			notReady = append(notReady, fmt.Sprintf("%s: %s", t, c.Message))
-		}
-	}
-	if len(notReady) == 0 {
-		set(karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the NodePool can launch nodes")
-	} else {
-		set(karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, strings.Join(notReady, "; "))
-	}
+	conditions.SetReady(&status.Conditions, np.Generation, metav1.Condition{
+		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the NodePool can launch nodes",
+	}, karpv1.ConditionTypeValidationSucceeded, karpv1.ConditionTypeNodeClassReady)
 	return status
 }
 

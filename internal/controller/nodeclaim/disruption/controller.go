@@ -44,6 +44,8 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
@@ -110,17 +112,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		next = result.Min(next, reconcile.Result{RequeueAfter: time.Minute})
 	}
 	next = result.Min(next, r.consolidatable(nodeClaim, np))
-	if !equality.Semantic.DeepEqual(stored.Status, nodeClaim.Status) {
-		// Optimistic locking: conditions are one list, and a merge patch computed from a stale
-		// copy would drop the conditions other controllers wrote meanwhile.
-		if perr := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); perr != nil {
-			if apierrors.IsConflict(perr) {
-				return reconcile.Result{RequeueAfter: time.Second}, nil
-			}
-			return reconcile.Result{}, client.IgnoreNotFound(perr)
-		}
-		r.announceDrift(ctx, stored, nodeClaim)
+	if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); err != nil {
+		return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
 	}
+	r.announceDrift(ctx, stored, nodeClaim)
 	return next, nil
 }
 
@@ -166,8 +161,8 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)
 		return requeue, nil
 	}
-	meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
-		Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: string(reason), Message: message, ObservedGeneration: nodeClaim.Generation,
+	conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
+		Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: string(reason), Message: message,
 	})
 	return requeue, nil
 }
@@ -240,8 +235,8 @@ func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.Node
 	}
 	at := since.Add(*after)
 	set := func(s metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
-			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClaim.Generation,
+		conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
+			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message,
 		})
 	}
 	if left := at.Sub(r.now()); left > 0 {

@@ -22,5 +22,6 @@ limitations under the License.
 // word their messages.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/cloudprovider/kakao, internal/scheduling, internal/utils/result.
+// internal/cloudprovider/kakao, internal/scheduling, internal/utils/conditions,
+// internal/utils/nodeclaim, internal/utils/result.
 package disruption

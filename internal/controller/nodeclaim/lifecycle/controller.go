@@ -19,13 +19,10 @@ package lifecycle
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -39,6 +36,8 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
@@ -106,27 +105,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
 	if patchErr := r.patch(ctx, stored, nodeClaim); patchErr != nil {
-		return reconcile.Result{}, patchErr
+		return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, patchErr)
 	}
 	return next, err
 }
 
-// patch writes metadata and status changes, each once.
+// patch writes metadata and status changes, each once (nodeclaimutil says why under a lock).
 func (r *Reconciler) patch(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		return nil
 	}
 	status := nodeClaim.Status.DeepCopy()
-	if !equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClaim.ObjectMeta) {
-		if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); err != nil {
-			return client.IgnoreNotFound(err)
-		}
+	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
+		return client.IgnoreNotFound(err)
 	}
+	// The metadata patch answers with the stored status; the new one is written next, against
+	// the resourceVersion the metadata patch returned.
 	nodeClaim.Status = *status
-	if !equality.Semantic.DeepEqual(stored.Status, nodeClaim.Status) {
-		return client.IgnoreNotFound(r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)))
+	if nodeClaim.ResourceVersion != stored.ResourceVersion {
+		stored = stored.DeepCopy()
+		stored.ResourceVersion = nodeClaim.ResourceVersion
 	}
-	return nil
+	return client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
 }
 
 // deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
@@ -134,6 +134,7 @@ func (r *Reconciler) patch(ctx context.Context, stored, nodeClaim *karpv1.NodeCl
 // and failed at once) is written first: termination deletes the VM it names.
 func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
 	if nodeClaim.Status.ProviderID != "" {
+		// An Update carries the resourceVersion, as every NodeClaim write here does.
 		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 			return err
 		}
@@ -153,28 +154,20 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-// setCondition sets a NodeClaim condition.
+// setCondition sets a NodeClaim condition the lifecycle owns.
 func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
 	// Stamped by the reconciler's clock, which timeouts are measured on.
-	meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{
-		Type: t, Status: s, Reason: reason, Message: message, ObservedGeneration: nodeClaim.Generation, LastTransitionTime: metav1.NewTime(r.now()),
+	conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
+		Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(r.now()),
 	})
 }
 
-// setReady summarises Launched, Registered and Initialized.
+// setReady derives Ready from Launched, Registered and Initialized, as upstream's NodeClaim
+// does: Unknown while one of them is still under way, False once one has failed.
 func (r *Reconciler) setReady(nodeClaim *karpv1.NodeClaim) {
-	for _, t := range []string{karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized} {
-		c := meta.FindStatusCondition(nodeClaim.Status.Conditions, t)
-		if c == nil || c.Status != metav1.ConditionTrue {
-			msg := t + " is not known yet"
-			if c != nil {
-				msg = fmt.Sprintf("%s: %s", t, c.Message)
-			}
-			r.setCondition(nodeClaim, karpv1.ConditionTypeReady, metav1.ConditionFalse, karpv1.ReasonNotReady, msg)
-			return
-		}
-	}
-	r.setCondition(nodeClaim, karpv1.ConditionTypeReady, metav1.ConditionTrue, karpv1.ReasonReady, "the node is ready")
+	conditions.SetReady(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
+		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the node is ready", LastTransitionTime: metav1.NewTime(r.now()),
+	}, karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized)
 }
 
 // nodeOf returns the NodeClaim's node, nil when none has registered yet.

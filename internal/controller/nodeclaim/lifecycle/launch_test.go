@@ -53,7 +53,10 @@ var _ = Describe("Launch", func() {
 		Expect(nodeClaim.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-a"))
 		Expect(nodeClaim.Annotations).To(HaveKeyWithValue(kcv1.AnnotationKubernetesVersion, "1.36"))
 		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
-		Expect(condition(nodeClaim, karpv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionFalse))
+		// As upstream's: Ready is Unknown, not False, while the node has yet to register.
+		Expect(condition(nodeClaim, karpv1.ConditionTypeReady)).To(SatisfyAll(
+			HaveField("Status", metav1.ConditionUnknown), HaveField("Reason", karpv1.ReasonNodeNotFound),
+			HaveField("Message", HavePrefix(karpv1.ConditionTypeRegistered+": "))))
 		_, exists := vm(nodeClaim)
 		Expect(exists).To(BeTrue())
 		ExpectMetric("karpenter_nodeclaims_launched_total", map[string]string{"nodepool": "default"}, Equal(launchedBefore+1))

@@ -34,6 +34,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // Polling while a drain or a VM deletion is under way.
@@ -77,8 +78,10 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 			if err != nil {
 				return reconcile.Result{}, fmt.Errorf("deleting the VM: %w", err)
 			}
+			stored := nodeClaim.DeepCopy()
 			r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
-			return reconcile.Result{RequeueAfter: vmDeletionPoll}, client.IgnoreNotFound(r.Client.Status().Update(ctx, nodeClaim))
+			return nodeclaimutil.RequeueOnConflict(reconcile.Result{RequeueAfter: vmDeletionPoll},
+				client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
 		}
 	}
 	if node != nil {
@@ -88,10 +91,9 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	stored := nodeClaim.DeepCopy()
 	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
-	// Optimistic locking: finalizers are a list a stale merge patch would overwrite whole.
-	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
 	}
 	r.announced.forget(nodeClaim.UID)
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()

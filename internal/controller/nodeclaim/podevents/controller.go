@@ -21,7 +21,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -33,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -64,13 +64,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	stored := nodeClaim.DeepCopy()
 	nodeClaim.Status.LastPodEventTime = metav1.NewTime(now)
-	if err := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)); err != nil {
-		if apierrors.IsConflict(err) {
-			return reconcile.Result{RequeueAfter: time.Second}, nil
-		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	return reconcile.Result{}, nil
+	return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
 }
 
 // SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns

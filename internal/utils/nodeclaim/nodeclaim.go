@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeclaim
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+// Five controllers write a NodeClaim: its lifecycle, the Drifted and Consolidatable
+// conditions, pod events and the disruption loop; the cloud provider annotates it at launch.
+// Its conditions and finalizers are lists, and a JSON merge patch replaces a list whole: a
+// patch computed from a stale copy would undo a condition or a finalizer another writer has
+// just written. So every patch carries the resourceVersion of the copy it was computed from
+// (an Update carries it by itself), and the API server refuses a stale one with Conflict.
+// Then the writer's own changes, and only those (the fields and conditions that differ
+// between the copy it read and the one it made), are applied to the current NodeClaim and
+// written again. Each controller sets only the conditions it owns, so that no two writers
+// change the same one.
+
+// PatchStatus writes nodeClaim's status where it differs from stored, the copy it was read
+// as. On success nodeClaim is what the API server holds.
+func PatchStatus(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeClaim) error {
+	if equality.Semantic.DeepEqual(stored.Status, nodeClaim.Status) {
+		return nil
+	}
+	err := c.Status().Patch(ctx, nodeClaim, lockedPatch(stored))
+	if !apierrors.IsConflict(err) {
+		return err
+	}
+	changed := nodeClaim.DeepCopy()
+	return rebase(ctx, c, nodeClaim, func(current *karpv1.NodeClaim) error {
+		next := current.DeepCopy()
+		rebaseStatus(&next.Status, stored.Status, changed.Status)
+		if equality.Semantic.DeepEqual(current.Status, next.Status) {
+			next.DeepCopyInto(nodeClaim)
+			return nil
+		}
+		if err := c.Status().Patch(ctx, next, lockedPatch(current)); err != nil {
+			return err
+		}
+		next.DeepCopyInto(nodeClaim)
+		return nil
+	})
+}
+
+// Patch writes nodeClaim's labels, annotations and finalizers where they differ from stored,
+// under the same rule. (The spec is immutable; other metadata is not the controllers' to
+// write, and a change to it is written only from a current copy.)
+func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeClaim) error {
+	if equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClaim.ObjectMeta) {
+		return nil
+	}
+	err := c.Patch(ctx, nodeClaim, lockedPatch(stored))
+	if !apierrors.IsConflict(err) || !onlyMapsAndFinalizers(stored.ObjectMeta, nodeClaim.ObjectMeta) {
+		return err
+	}
+	changed := nodeClaim.DeepCopy()
+	return rebase(ctx, c, nodeClaim, func(current *karpv1.NodeClaim) error {
+		next := current.DeepCopy()
+		next.Labels = rebaseMap(next.Labels, stored.Labels, changed.Labels)
+		next.Annotations = rebaseMap(next.Annotations, stored.Annotations, changed.Annotations)
+		next.Finalizers = rebaseSet(next.Finalizers, stored.Finalizers, changed.Finalizers)
+		if err := c.Patch(ctx, next, lockedPatch(current)); err != nil {
+			return err
+		}
+		// The answer carries the stored status; the caller's status is its own to write.
+		next.Status = changed.Status
+		next.DeepCopyInto(nodeClaim)
+		return nil
+	})
+}
+
+// RequeueOnConflict turns a Conflict from a write into a requeue, as upstream's controllers
+// do, without an error in the log: the NodeClaim keeps changing under the reconciler, and the
+// change itself enqueues it again; conflictRequeue is a floor in case that event is lost.
+func RequeueOnConflict(res reconcile.Result, err error) (reconcile.Result, error) {
+	if apierrors.IsConflict(err) {
+		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	return res, err
+}
+
+const conflictRequeue = time.Second
+
+// rebase reads the NodeClaim again and hands it to write, as long as the write conflicts
+// (the read may come from a cache a step behind). A NodeClaim that is gone, or replaced by
+// one of the same name, is NotFound.
+func rebase(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, write func(current *karpv1.NodeClaim) error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current := &karpv1.NodeClaim{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(nodeClaim), current); err != nil {
+			return err
+		}
+		if current.UID != nodeClaim.UID {
+			return apierrors.NewNotFound(karpv1.GroupVersion.WithResource("nodeclaims").GroupResource(), nodeClaim.Name)
+		}
+		return write(current)
+	})
+}
+
+// rebaseStatus applies to current the changes from stored to changed, field by field and
+// condition by condition.
+func rebaseStatus(current *karpv1.NodeClaimStatus, stored, changed karpv1.NodeClaimStatus) {
+	carry(&current.NodeName, stored.NodeName, changed.NodeName)
+	carry(&current.ProviderID, stored.ProviderID, changed.ProviderID)
+	carry(&current.ImageID, stored.ImageID, changed.ImageID)
+	carry(&current.Capacity, stored.Capacity, changed.Capacity)
+	carry(&current.Allocatable, stored.Allocatable, changed.Allocatable)
+	carry(&current.LastPodEventTime, stored.LastPodEventTime, changed.LastPodEventTime)
+	types := sets.New[string]()
+	for _, c := range slices.Concat(stored.Conditions, changed.Conditions) {
+		types.Insert(c.Type)
+	}
+	for _, t := range sets.List(types) {
+		before, after := meta.FindStatusCondition(stored.Conditions, t), meta.FindStatusCondition(changed.Conditions, t)
+		if equality.Semantic.DeepEqual(before, after) {
+			continue
+		}
+		meta.RemoveStatusCondition(&current.Conditions, t)
+		if after != nil {
+			current.Conditions = append(current.Conditions, *after)
+		}
+	}
+	slices.SortStableFunc(current.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+}
+
+func carry[T any](into *T, before, after T) {
+	if !equality.Semantic.DeepEqual(before, after) {
+		*into = after
+	}
+}
+
+// rebaseMap applies to current the keys set, changed or removed from stored to changed.
+func rebaseMap(current, stored, changed map[string]string) map[string]string {
+	for k, v := range changed {
+		if was, ok := stored[k]; !ok || was != v {
+			if current == nil {
+				current = map[string]string{}
+			}
+			current[k] = v
+		}
+	}
+	for k := range stored {
+		if _, ok := changed[k]; !ok {
+			delete(current, k)
+		}
+	}
+	return current
+}
+
+// rebaseSet applies to current the entries added and removed from stored to changed.
+func rebaseSet(current, stored, changed []string) []string {
+	for _, f := range changed {
+		if !slices.Contains(stored, f) && !slices.Contains(current, f) {
+			current = append(current, f)
+		}
+	}
+	return slices.DeleteFunc(current, func(f string) bool { return slices.Contains(stored, f) && !slices.Contains(changed, f) })
+}
+
+// onlyMapsAndFinalizers reports whether stored and changed differ in nothing but labels,
+// annotations and finalizers (and what the API server sets).
+func onlyMapsAndFinalizers(stored, changed metav1.ObjectMeta) bool {
+	strip := func(m metav1.ObjectMeta) metav1.ObjectMeta {
+		m = *m.DeepCopy()
+		m.Labels, m.Annotations, m.Finalizers, m.ResourceVersion, m.ManagedFields = nil, nil, nil, "", nil
+		return m
+	}
+	return equality.Semantic.DeepEqual(strip(stored), strip(changed))
+}
+
+func lockedPatch(stored *karpv1.NodeClaim) client.Patch {
+	return client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})
+}

@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeclaim_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
+)
+
+// TestWritesFromAStaleCopy writes a NodeClaim from a copy another writer has changed since,
+// against a real API server: the stale write is refused, then this writer's own changes, and
+// only those, land on the current NodeClaim, and the other writer's stay.
+func TestWritesFromAStaleCopy(t *testing.T) {
+	env := testenv.Environment(false)
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	nodeClaim := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "stale", Labels: map[string]string{"keep": "1", "drop": "1"},
+			Finalizers: []string{karpv1.TerminationFinalizer, "example.com/other"},
+		},
+		Spec: karpv1.NodeClaimSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: "In", Values: []string{"default"}}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.kakaocloud.com", Kind: "KCNodeClass", Name: "default"},
+		},
+	}
+	if err := kube.Create(ctx, nodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	set := func(n *karpv1.NodeClaim, t string, s metav1.ConditionStatus) {
+		conditions.Set(&n.Status.Conditions, n.Generation, metav1.Condition{Type: t, Status: s, Reason: t + string(s)})
+	}
+	set(nodeClaim, karpv1.ConditionTypeConsolidatable, metav1.ConditionFalse)
+	if err := kube.Status().Update(ctx, nodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	stored := nodeClaim.DeepCopy()
+
+	// Another writer, meanwhile: a condition of its own, an annotation, a finalizer.
+	other := nodeClaim.DeepCopy()
+	set(other, karpv1.ConditionTypeDrifted, metav1.ConditionTrue)
+	if err := kube.Status().Update(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	other.Annotations = map[string]string{"other": "yes"}
+	controllerutil.AddFinalizer(other, "example.com/late")
+	if err := kube.Update(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+
+	// This writer, from its stale copy.
+	set(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionTrue)
+	meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
+	nodeClaim.Status.ProviderID = "kakaocloud://stale"
+	if err := nodeclaimutil.PatchStatus(ctx, kube, stored, nodeClaim); err != nil {
+		t.Fatalf("PatchStatus: %v", err)
+	}
+	stored = nodeClaim.DeepCopy()
+	stored.ResourceVersion = other.ResourceVersion // as stale as before: the metadata changed since
+	stored.Status = nodeClaim.Status
+	metadataFrom := stored.DeepCopy()
+	nodeClaim = metadataFrom.DeepCopy()
+	nodeClaim.Labels["new"] = "1"
+	delete(nodeClaim.Labels, "drop")
+	controllerutil.RemoveFinalizer(nodeClaim, "example.com/other")
+	if err := nodeclaimutil.Patch(ctx, kube, stored, nodeClaim); err != nil {
+		t.Fatalf("Patch: %v", err)
+	}
+
+	got := &karpv1.NodeClaim{}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), got); err != nil {
+		t.Fatal(err)
+	}
+	types := []string{}
+	for _, c := range got.Status.Conditions {
+		types = append(types, c.Type)
+	}
+	if want := []string{karpv1.ConditionTypeDrifted, karpv1.ConditionTypeLaunched}; !slices.Equal(types, want) {
+		t.Errorf("conditions = %v, want %v: the other writer's Drifted kept, Launched added, Consolidatable removed", types, want)
+	}
+	if got.Status.ProviderID != "kakaocloud://stale" {
+		t.Errorf("providerID = %q, want the one this writer set", got.Status.ProviderID)
+	}
+	if got.Annotations["other"] != "yes" {
+		t.Errorf("the other writer's annotation is gone: %v", got.Annotations)
+	}
+	if want := map[string]string{"keep": "1", "new": "1"}; !maps.Equal(got.Labels, want) {
+		t.Errorf("labels = %v, want %v", got.Labels, want)
+	}
+	if want := []string{karpv1.TerminationFinalizer, "example.com/late"}; !slices.Equal(got.Finalizers, want) {
+		t.Errorf("finalizers = %v, want %v: the other writer's finalizer kept, the removed one gone", got.Finalizers, want)
+	}
+	if !maps.Equal(nodeClaim.Labels, got.Labels) || nodeClaim.ResourceVersion != got.ResourceVersion {
+		t.Errorf("the caller's copy is not what the API server holds: %v at %s", nodeClaim.Labels, nodeClaim.ResourceVersion)
+	}
+}
