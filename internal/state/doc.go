@@ -18,7 +18,10 @@ limitations under the License.
 // and disruption each read it once per decision from the manager's shared informer cache, so
 // both decide on the same objects: NodePools, NodeClaims (the ones in flight included, which
 // keeps a pod that waits for its node from causing a second NodeClaim), nodes, pods, the pods
-// each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels.
+// each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels. It also holds the
+// one model of capacity both place pods on: nodes and NodeClaims in flight as places pods may
+// land, and the limits each NodePool has left.
 //
-// Of this project it imports api/karpenter/v1, internal/utils/pod.
+// Of this project it imports api/karpenter/v1, internal/scheduling, internal/utils/pod,
+// internal/utils/resources.
 package state

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
@@ -64,23 +65,9 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			}
 			continue
 		}
+		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim)}
 		if n.Node != nil {
-			d := &dest{node: n, existing: scheduling.ExistingNode{
-				Name: n.Node.Name, Labels: n.Node.Labels, Taints: n.Node.Spec.Taints,
-				Allocatable: n.Node.Status.Allocatable, Requested: sumRequests(n.Pods), Pods: n.Pods,
-			}}
-			n.dest = d
-			add(d)
-			continue
-		}
-		nodeClaim := n.NodeClaim
-		d := &dest{node: n, existing: scheduling.ExistingNode{
-			Name: "nodeclaim/" + nodeClaim.Name, Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable,
-		}}
-		if len(d.existing.Allocatable) == 0 {
-			d.existing.Allocatable = nodeClaim.Spec.Resources.Requests
-			d.existing.Requirements = scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
-			d.existing.Requirements.Add(scheduling.FromLabels(nodeClaim.Labels).Values()...)
+			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, n.Pods)
 		}
 		n.dest = d
 		add(d)
@@ -93,10 +80,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			bystander(node, podsByNode[node.Name])
 			continue
 		}
-		add(&dest{existing: scheduling.ExistingNode{
-			Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints,
-			Allocatable: node.Status.Allocatable, Requested: sumRequests(podsByNode[node.Name]), Pods: podsByNode[node.Name],
-		}})
+		add(&dest{existing: state.NodeCapacity(node, nil, podsByNode[node.Name])})
 	}
 	s.sortDests()
 }
@@ -124,7 +108,7 @@ func (s *Snapshot) nominate() {
 		if d == nil {
 			continue
 		}
-		placed := sumRequests(pods)
+		placed := state.Requests(pods)
 		requested := d.existing.Requested.DeepCopy()
 		if requested == nil {
 			requested = corev1.ResourceList{}

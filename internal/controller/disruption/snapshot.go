@@ -31,8 +31,8 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // SnapshotInput is what one disruption decision reads: the cluster's objects as listed, the
@@ -131,9 +131,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		for _, it := range p.types {
 			p.byName[it.Name] = it
 		}
-		if len(np.Spec.Limits) > 0 {
-			p.remaining = corev1.ResourceList(np.Spec.Limits).DeepCopy()
-		}
+		p.remaining = state.LimitsLeft(np, in.NodeClaims)
 		s.pools[np.Name] = p
 		s.poolNames = append(s.poolNames, np.Name)
 	}
@@ -158,13 +156,6 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			n.pool = p
 			n.instanceType = p.byName[nodeClaim.Labels[karpv1.LabelInstanceType]]
 			n.price, n.priceKnown = nodePrice(n.instanceType, nodeClaim.Labels)
-			if p.remaining != nil && nodeClaim.DeletionTimestamp.IsZero() {
-				used := nodeClaim.Status.Capacity
-				if len(used) == 0 {
-					used = nodeClaim.Spec.Resources.Requests
-				}
-				resources.SubtractFrom(p.remaining, used)
-			}
 		}
 		s.nodes = append(s.nodes, n)
 		s.byName[nodeClaim.Name] = n
@@ -274,10 +265,3 @@ func nodePrice(it *cloudprovider.InstanceType, nodeLabels map[string]string) (fl
 	return 0, false
 }
 
-func sumRequests(pods []*corev1.Pod) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for _, pod := range pods {
-		resources.AddTo(out, scheduling.PodRequests(pod))
-	}
-	return out
-}

@@ -20,6 +20,5 @@ limitations under the License.
 // cannot place, why.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling,
-// internal/state, internal/utils/node, internal/utils/pod, internal/utils/resources,
-// internal/volumetopology.
+// internal/state, internal/utils/node, internal/utils/pod, internal/volumetopology.
 package provisioning

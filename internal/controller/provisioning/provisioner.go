@@ -42,7 +42,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 var (
@@ -208,34 +207,9 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", klog.KObj(np))
 			continue
 		}
-		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: remaining(np, cluster.NodeClaims)})
+		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: state.LimitsLeft(np, cluster.NodeClaims)})
 	}
 	return out
-}
-
-// remaining is the NodePool's limits minus what its NodeClaims hold (their capacity once
-// launched, their requests before); nil when it has no limits.
-func remaining(np *karpv1.NodePool, claims []*karpv1.NodeClaim) corev1.ResourceList {
-	if len(np.Spec.Limits) == 0 {
-		return nil
-	}
-	left := corev1.ResourceList(np.Spec.Limits).DeepCopy()
-	for _, c := range claims {
-		if c.Labels[karpv1.LabelNodePool] != np.Name || !c.DeletionTimestamp.IsZero() {
-			continue
-		}
-		used := c.Status.Capacity
-		if len(used) == 0 {
-			used = c.Spec.Resources.Requests
-		}
-		for name, q := range used {
-			if l, ok := left[name]; ok {
-				l.Sub(q)
-				left[name] = l
-			}
-		}
-	}
-	return left
 }
 
 // existingCapacity is what pods may land on without a new NodeClaim: the managed nodes, with
@@ -259,44 +233,16 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 		if n.Spec.ProviderID != "" {
 			registered[n.Spec.ProviderID] = true
 		}
-		leaving := !n.DeletionTimestamp.IsZero() || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-		requested := corev1.ResourceList{}
-		for _, pod := range bound[n.Name] {
-			resources.AddTo(requested, scheduling.PodRequests(pod))
-		}
-		out = append(out, scheduling.ExistingNode{Name: n.Name, Labels: n.Labels, Taints: schedulingTaints(n, claims[n.Spec.ProviderID]), Unschedulable: n.Spec.Unschedulable,
-			Allocatable: n.Status.Allocatable, Requested: requested, Pods: bound[n.Name], TopologyOnly: leaving})
-	}
-	for _, c := range cluster.NodeClaims {
-		if !c.DeletionTimestamp.IsZero() || (c.Status.ProviderID != "" && registered[c.Status.ProviderID]) {
-			continue
-		}
-		node := scheduling.ExistingNode{Name: "nodeclaim/" + c.Name, Labels: c.Labels, Taints: c.Spec.Taints, Allocatable: c.Status.Allocatable}
-		if len(node.Allocatable) == 0 {
-			// Not launched yet: sized by what it was created for, shaped by its requirements
-			// (its zone, type and labels are not decided until launch).
-			node.Allocatable = c.Spec.Resources.Requests
-			node.Requirements = scheduling.FromNodeClaimRequirements(c.Spec.Requirements...)
-			node.Requirements.Add(scheduling.FromLabels(c.Labels).Values()...)
-		}
+		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], bound[n.Name])
+		node.TopologyOnly = !n.DeletionTimestamp.IsZero() || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		out = append(out, node)
 	}
-	return out
-}
-
-// schedulingTaints are the taints pods must tolerate to be counted on the node. A node
-// Karpenter launched that is not initialized yet still carries the taints of its start (the
-// ephemeral ones, its NodeClaim's startup taints): they go before pods can run, and the pods
-// it was launched for wait for it, so they are not counted, as upstream Karpenter does not
-// count them. Counting them would launch a second node for the same pods.
-func schedulingTaints(n *corev1.Node, claim *karpv1.NodeClaim) []corev1.Taint {
-	if claim == nil || n.Labels[karpv1.LabelInitialized] == "true" {
-		return n.Spec.Taints
+	for _, c := range cluster.NodeClaims {
+		if c.DeletionTimestamp.IsZero() && (c.Status.ProviderID == "" || !registered[c.Status.ProviderID]) {
+			out = append(out, state.InFlightCapacity(c))
+		}
 	}
-	starting := slices.Concat(karpv1.EphemeralTaints, claim.Spec.StartupTaints)
-	return slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool {
-		return slices.ContainsFunc(starting, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
-	})
+	return out
 }
 
 // podTrigger starts a batch whenever a provisionable pod appears or changes, and again every

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package state
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
+)
+
+// The one model of capacity provisioning and disruption share: where pods may land without a
+// new NodeClaim, and how much of its limits a NodePool has left. Provisioning places pending
+// pods on it; disruption places the pods of the nodes it would remove. Were they to count
+// differently, one would launch what the other then removes.
+
+// Held is what a NodeClaim holds of its NodePool's limits: its capacity once launched, what
+// it was created for before.
+func Held(nodeClaim *karpv1.NodeClaim) corev1.ResourceList {
+	if len(nodeClaim.Status.Capacity) > 0 {
+		return nodeClaim.Status.Capacity
+	}
+	return nodeClaim.Spec.Resources.Requests
+}
+
+// LimitsLeft is np's limits minus what its NodeClaims that are not being deleted hold; nil
+// when it has no limits. Only the limited resources are counted.
+func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim) corev1.ResourceList {
+	if len(np.Spec.Limits) == 0 {
+		return nil
+	}
+	left := corev1.ResourceList(np.Spec.Limits).DeepCopy()
+	for _, nodeClaim := range nodeClaims {
+		if nodeClaim.Labels[karpv1.LabelNodePool] == np.Name && nodeClaim.DeletionTimestamp.IsZero() {
+			resources.SubtractFrom(left, Held(nodeClaim))
+		}
+	}
+	return left
+}
+
+// NodeCapacity is a node as a place pods may land: its allocatable, what the pods bound to it
+// already request, and the taints a pod must tolerate there (SchedulingTaints). nodeClaim is
+// the node's NodeClaim, nil for a node Karpenter does not manage.
+func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, pods []*corev1.Pod) scheduling.ExistingNode {
+	return scheduling.ExistingNode{
+		Name: node.Name, Labels: node.Labels, Taints: SchedulingTaints(node, nodeClaim), Unschedulable: node.Spec.Unschedulable,
+		Allocatable: node.Status.Allocatable, Requested: Requests(pods), Pods: pods,
+	}
+}
+
+// InFlightCapacity is a NodeClaim whose node has not registered yet as a place pods may land,
+// sized by what it was launched for: its allocatable once launched; before, what it was
+// created for, shaped by its requirements (its zone, type and labels are not decided until
+// launch). Counting it is what keeps a pod that waits for its node from causing a second
+// NodeClaim.
+func InFlightCapacity(nodeClaim *karpv1.NodeClaim) scheduling.ExistingNode {
+	node := scheduling.ExistingNode{Name: "nodeclaim/" + nodeClaim.Name, Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable}
+	if len(node.Allocatable) == 0 {
+		node.Allocatable = nodeClaim.Spec.Resources.Requests
+		node.Requirements = scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
+		node.Requirements.Add(scheduling.FromLabels(nodeClaim.Labels).Values()...)
+	}
+	return node
+}
+
+// SchedulingTaints are the taints pods must tolerate to be counted on the node. A node
+// Karpenter launched that is not initialized yet still carries the taints of its start (the
+// ephemeral ones, its NodeClaim's startup taints): they go before pods can run, and the pods
+// it was launched for wait for it, so they are not counted, as upstream Karpenter does not
+// count them. Counting them would launch a second node for the same pods.
+func SchedulingTaints(node *corev1.Node, nodeClaim *karpv1.NodeClaim) []corev1.Taint {
+	if nodeClaim == nil || node.Labels[karpv1.LabelInitialized] == "true" {
+		return node.Spec.Taints
+	}
+	starting := slices.Concat(karpv1.EphemeralTaints, nodeClaim.Spec.StartupTaints)
+	return slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool {
+		return slices.ContainsFunc(starting, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
+	})
+}
+
+// Requests is what pods request together, as the scheduler counts a pod's requests.
+func Requests(pods []*corev1.Pod) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, pod := range pods {
+		resources.AddTo(out, scheduling.PodRequests(pod))
+	}
+	return out
+}

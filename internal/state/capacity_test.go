@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The karpenter-provider-kakaocloud Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package state
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+)
+
+func claim(name, pool string, capacity, requests corev1.ResourceList, deleting bool) *karpv1.NodeClaim {
+	c := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: pool}},
+		Spec:       karpv1.NodeClaimSpec{Resources: karpv1.ResourceRequirements{Requests: requests}},
+		Status:     karpv1.NodeClaimStatus{Capacity: capacity, Allocatable: capacity},
+	}
+	if deleting {
+		now := metav1.Now()
+		c.DeletionTimestamp = &now
+	}
+	return c
+}
+
+func cpu(q string) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(q)}
+}
+
+func TestLimitsLeft(t *testing.T) {
+	np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
+	claims := []*karpv1.NodeClaim{
+		claim("launched", "a", cpu("4"), cpu("1"), false),    // counts its capacity
+		claim("launching", "a", nil, cpu("2"), false),        // counts what it was created for
+		claim("leaving", "a", cpu("8"), cpu("8"), true),      // being deleted: not counted
+		claim("elsewhere", "b", cpu("16"), cpu("16"), false), // another pool's
+	}
+	if left := LimitsLeft(np, claims); left != nil {
+		t.Errorf("a NodePool without limits has %v left, want nil", left)
+	}
+	np.Spec.Limits = karpv1.Limits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10")})
+	left := LimitsLeft(np, claims)
+	if got := left.Cpu(); got.Cmp(resource.MustParse("4")) != 0 {
+		t.Errorf("cpu left = %s, want 4 (10 - 4 launched - 2 launching)", got)
+	}
+	if _, ok := left[corev1.ResourceMemory]; ok {
+		t.Errorf("an unlimited resource is counted: %v", left)
+	}
+	if q := corev1.ResourceList(np.Spec.Limits)[corev1.ResourceCPU]; q.Cmp(resource.MustParse("10")) != 0 {
+		t.Error("the NodePool's limits were changed")
+	}
+}
+
+func TestInFlightCapacity(t *testing.T) {
+	launched := InFlightCapacity(claim("launched", "a", cpu("4"), cpu("1"), false))
+	if launched.Name != "nodeclaim/launched" || launched.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 || launched.Requirements != nil {
+		t.Errorf("a launched NodeClaim is sized by its allocatable: %+v", launched)
+	}
+	c := claim("launching", "a", nil, cpu("2"), false)
+	c.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"z1"}}}
+	launching := InFlightCapacity(c)
+	if launching.Allocatable.Cpu().Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("a NodeClaim not launched yet is sized by what it was created for: %v", launching.Allocatable)
+	}
+	if !launching.Requirements.Has(corev1.LabelTopologyZone) || !launching.Requirements.Has(karpv1.LabelNodePool) {
+		t.Errorf("a NodeClaim not launched yet is shaped by its requirements and labels: %v", launching.Requirements)
+	}
+}
+
+func TestSchedulingTaints(t *testing.T) {
+	startup := corev1.Taint{Key: "example.com/starting", Effect: corev1.TaintEffectNoSchedule}
+	dedicated := corev1.Taint{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}
+	node := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{startup, dedicated, karpv1.EphemeralTaints[0]}}}
+	nodeClaim := claim("c", "a", nil, nil, false)
+	nodeClaim.Spec.StartupTaints = []corev1.Taint{startup}
+	for _, tc := range []struct {
+		name      string
+		nodeClaim *karpv1.NodeClaim
+		labels    map[string]string
+		want      int
+	}{
+		{"a node Karpenter does not manage keeps every taint", nil, nil, 3},
+		{"an initialized node keeps every taint", nodeClaim, map[string]string{karpv1.LabelInitialized: "true"}, 3},
+		{"a node still starting loses its startup and ephemeral taints", nodeClaim, nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := node.DeepCopy()
+			n.Labels = tc.labels
+			if got := SchedulingTaints(n, tc.nodeClaim); len(got) != tc.want || (tc.want == 1 && got[0].Key != dedicated.Key) {
+				t.Errorf("taints = %v, want %d of them", got, tc.want)
+			}
+		})
+	}
+	if len(node.Spec.Taints) != 3 {
+		t.Error("the node's taints were changed")
+	}
+}
