@@ -19,5 +19,5 @@ limitations under the License.
 // Kubernetes Engine. Every call goes through one request path that authenticates, retries
 // what is safe to retry, maps errors to kinds and records metrics.
 //
-// It imports nothing of this project.
+// Of this project it imports internal/metrics.
 package kakaocloud

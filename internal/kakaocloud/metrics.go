@@ -17,27 +17,15 @@ limitations under the License.
 package kakaocloud
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 // Metrics of KakaoCloud API calls, one observation per HTTP attempt (retries count).
 var (
-	apiRequestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "karpenter",
-		Subsystem: "kakaocloud_api",
-		Name:      "requests_total",
-		Help:      "KakaoCloud API requests by service, operation and HTTP status code (\"error\" when no answer came back).",
-	}, []string{"service", "operation", "code"})
-	apiRequestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: "karpenter",
-		Subsystem: "kakaocloud_api",
-		Name:      "request_duration_seconds",
-		Help:      "Duration of KakaoCloud API requests by service and operation.",
-		Buckets:   []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-	}, []string{"service", "operation"})
+	apiRequestsTotal = metrics.Counter("karpenter_kakaocloud_api_requests_total",
+		"KakaoCloud API requests by service, operation and HTTP status code (\"error\" when no answer came back).",
+		"service", "operation", "code")
+	apiRequestDuration = metrics.HistogramVec("karpenter_kakaocloud_api_request_duration_seconds",
+		"Duration of KakaoCloud API requests by service and operation.",
+		[]float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}, "service", "operation")
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(apiRequestsTotal, apiRequestDuration)
-}

@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package metrics holds the metrics more than one controller writes, under upstream
+// Package metrics makes and registers every metric of the operator (Counter, Gauge,
+// Histogram), and holds the metrics more than one controller writes, under upstream
 // Karpenter's names and labels so that its dashboards work. A metric only one controller
-// writes stays in that controller's package.
+// writes is declared in that controller's package.
 //
 // It imports nothing of this project.
 package metrics

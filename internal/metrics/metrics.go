@@ -23,11 +23,32 @@ import (
 
 // NodeClaimsDisrupted counts NodeClaims deleted by disruption (the loop's methods) and by
 // expiration.
-var NodeClaimsDisrupted = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "karpenter_nodeclaims_disrupted_total",
-	Help: "NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
-}, []string{"nodepool", "reason", "capacity_type"})
+var NodeClaimsDisrupted = Counter("karpenter_nodeclaims_disrupted_total",
+	"NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
+	"nodepool", "reason", "capacity_type")
 
-func init() {
-	crmetrics.Registry.MustRegister(NodeClaimsDisrupted)
+// Counter, Gauge, Histogram and HistogramVec make a metric and register it with the
+// controller-runtime registry, which the manager serves on /metrics.
+func Counter(name, help string, labels ...string) *prometheus.CounterVec {
+	return register(prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
+}
+
+// Gauge: see Counter.
+func Gauge(name, help string, labels ...string) *prometheus.GaugeVec {
+	return register(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels))
+}
+
+// Histogram: see Counter.
+func Histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return register(prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}))
+}
+
+// HistogramVec: see Counter.
+func HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return register(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels))
+}
+
+func register[T prometheus.Collector](c T) T {
+	crmetrics.Registry.MustRegister(c)
+	return c
 }

@@ -84,5 +84,5 @@ Removing a key too early makes its VMs fail with ErrUnknownKey: the controller t
 them as not its own and never deletes them. Adding the key back restores them.
 */
 //
-// It imports nothing of this project.
+// Of this project it imports internal/metrics.
 package signing

@@ -19,17 +19,13 @@ package signing
 import (
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 // instancesBySigningKey tells operators when an old key can leave the keyring.
-var instancesBySigningKey = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-	Namespace: "karpenter",
-	Subsystem: "kakaocloud",
-	Name:      "instances_by_signing_key",
-	Help:      "VMs of this cluster whose marker is signed by this key; an old key can be removed from the keyring when its count is 0.",
-}, []string{"key_id"})
+var instancesBySigningKey = metrics.Gauge("karpenter_kakaocloud_instances_by_signing_key",
+	"VMs of this cluster whose marker is signed by this key; an old key can be removed from the keyring when its count is 0.",
+	"key_id")
 
 // recordedKeyIDs are the key ids that currently have a series, guarded by recordMu so that
 // concurrent calls cannot interleave their deletes and sets.
@@ -37,10 +33,6 @@ var (
 	recordMu       sync.Mutex
 	recordedKeyIDs = map[string]struct{}{}
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(instancesBySigningKey)
-}
 
 // RecordInstancesBySigningKey replaces all series with counts: key ids absent from counts lose
 // their series. Callers pass 0 for a key in the ring with no VMs, so that its series reads 0

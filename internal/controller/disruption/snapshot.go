@@ -264,4 +264,3 @@ func nodePrice(it *cloudprovider.InstanceType, nodeLabels map[string]string) (fl
 	}
 	return 0, false
 }
-

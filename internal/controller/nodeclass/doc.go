@@ -19,5 +19,5 @@ limitations under the License.
 // creation, and a finalizer that keeps a node class in use from being deleted.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/catalog,
-// internal/kakaocloud, internal/utils/conditions.
+// internal/kakaocloud, internal/metrics, internal/utils/conditions.
 package nodeclass

@@ -17,34 +17,26 @@ limitations under the License.
 package nodeclass
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 // The metrics behind the alerts KarpenterNodeClassKubernetesVersionSkewed,
 // KarpenterNodeClassKubernetesVersionDeprecated and KarpenterNodeClassImagesRetained.
 var (
-	versionSkew = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "karpenter_kakaocloud_nodeclass_kubernetes_version_skew",
-		Help: "Control-plane minor version minus the KCNodeClass's worker minor version.",
-	}, []string{"nodeclass"})
-	versionDeprecated = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated",
-		Help: "1 when Kubernetes Engine no longer offers the KCNodeClass's worker version.",
-	}, []string{"nodeclass"})
-	imagesRetained = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "karpenter_kakaocloud_nodeclass_images_retained",
-		Help: "1 when the KCNodeClass keeps earlier worker images because the current ones cannot be looked up.",
-	}, []string{"nodeclass"})
+	versionSkew = metrics.Gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_skew",
+		"Control-plane minor version minus the KCNodeClass's worker minor version.",
+		"nodeclass")
+	versionDeprecated = metrics.Gauge("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated",
+		"1 when Kubernetes Engine no longer offers the KCNodeClass's worker version.",
+		"nodeclass")
+	imagesRetained = metrics.Gauge("karpenter_kakaocloud_nodeclass_images_retained",
+		"1 when the KCNodeClass keeps earlier worker images because the current ones cannot be looked up.",
+		"nodeclass")
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(versionSkew, versionDeprecated, imagesRetained)
-}
 
 func recordMetrics(nodeClass *kcv1.KCNodeClass) {
 	if skew, err := VersionSkew(nodeClass.Status.ControlPlaneVersion, nodeClass.Spec.Bootstrap.KubernetesVersion); err == nil {

@@ -19,6 +19,6 @@ limitations under the License.
 // the conditions that say whether it can launch (its node class is ready, its spec passes the
 // checks CEL cannot make).
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/utils/conditions,
-// internal/utils/resources.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/metrics,
+// internal/utils/conditions, internal/utils/resources.
 package nodepool

@@ -19,25 +19,19 @@ package nodepool
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 var (
-	usage = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "karpenter_nodepools_usage",
-		Help: "Resources the NodePool's NodeClaims hold, by resource type.",
-	}, []string{"nodepool", "resource_type"})
-	limit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "karpenter_nodepools_limit",
-		Help: "The NodePool's limits, by resource type.",
-	}, []string{"nodepool", "resource_type"})
+	usage = metrics.Gauge("karpenter_nodepools_usage",
+		"Resources the NodePool's NodeClaims hold, by resource type.",
+		"nodepool", "resource_type")
+	limit = metrics.Gauge("karpenter_nodepools_limit",
+		"The NodePool's limits, by resource type.",
+		"nodepool", "resource_type")
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(usage, limit)
-}
 
 // recordMetrics publishes the NodePool's usage and limits; resources it no longer has are
 // dropped so that a removed limit does not linger.

@@ -19,6 +19,7 @@ limitations under the License.
 // the cheapest fitting instance types), creates the new NodeClaims and says, on each pod it
 // cannot place, why.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling,
-// internal/state, internal/utils/node, internal/utils/pod, internal/volumetopology.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
+// internal/volumetopology.
 package provisioning

@@ -33,11 +33,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
@@ -45,20 +45,13 @@ import (
 )
 
 var (
-	nodeClaimsCreated = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "karpenter_nodeclaims_created_total",
-		Help: "NodeClaims created by provisioning, by NodePool.",
-	}, []string{"nodepool"})
-	schedulingDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "karpenter_scheduler_scheduling_duration_seconds",
-		Help:    "Duration of one scheduling simulation.",
-		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
-	})
+	nodeClaimsCreated = metrics.Counter("karpenter_nodeclaims_created_total",
+		"NodeClaims created by provisioning, by NodePool.",
+		"nodepool")
+	schedulingDuration = metrics.Histogram("karpenter_scheduler_scheduling_duration_seconds",
+		"Duration of one scheduling simulation.",
+		prometheus.ExponentialBuckets(0.001, 2, 16))
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(nodeClaimsCreated, schedulingDuration, podStartupDuration)
-}
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
 type Provisioner struct {

@@ -20,16 +20,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
-var podStartupDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-	Name:    "karpenter_pods_startup_duration_seconds",
-	Help:    "Time from a pod's creation until it is ready, for pods seen waiting by this controller.",
-	Buckets: []float64{1, 2.5, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200},
-})
+var podStartupDuration = metrics.Histogram("karpenter_pods_startup_duration_seconds",
+	"Time from a pod's creation until it is ready, for pods seen waiting by this controller.",
+	[]float64{1, 2.5, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200})
 
 // startupTracker observes how long pods took to start. Only pods it saw before they were ready
 // count: a restarted controller must not report the age of pods that started long ago.

@@ -19,6 +19,7 @@ package emulator
 import (
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -247,28 +248,28 @@ func (e *Emulator) instanceLocked(id string) (*instance, error) {
 // listInstances serves GET /api/v1/instances. Like the real API, name matches substrings.
 // Instances younger than the list lag are left out.
 func (e *Emulator) listInstances(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	query := r.URL.Query()
-	page, err := parsePageRequest(query)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	all := make([]kakaocloud.Instance, 0, len(e.instances))
+	listedBefore := e.now().Add(-e.listLag)
+	for _, in := range e.instances {
+		if e.listLag == 0 || !in.CreatedAt.After(listedBefore) { // else not in the listing index yet
+			all = append(all, in.snapshot())
+		}
+	}
+	instances, pagination, err := listPage(r.URL.Query(), all, func(in kakaocloud.Instance) string { return in.Name },
+		exact("id", func(in kakaocloud.Instance) string { return in.ID }),
+		func(query url.Values, in kakaocloud.Instance) bool {
+			return strings.Contains(in.Name, query.Get("name"))
+		},
+		func(query url.Values, in kakaocloud.Instance) bool {
+			return query.Get("status") == "" || strings.EqualFold(query.Get("status"), in.Status)
+		},
+		exact("availability_zone", func(in kakaocloud.Instance) string { return in.AvailabilityZone }),
+		exact("flavor_name", func(in kakaocloud.Instance) string { return in.Flavor.Name }))
 	if err != nil {
 		return 0, nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var matching []kakaocloud.Instance
-	listedBefore := e.now().Add(-e.listLag)
-	for _, in := range e.instances {
-		if e.listLag > 0 && in.CreatedAt.After(listedBefore) {
-			continue // not in the listing index yet
-		}
-		if queryMatches(query, "id", in.ID) &&
-			strings.Contains(in.Name, query.Get("name")) &&
-			(query.Get("status") == "" || strings.EqualFold(query.Get("status"), in.Status)) &&
-			queryMatches(query, "availability_zone", in.AvailabilityZone) &&
-			queryMatches(query, "flavor_name", in.Flavor.Name) {
-			matching = append(matching, in.snapshot())
-		}
-	}
-	instances, pagination := paginate(matching, page, func(in kakaocloud.Instance) string { return in.Name })
 	return http.StatusOK, kakaocloud.ListInstancesResponse{Instances: instances, Pagination: pagination}, nil
 }
 

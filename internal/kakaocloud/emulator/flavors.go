@@ -18,6 +18,7 @@ package emulator
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
@@ -27,25 +28,24 @@ import (
 // instance_type and vcpus.
 func (e *Emulator) listFlavors(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	query := r.URL.Query()
-	page, err := parsePageRequest(query)
-	if err != nil {
-		return 0, nil, err
-	}
 	vcpus := -1
 	if value := query.Get("vcpus"); value != "" {
+		var err error
 		if vcpus, err = strconv.Atoi(value); err != nil || vcpus < 1 {
 			return 0, nil, badRequest("vcpus %q must be a positive integer", value)
 		}
 	}
-	matching := filterItems(e.catalog.Flavors, func(f kakaocloud.Flavor) bool {
-		return queryMatches(query, "name", f.Name) &&
-			queryMatches(query, "instance_family", f.InstanceFamily) &&
-			queryMatches(query, "instance_type", f.InstanceType) &&
-			(vcpus < 0 || f.VCPUs == vcpus)
-	})
-	flavors, pagination := paginate(matching, page, func(f kakaocloud.Flavor) string { return f.Name })
+	flavors, pagination, err := listPage(query, e.catalog.Flavors, flavorName, exact("name", flavorName),
+		exact("instance_family", func(f kakaocloud.Flavor) string { return f.InstanceFamily }),
+		exact("instance_type", func(f kakaocloud.Flavor) string { return f.InstanceType }),
+		func(_ url.Values, f kakaocloud.Flavor) bool { return vcpus < 0 || f.VCPUs == vcpus })
+	if err != nil {
+		return 0, nil, err
+	}
 	return http.StatusOK, kakaocloud.ListFlavorsResponse{Flavors: flavors, Pagination: pagination}, nil
 }
+
+func flavorName(f kakaocloud.Flavor) string { return f.Name }
 
 // getFlavor serves GET /api/v1/flavors/{id}.
 func (e *Emulator) getFlavor(_ http.ResponseWriter, r *http.Request) (int, any, error) {

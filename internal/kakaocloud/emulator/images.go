@@ -25,19 +25,16 @@ import (
 // listImages serves the Image service's GET /api/v1/images with filters id, name (exact)
 // and status.
 func (e *Emulator) listImages(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	query := r.URL.Query()
-	page, err := parsePageRequest(query)
+	images, pagination, err := listPage(r.URL.Query(), e.catalog.Images, imageName,
+		exact("id", func(img kakaocloud.Image) string { return img.ID }), exact("name", imageName),
+		exact("status", func(img kakaocloud.Image) string { return img.Status }))
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalog.Images, func(img kakaocloud.Image) bool {
-		return queryMatches(query, "id", img.ID) &&
-			queryMatches(query, "name", img.Name) &&
-			queryMatches(query, "status", img.Status)
-	})
-	images, pagination := paginate(matching, page, func(img kakaocloud.Image) string { return img.Name })
 	return http.StatusOK, kakaocloud.ListImagesResponse{Images: images, Pagination: pagination}, nil
 }
+
+func imageName(img kakaocloud.Image) string { return img.Name }
 
 // getImage serves the Image service's GET /api/v1/images/{id}.
 func (e *Emulator) getImage(_ http.ResponseWriter, r *http.Request) (int, any, error) {

@@ -25,20 +25,17 @@ import (
 // listSubnets serves the VPC service's GET /api/v1/subnets with filters id, name (exact),
 // availability_zone and vpc_id.
 func (e *Emulator) listSubnets(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	query := r.URL.Query()
-	page, err := parsePageRequest(query)
+	subnets, pagination, err := listPage(r.URL.Query(), e.catalog.Subnets, subnetName,
+		exact("id", func(s kakaocloud.Subnet) string { return s.ID }), exact("name", subnetName),
+		exact("availability_zone", func(s kakaocloud.Subnet) string { return s.AvailabilityZone }),
+		exact("vpc_id", func(s kakaocloud.Subnet) string { return s.VPCID }))
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalog.Subnets, func(s kakaocloud.Subnet) bool {
-		return queryMatches(query, "id", s.ID) &&
-			queryMatches(query, "name", s.Name) &&
-			queryMatches(query, "availability_zone", s.AvailabilityZone) &&
-			queryMatches(query, "vpc_id", s.VPCID)
-	})
-	subnets, pagination := paginate(matching, page, func(s kakaocloud.Subnet) string { return s.Name })
 	return http.StatusOK, kakaocloud.ListSubnetsResponse{Subnets: subnets, Pagination: pagination}, nil
 }
+
+func subnetName(s kakaocloud.Subnet) string { return s.Name }
 
 // getSubnet serves the VPC service's GET /api/v1/subnets/{id}.
 func (e *Emulator) getSubnet(_ http.ResponseWriter, r *http.Request) (int, any, error) {
@@ -53,17 +50,15 @@ func (e *Emulator) getSubnet(_ http.ResponseWriter, r *http.Request) (int, any, 
 // listSecurityGroups serves the Network service's GET /api/v1/security-groups with filters
 // id and name (exact).
 func (e *Emulator) listSecurityGroups(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	query := r.URL.Query()
-	page, err := parsePageRequest(query)
+	groups, pagination, err := listPage(r.URL.Query(), e.catalog.SecurityGroups, securityGroupName,
+		exact("id", func(sg kakaocloud.SecurityGroup) string { return sg.ID }), exact("name", securityGroupName))
 	if err != nil {
 		return 0, nil, err
 	}
-	matching := filterItems(e.catalog.SecurityGroups, func(sg kakaocloud.SecurityGroup) bool {
-		return queryMatches(query, "id", sg.ID) && queryMatches(query, "name", sg.Name)
-	})
-	groups, pagination := paginate(matching, page, func(sg kakaocloud.SecurityGroup) string { return sg.Name })
 	return http.StatusOK, kakaocloud.ListSecurityGroupsResponse{SecurityGroups: groups, Pagination: pagination}, nil
 }
+
+func securityGroupName(sg kakaocloud.SecurityGroup) string { return sg.Name }
 
 // getSecurityGroup serves the Network service's GET /api/v1/security-groups/{id}.
 func (e *Emulator) getSecurityGroup(_ http.ResponseWriter, r *http.Request) (int, any, error) {

@@ -97,6 +97,28 @@ func paginate[T any](items []T, page pageRequest, nameOf func(T) string) ([]T, k
 	return result, kakaocloud.Pagination{Total: len(sorted), Offset: page.offset, Limit: page.limit}
 }
 
+// filter accepts an item of a listing, or not, by the listing's query.
+type filter[T any] func(query url.Values, item T) bool
+
+// exact is the filter of query parameter key: when given, it must equal the item's field.
+func exact[T any](key string, field func(T) string) filter[T] {
+	return func(query url.Values, item T) bool { return queryMatches(query, key, field(item)) }
+}
+
+// listPage serves a listing: the page the query asks for (ordered by nameOf when it sorts
+// by name) of the items, in creation order, that every filter accepts.
+func listPage[T any](query url.Values, items []T, nameOf func(T) string, filters ...filter[T]) ([]T, kakaocloud.Pagination, error) {
+	page, err := parsePageRequest(query)
+	if err != nil {
+		return nil, kakaocloud.Pagination{}, err
+	}
+	kept := filterItems(items, func(item T) bool {
+		return !slices.ContainsFunc(filters, func(f filter[T]) bool { return !f(query, item) })
+	})
+	list, pagination := paginate(kept, page, nameOf)
+	return list, pagination, nil
+}
+
 // filterItems returns the items keep accepts, in order.
 func filterItems[T any](items []T, keep func(T) bool) []T {
 	var kept []T

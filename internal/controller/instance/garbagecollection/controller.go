@@ -23,16 +23,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -43,12 +42,8 @@ const (
 	DefaultGrace    = 30 * time.Second
 )
 
-var leakedInstancesDeleted = prometheus.NewCounter(prometheus.CounterOpts{
-	Name: "karpenter_kakaocloud_leaked_instances_deleted_total",
-	Help: "VMs this cluster owned that no NodeClaim accounted for, deleted by garbage collection.",
-})
-
-func init() { crmetrics.Registry.MustRegister(leakedInstancesDeleted) }
+var leakedInstancesDeleted = metrics.Counter("karpenter_kakaocloud_leaked_instances_deleted_total",
+	"VMs this cluster owned that no NodeClaim accounted for, deleted by garbage collection.").WithLabelValues()
 
 // Collector finds and deletes leftover VMs.
 type Collector struct {

@@ -19,5 +19,5 @@ limitations under the License.
 // NodeClaim is gone. Only VMs whose signed marker verifies are ever considered.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/instance,
-// internal/kakaocloud, internal/utils/singleton.
+// internal/kakaocloud, internal/metrics, internal/utils/singleton.
 package garbagecollection

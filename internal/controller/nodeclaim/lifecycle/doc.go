@@ -18,6 +18,7 @@ limitations under the License.
 // its node to register and initialize, give up on VMs that never come up, and on deletion
 // drain the node, delete the VM and confirm it gone before letting the NodeClaim go.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/utils/conditions,
-// internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/result.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/utils/conditions, internal/utils/node, internal/utils/nodeclaim, internal/utils/pod,
+// internal/utils/result.
 package lifecycle

@@ -17,22 +17,15 @@ limitations under the License.
 package lifecycle
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
 // Upstream Karpenter's metric names, so that its dashboards work.
 var (
-	nodeClaimsLaunched = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "karpenter_nodeclaims_launched_total",
-		Help: "NodeClaims whose VM was created, by NodePool.",
-	}, []string{"nodepool"})
-	nodeClaimsTerminated = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "karpenter_nodeclaims_terminated_total",
-		Help: "NodeClaims whose VM and node were deleted, by NodePool.",
-	}, []string{"nodepool"})
+	nodeClaimsLaunched = metrics.Counter("karpenter_nodeclaims_launched_total",
+		"NodeClaims whose VM was created, by NodePool.",
+		"nodepool")
+	nodeClaimsTerminated = metrics.Counter("karpenter_nodeclaims_terminated_total",
+		"NodeClaims whose VM and node were deleted, by NodePool.",
+		"nodepool")
 )
-
-func init() {
-	crmetrics.Registry.MustRegister(nodeClaimsLaunched, nodeClaimsTerminated)
-}
