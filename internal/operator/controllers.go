@@ -47,6 +47,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
 // Options are the parts every controller is built from. Zero durations mean each
@@ -141,8 +142,8 @@ func NewControllers(o Options) *Controllers {
 			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
 		},
-		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Clock: o.Clock},
-		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
+		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
 	}
 }
 

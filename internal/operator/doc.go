@@ -25,5 +25,5 @@ limitations under the License.
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
 // internal/controller/nodepool, internal/controller/operatorcondition,
 // internal/controller/provisioning, internal/events, internal/instance, internal/instancetype,
-// internal/kakaocloud, internal/signing.
+// internal/kakaocloud, internal/signing, internal/utils/singleton.
 package operator

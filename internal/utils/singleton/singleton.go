@@ -17,11 +17,13 @@ limitations under the License.
 package singleton
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -34,4 +36,27 @@ func Every(ctx context.Context, interval time.Duration, failure string, pass fun
 		}
 	}, interval)
 	return nil
+}
+
+// Period is when a leader-only periodic pass runs and what it leaves alone: every Interval,
+// sparing what is younger than Grace on Clock. A zero field takes the pass's default.
+type Period struct {
+	Interval time.Duration
+	Grace    time.Duration
+	// Clock is the clock for the grace period; the real clock when nil.
+	Clock clock.PassiveClock
+}
+
+// NeedLeaderElection makes only the leader run the pass.
+func (Period) NeedLeaderElection() bool { return true }
+
+// Every runs pass as the package's Every does, every Interval (defaultInterval when zero).
+func (p Period) Every(ctx context.Context, defaultInterval time.Duration, failure string, pass func(context.Context) error) error {
+	return Every(ctx, cmp.Or(p.Interval, defaultInterval), failure, pass)
+}
+
+// InGrace reports whether something that happened at t is still within Grace (defaultGrace
+// when zero) of now.
+func (p Period) InGrace(t time.Time, defaultGrace time.Duration) bool {
+	return cmp.Or[clock.PassiveClock](p.Clock, clock.RealClock{}).Since(t) < cmp.Or(p.Grace, defaultGrace)
 }

@@ -17,13 +17,11 @@ limitations under the License.
 package garbagecollection
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"strings"
 	"time"
 
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -49,20 +47,14 @@ var leakedInstancesDeleted = metrics.Counter("karpenter_kakaocloud_leaked_instan
 type Collector struct {
 	Client    client.Reader
 	Instances *instance.Provider
-	Interval  time.Duration
-	Grace     time.Duration
-	// Clock is the clock for the grace period; the real clock when nil.
-	Clock clock.PassiveClock
+	singleton.Period
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch
 
-// NeedLeaderElection makes only the leader collect.
-func (c *Collector) NeedLeaderElection() bool { return true }
-
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	return singleton.Every(ctx, cmp.Or(c.Interval, DefaultInterval), "garbage collection of leaked instances failed", func(ctx context.Context) error {
+	return c.Period.Every(ctx, DefaultInterval, "garbage collection of leaked instances failed", func(ctx context.Context) error {
 		_, err := c.Collect(ctx)
 		return err
 	})
@@ -89,8 +81,6 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		providerIDs[nodeClaim.Status.ProviderID] = true
 		recorded[instance.VMName(nodeClaim.Name)] = nodeClaim.Status.ProviderID != ""
 	}
-	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
-	grace := cmp.Or(c.Grace, DefaultGrace)
 
 	var deleted []string
 	var errs []error
@@ -98,7 +88,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		inst := o.Instance
 		launching, named := recorded[inst.Name]
 		if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) ||
-			providerIDs[cloudprovider.ProviderID(inst.ID)] || (named && !launching) || clk.Since(inst.CreatedAt) < grace {
+			providerIDs[cloudprovider.ProviderID(inst.ID)] || (named && !launching) || c.InGrace(inst.CreatedAt, DefaultGrace) {
 			continue
 		}
 		if err := c.Instances.Delete(ctx, inst.ID, inst.Name); err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {

@@ -35,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
 // TestCollectDeletesOnlyLeakedOwnedVMs sets up every kind of VM the collector meets and
@@ -108,7 +109,7 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	rewritten := launch(instances, "team.a-leaked")
 	want := []string{leaked.ID, duplicate.ID, rewritten.ID}
 
-	collector := &garbagecollection.Collector{Client: kube, Instances: instances, Grace: time.Minute}
+	collector := &garbagecollection.Collector{Client: kube, Instances: instances, Period: singleton.Period{Grace: time.Minute}}
 
 	// Too young: a launch may still be about to record it.
 	if deleted, err := collector.Collect(ctx); err != nil || len(deleted) != 0 {

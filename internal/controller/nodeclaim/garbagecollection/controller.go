@@ -17,7 +17,6 @@ limitations under the License.
 package garbagecollection
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -27,7 +26,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -52,18 +50,12 @@ type Collector struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	Interval      time.Duration
-	Grace         time.Duration
-	// Clock is the clock for the grace period; the real clock when nil.
-	Clock clock.PassiveClock
+	singleton.Period
 }
-
-// NeedLeaderElection makes only the leader collect.
-func (c *Collector) NeedLeaderElection() bool { return true }
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	return singleton.Every(ctx, cmp.Or(c.Interval, DefaultInterval), "garbage collection of nodeclaims failed", func(ctx context.Context) error {
+	return c.Period.Every(ctx, DefaultInterval, "garbage collection of nodeclaims failed", func(ctx context.Context) error {
 		_, err := c.Collect(ctx)
 		return err
 	})
@@ -86,15 +78,13 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	for _, nodeClaim := range listed {
 		present[nodeClaim.Status.ProviderID] = true
 	}
-	clk := cmp.Or[clock.PassiveClock](c.Clock, clock.RealClock{})
-	grace := cmp.Or(c.Grace, DefaultGrace)
 	var deleted []string
 	var errs []error
 	for i := range claims.Items {
 		nodeClaim := &claims.Items[i]
 		registered := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered)
 		if !nodeClaim.DeletionTimestamp.IsZero() || nodeClaim.Status.ProviderID == "" || present[nodeClaim.Status.ProviderID] ||
-			registered == nil || registered.Status != "True" || clk.Since(registered.LastTransitionTime.Time) < grace {
+			registered == nil || registered.Status != "True" || c.InGrace(registered.LastTransitionTime.Time, DefaultGrace) {
 			continue
 		}
 		ready, err := c.nodeReady(ctx, nodeClaim)
