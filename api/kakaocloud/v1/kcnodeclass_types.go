@@ -282,7 +282,3 @@ type KCNodeClassList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []KCNodeClass `json:"items"`
 }
-
-func init() {
-	register(&KCNodeClass{}, &KCNodeClassList{})
-}

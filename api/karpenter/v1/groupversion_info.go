@@ -30,22 +30,11 @@ const Group = "karpenter.sh"
 var (
 	// GroupVersion is group version used to register these objects.
 	GroupVersion = schema.GroupVersion{Group: Group, Version: "v1"}
-
-	// SchemeBuilder collects the functions that add this group-version's types to a scheme;
-	// each types file registers its kinds with register.
+	// SchemeBuilder adds this group-version's kinds to a scheme, AddToScheme runs it.
 	SchemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &NodePool{}, &NodePoolList{}, &NodeClaim{}, &NodeClaimList{})
 		metav1.AddToGroupVersion(s, GroupVersion)
 		return nil
 	})
-
-	// AddToScheme adds the types in this group-version to the given scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
-
-// register adds kinds of this group-version to SchemeBuilder.
-func register(objects ...runtime.Object) {
-	SchemeBuilder.Register(func(s *runtime.Scheme) error {
-		s.AddKnownTypes(GroupVersion, objects...)
-		return nil
-	})
-}

@@ -145,7 +145,3 @@ type NodeClaimList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []NodeClaim `json:"items"`
 }
-
-func init() {
-	register(&NodeClaim{}, &NodeClaimList{})
-}

@@ -273,7 +273,3 @@ type NodePoolList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []NodePool `json:"items"`
 }
-
-func init() {
-	register(&NodePool{}, &NodePoolList{})
-}

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
@@ -200,18 +202,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Start applies due lifecycle transitions every 100ms of real time until ctx is done, so
 // that OnInstanceActive hooks fire without a request. It returns at once.
 func (e *Emulator) Start(ctx context.Context) {
-	go func() {
-		ticker := time.NewTicker(advanceInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				e.advance()
-			}
-		}
-	}()
+	go wait.UntilWithContext(ctx, func(context.Context) { e.advance() }, advanceInterval)
 }
 
 // OnInstanceActive registers a hook called once per instance when it becomes active, with a

@@ -27,6 +27,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
@@ -117,20 +118,11 @@ func (r *Registrar) Start(ctx context.Context) {
 			}
 		}()
 	}
-	go func() {
-		ticker := time.NewTicker(r.opts.ResyncInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				if err := r.RemoveNodesOfGoneVMs(ctx); err != nil && ctx.Err() == nil {
-					r.log.Error("looking for nodes of VMs that are gone", "error", err)
-				}
-			}
+	go wait.UntilWithContext(ctx, func(ctx context.Context) {
+		if err := r.RemoveNodesOfGoneVMs(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error("looking for nodes of VMs that are gone", "error", err)
 		}
-	}()
+	}, r.opts.ResyncInterval)
 }
 
 func (r *Registrar) processNext(ctx context.Context) bool {
