@@ -264,36 +264,33 @@ func main() {
 		setupLog.Error(err, "invalid --webhook-bind-address")
 		os.Exit(1)
 	}
-	webhookServerOptions := ctrlwebhook.Options{Host: webhookHost, Port: webhookPort, TLSOpts: tlsOpts}
+	// A server given a certificate directory serves the certificate there, read again when
+	// it changes (cert-manager or OLM renews it).
 	var watchers []*certwatcher.CertWatcher
-	if o.webhookCertPath != "" {
-		w, err := certwatcher.New(filepath.Join(o.webhookCertPath, o.webhookCertName), filepath.Join(o.webhookCertPath, o.webhookCertKey))
+	servedCertificate := func(server, dir, certName, keyName string) []func(*tls.Config) {
+		if dir == "" {
+			return nil
+		}
+		w, err := certwatcher.New(filepath.Join(dir, certName), filepath.Join(dir, keyName))
 		if err != nil {
-			setupLog.Error(err, "failed to initialize webhook certificate watcher")
+			setupLog.Error(err, "failed to initialize "+server+" certificate watcher")
 			os.Exit(1)
 		}
 		watchers = append(watchers, w)
-		webhookServerOptions.TLSOpts = append(webhookServerOptions.TLSOpts, func(c *tls.Config) { c.GetCertificate = w.GetCertificate })
+		return []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = w.GetCertificate }}
 	}
+	webhookServerOptions := ctrlwebhook.Options{Host: webhookHost, Port: webhookPort,
+		TLSOpts: slices.Concat(tlsOpts, servedCertificate("webhook", o.webhookCertPath, o.webhookCertName, o.webhookCertKey))}
 
 	metricsServerOptions := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
-		TLSOpts:       tlsOpts,
+		TLSOpts:       slices.Concat(tlsOpts, servedCertificate("metrics", o.metricsCertPath, o.metricsCertName, o.metricsCertKey)),
 	}
 	if o.secureMetrics {
 		// Only authenticated and authorized clients (a ServiceAccount bound to the
 		// metrics-reader role) may scrape the metrics.
 		metricsServerOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
-	}
-	if o.metricsCertPath != "" {
-		w, err := certwatcher.New(filepath.Join(o.metricsCertPath, o.metricsCertName), filepath.Join(o.metricsCertPath, o.metricsCertKey))
-		if err != nil {
-			setupLog.Error(err, "failed to initialize metrics certificate watcher")
-			os.Exit(1)
-		}
-		watchers = append(watchers, w)
-		metricsServerOptions.TLSOpts = append(metricsServerOptions.TLSOpts, func(c *tls.Config) { c.GetCertificate = w.GetCertificate })
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{

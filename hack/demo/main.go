@@ -129,7 +129,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	// Node names come from the VMs' addresses and can be reused: follow the NodeClaims.
-	before, err := d.nodeClaimNames(ctx)
+	before, err := d.poolNames(ctx, &karpv1.NodeClaimList{})
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (d *demo) run(ctx context.Context) error {
 			return false, err
 		}
 		maxDisrupting = max(maxDisrupting, n)
-		now, err := d.nodeClaimNames(ctx)
+		now, err := d.poolNames(ctx, &karpv1.NodeClaimList{})
 		if err != nil {
 			return false, err
 		}
@@ -318,26 +318,18 @@ func (d *demo) inflateRunning(ctx context.Context, want int) (bool, error) {
 	return running == want && len(list.Items) == want, nil
 }
 
-func (d *demo) nodeNames(ctx context.Context) ([]string, error) {
-	list := &corev1.NodeList{}
+// poolNames names the objects of list's kind in the default NodePool.
+func (d *demo) poolNames(ctx context.Context, list client.ObjectList) ([]string, error) {
 	if err := d.kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: "default"}); err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, n := range list.Items {
-		names = append(names, n.Name)
-	}
-	return names, nil
-}
-
-func (d *demo) nodeClaimNames(ctx context.Context) ([]string, error) {
-	list := &karpv1.NodeClaimList{}
-	if err := d.kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: "default"}); err != nil {
+	objects, err := meta.ExtractList(list)
+	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, c := range list.Items {
-		names = append(names, c.Name)
+	for _, o := range objects {
+		names = append(names, o.(client.Object).GetName())
 	}
 	return names, nil
 }
@@ -377,7 +369,7 @@ func (d *demo) empty(ctx context.Context) (bool, error) {
 	if err := d.kube.List(ctx, claims); err != nil {
 		return false, err
 	}
-	nodes, err := d.nodeNames(ctx)
+	nodes, err := d.poolNames(ctx, &corev1.NodeList{})
 	if err != nil {
 		return false, err
 	}

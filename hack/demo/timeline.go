@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -89,24 +90,30 @@ func (t *timeline) pollClaims(ctx context.Context) {
 	if err := t.kube.List(ctx, list); err != nil {
 		return
 	}
-	present := map[string]bool{}
+	states := map[string]string{}
 	for i := range list.Items {
 		c := &list.Items[i]
-		present[c.Name] = true
-		state := claimState(c)
-		if t.claims[c.Name] == state {
-			continue
-		}
-		t.claims[c.Name] = state
+		states[c.Name] = claimState(c)
 		if it := c.Labels[karpv1.LabelInstanceType]; it != "" {
 			t.launched[c.Name] = it
 		}
-		t.printf("nodeclaim %-22s %s", c.Name, state)
 	}
-	for name := range t.claims {
-		if !present[name] {
-			delete(t.claims, name)
-			t.printf("nodeclaim %-22s gone", name)
+	t.changes("nodeclaim", t.claims, states)
+}
+
+// changes prints, for objects of a kind, each state that differs from the one last printed
+// (in seen) and each object gone since, and remembers the states in seen.
+func (t *timeline) changes(kind string, seen, states map[string]string) {
+	for _, name := range slices.Sorted(maps.Keys(states)) {
+		if seen[name] != states[name] {
+			seen[name] = states[name]
+			t.printf("%-9s %-22s %s", kind, name, states[name])
+		}
+	}
+	for name := range seen {
+		if _, ok := states[name]; !ok {
+			delete(seen, name)
+			t.printf("%-9s %-22s gone", kind, name)
 		}
 	}
 }
@@ -137,10 +144,9 @@ func (t *timeline) pollNodes(ctx context.Context) {
 	if err := t.kube.List(ctx, list, client.HasLabels{karpv1.LabelNodePool}); err != nil {
 		return
 	}
-	present := map[string]bool{}
+	states := map[string]string{}
 	for i := range list.Items {
 		n := &list.Items[i]
-		present[n.Name] = true
 		state := "NotReady"
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
@@ -152,19 +158,9 @@ func (t *timeline) pollNodes(ctx context.Context) {
 				state += ", tainted karpenter.sh/disrupted"
 			}
 		}
-		state = fmt.Sprintf("%s %s %s %s", state, n.Labels[karpv1.LabelInstanceType], n.Labels[corev1.LabelTopologyZone], n.Status.NodeInfo.KubeletVersion)
-		if t.nodes[n.Name] == state {
-			continue
-		}
-		t.nodes[n.Name] = state
-		t.printf("node      %-22s %s", n.Name, state)
+		states[n.Name] = fmt.Sprintf("%s %s %s %s", state, n.Labels[karpv1.LabelInstanceType], n.Labels[corev1.LabelTopologyZone], n.Status.NodeInfo.KubeletVersion)
 	}
-	for name := range t.nodes {
-		if !present[name] {
-			delete(t.nodes, name)
-			t.printf("node      %-22s gone", name)
-		}
-	}
+	t.changes("node", t.nodes, states)
 }
 
 func (t *timeline) pollPods(ctx context.Context) {
