@@ -43,12 +43,8 @@ func (c *Client) CreateInstance(ctx context.Context, instance CreateInstance) (C
 
 // GetInstance returns a VM; ErrNotFound when there is none with that id.
 func (c *Client) GetInstance(ctx context.Context, id string) (Instance, error) {
-	var resp GetInstanceResponse
-	_, err := c.do(ctx, call{
-		service: ServiceBCS, operation: "GetInstance", method: http.MethodGet,
-		path: PathInstances + "/" + url.PathEscape(id), idempotent: true,
-	}, &resp)
-	return resp.Instance, err
+	return getOne(ctx, c, call{service: ServiceBCS, operation: "GetInstance", path: PathInstances + "/" + url.PathEscape(id)},
+		func(r *GetInstanceResponse) Instance { return r.Instance })
 }
 
 // ListInstances returns every VM that matches the filter, across all pages.
@@ -130,10 +126,6 @@ func (c *Client) ListFlavors(ctx context.Context, f FlavorFilter) ([]Flavor, err
 
 // GetFlavor returns one instance type.
 func (c *Client) GetFlavor(ctx context.Context, id string) (Flavor, error) {
-	var resp GetFlavorResponse
-	_, err := c.do(ctx, call{
-		service: ServiceBCS, operation: "GetFlavor", method: http.MethodGet,
-		path: PathFlavors + "/" + url.PathEscape(id), idempotent: true,
-	}, &resp)
-	return resp.Flavor, err
+	return getOne(ctx, c, call{service: ServiceBCS, operation: "GetFlavor", path: PathFlavors + "/" + url.PathEscape(id)},
+		func(r *GetFlavorResponse) Flavor { return r.Flavor })
 }

@@ -16,7 +16,6 @@ package kakaocloud
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 )
 
@@ -37,10 +36,6 @@ func (c *Client) ListImages(ctx context.Context, f ImageFilter) ([]Image, error)
 
 // GetImage returns one image; ErrNotFound when it does not exist.
 func (c *Client) GetImage(ctx context.Context, id string) (Image, error) {
-	var resp GetImageResponse
-	_, err := c.do(ctx, call{
-		service: ServiceImage, operation: "GetImage", method: http.MethodGet,
-		path: PathImages + "/" + url.PathEscape(id), idempotent: true,
-	}, &resp)
-	return resp.Image, err
+	return getOne(ctx, c, call{service: ServiceImage, operation: "GetImage", path: PathImages + "/" + url.PathEscape(id)},
+		func(r *GetImageResponse) Image { return r.Image })
 }

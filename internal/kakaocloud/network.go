@@ -16,7 +16,6 @@ package kakaocloud
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 )
 
@@ -38,10 +37,6 @@ func (c *Client) ListSecurityGroups(ctx context.Context, f SecurityGroupFilter) 
 
 // GetSecurityGroup returns one security group; ErrNotFound when it does not exist.
 func (c *Client) GetSecurityGroup(ctx context.Context, id string) (SecurityGroup, error) {
-	var resp GetSecurityGroupResponse
-	_, err := c.do(ctx, call{
-		service: ServiceNetwork, operation: "GetSecurityGroup", method: http.MethodGet,
-		path: PathSecurityGroups + "/" + url.PathEscape(id), idempotent: true,
-	}, &resp)
-	return resp.SecurityGroup, err
+	return getOne(ctx, c, call{service: ServiceNetwork, operation: "GetSecurityGroup", path: PathSecurityGroups + "/" + url.PathEscape(id)},
+		func(r *GetSecurityGroupResponse) SecurityGroup { return r.SecurityGroup })
 }

@@ -57,3 +57,15 @@ func filter(pairs ...string) url.Values {
 	}
 	return q
 }
+
+// getOne is an idempotent GET of one object (cl's method is set here), its answer of type P
+// unwrapped by pick; an error comes back with the zero object.
+func getOne[T any, P any](ctx context.Context, c *Client, cl call, pick func(*P) T) (T, error) {
+	var resp P
+	cl.method, cl.idempotent = http.MethodGet, true
+	if _, err := c.do(ctx, cl, &resp); err != nil {
+		var zero T
+		return zero, err
+	}
+	return pick(&resp), nil
+}

@@ -16,7 +16,6 @@ package kakaocloud
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 )
 
@@ -38,10 +37,6 @@ func (c *Client) ListSubnets(ctx context.Context, f SubnetFilter) ([]Subnet, err
 
 // GetSubnet returns one subnet; ErrNotFound when it does not exist.
 func (c *Client) GetSubnet(ctx context.Context, id string) (Subnet, error) {
-	var resp GetSubnetResponse
-	_, err := c.do(ctx, call{
-		service: ServiceVPC, operation: "GetSubnet", method: http.MethodGet,
-		path: PathSubnets + "/" + url.PathEscape(id), idempotent: true,
-	}, &resp)
-	return resp.Subnet, err
+	return getOne(ctx, c, call{service: ServiceVPC, operation: "GetSubnet", path: PathSubnets + "/" + url.PathEscape(id)},
+		func(r *GetSubnetResponse) Subnet { return r.Subnet })
 }
