@@ -132,66 +132,53 @@ func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) o
 }
 
 func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {
-	var found []kcv1.Subnet
-	var missing []string
-	seen := map[string]bool{}
-	for _, term := range terms {
-		var subnets []kakaocloud.Subnet
-		var err error
-		if term.ID != "" {
-			subnets, err = r.Catalog.SubnetsByID(ctx, term.ID)
-		} else {
-			subnets, err = r.Catalog.SubnetsByName(ctx, term.Name)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(subnets) == 0 {
-			missing = append(missing, termString(term.ID, term.Name))
-		}
-		for _, s := range subnets {
-			if !seen[s.ID] {
-				seen[s.ID] = true
-				found = append(found, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone})
-			}
-		}
-	}
-	return found, missing, nil
+	return resolve(ctx, terms, r.Catalog.SubnetsByID, r.Catalog.SubnetsByName,
+		func(s kakaocloud.Subnet) (string, kcv1.Subnet) {
+			return s.ID, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone}
+		})
 }
 
 func (r *Reconciler) resolveSecurityGroups(ctx context.Context, terms []kcv1.SecurityGroupSelectorTerm) ([]kcv1.SecurityGroup, []string, error) {
-	var found []kcv1.SecurityGroup
+	return resolve(ctx, terms, r.Catalog.SecurityGroupsByID, r.Catalog.SecurityGroupsByName,
+		func(g kakaocloud.SecurityGroup) (string, kcv1.SecurityGroup) {
+			return g.ID, kcv1.SecurityGroup{ID: g.ID, Name: g.Name}
+		})
+}
+
+// selectorTerm is a subnet or security group selector term: an id, or else a name.
+type selectorTerm interface {
+	kcv1.SubnetSelectorTerm | kcv1.SecurityGroupSelectorTerm
+}
+
+// resolve looks every term up, by id or else by name, and returns what they select (each
+// once, in the order selected, as status) and the terms that select nothing.
+func resolve[Term selectorTerm, T, S any](ctx context.Context, terms []Term, byID, byName func(context.Context, string) ([]T, error),
+	status func(T) (string, S)) ([]S, []string, error) {
+	var found []S
 	var missing []string
 	seen := map[string]bool{}
 	for _, term := range terms {
-		var groups []kakaocloud.SecurityGroup
-		var err error
-		if term.ID != "" {
-			groups, err = r.Catalog.SecurityGroupsByID(ctx, term.ID)
-		} else {
-			groups, err = r.Catalog.SecurityGroupsByName(ctx, term.Name)
+		// Both term types are an id and a name; the conversion says so to the compiler.
+		sel := kcv1.SubnetSelectorTerm(term)
+		lookup, key, what := byName, sel.Name, "name "+sel.Name
+		if sel.ID != "" {
+			lookup, key, what = byID, sel.ID, "id "+sel.ID
 		}
+		selected, err := lookup(ctx, key)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(groups) == 0 {
-			missing = append(missing, termString(term.ID, term.Name))
+		if len(selected) == 0 {
+			missing = append(missing, what)
 		}
-		for _, g := range groups {
-			if !seen[g.ID] {
-				seen[g.ID] = true
-				found = append(found, kcv1.SecurityGroup{ID: g.ID, Name: g.Name})
+		for _, item := range selected {
+			if id, s := status(item); !seen[id] {
+				seen[id] = true
+				found = append(found, s)
 			}
 		}
 	}
 	return found, missing, nil
-}
-
-func termString(id, name string) string {
-	if id != "" {
-		return "id " + id
-	}
-	return "name " + name
 }
 
 // announce emits an event when a condition users must act on turns on.
