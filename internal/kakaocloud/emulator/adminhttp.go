@@ -33,14 +33,14 @@ var adminEndpoints = []struct {
 	pattern string // method and path below AdminPrefix
 	handle  adminHandler
 }{
-	{"POST /faults", (*Emulator).adminInjectFault},
+	{"POST /faults", withBody((*Emulator).adminInjectFault)},
 	{"DELETE /faults", (*Emulator).adminClearFaults},
-	{"POST /latency", (*Emulator).adminSetLatency},
-	{"POST /list-lag", (*Emulator).adminSetListLag},
-	{"POST /capacity", (*Emulator).adminSetCapacity},
-	{"POST /fail-instances", (*Emulator).adminFailInstances},
+	{"POST /latency", withBody((*Emulator).adminSetLatency)},
+	{"POST /list-lag", withBody((*Emulator).adminSetListLag)},
+	{"POST /capacity", withBody((*Emulator).adminSetCapacity)},
+	{"POST /fail-instances", withBody((*Emulator).adminFailInstances)},
 	{"POST /tokens/expire", (*Emulator).adminExpireTokens},
-	{"POST /credentials", (*Emulator).adminAddCredential},
+	{"POST /credentials", withBody((*Emulator).adminAddCredential)},
 	{"DELETE /credentials/{id}", (*Emulator).adminRemoveCredential},
 	{"POST /cluster", (*Emulator).adminSetControlPlane},
 	{"POST /versions", (*Emulator).adminChangeVersions},
@@ -48,6 +48,21 @@ var adminEndpoints = []struct {
 	{"GET /instances", (*Emulator).adminInstances},
 	{"GET /calls", (*Emulator).adminCalls},
 	{"DELETE /calls", (*Emulator).adminResetCalls},
+}
+
+// withBody serves an admin call that acts on its decoded body and answers with an
+// acknowledgement, or with the action's error.
+func withBody[T any](act func(e *Emulator, request T) error) adminHandler {
+	return func(e *Emulator, w http.ResponseWriter, r *http.Request) (int, any, error) {
+		var request T
+		if err := decodeBody(w, r, &request); err != nil {
+			return 0, nil, err
+		}
+		if err := act(e, request); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, acknowledged, nil
+	}
 }
 
 func (e *Emulator) adminRoutes() {
@@ -90,17 +105,13 @@ type AdminFault struct {
 	Drop       bool    `json:"drop,omitempty"`
 }
 
-func (e *Emulator) adminInjectFault(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminFault
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminInjectFault(request AdminFault) error {
 	if err := checkOperation(request.Operation); err != nil {
-		return 0, nil, err
+		return err
 	}
 	retryAfter, err := parseOptionalDuration("retry_after", request.RetryAfter)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	fault := Fault{
 		Status: request.Status, Code: request.Code, Message: request.Message,
@@ -108,10 +119,10 @@ func (e *Emulator) adminInjectFault(w http.ResponseWriter, r *http.Request) (int
 		Commit: request.Commit, Drop: request.Drop,
 	}
 	if err := fault.validate(); err != nil {
-		return 0, nil, badRequest("fault for %s: %v", request.Operation, err)
+		return badRequest("fault for %s: %v", request.Operation, err)
 	}
 	e.InjectFault(request.Operation, fault)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 func (e *Emulator) adminClearFaults(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
@@ -132,39 +143,31 @@ type AdminListLag struct {
 	Lag string `json:"lag"`
 }
 
-func (e *Emulator) adminSetListLag(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminListLag
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminSetListLag(request AdminListLag) error {
 	if request.Lag == "" {
-		return 0, nil, badRequest("lag is required, e.g. \"30s\"")
+		return badRequest("lag is required, e.g. \"30s\"")
 	}
 	lag, err := parseOptionalDuration("lag", request.Lag)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	e.SetListLag(lag)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
-func (e *Emulator) adminSetLatency(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminLatency
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminSetLatency(request AdminLatency) error {
 	if err := checkOperation(request.Operation); err != nil {
-		return 0, nil, err
+		return err
 	}
 	if request.Latency == "" {
-		return 0, nil, badRequest("latency is required, e.g. \"500ms\"")
+		return badRequest("latency is required, e.g. \"500ms\"")
 	}
 	latency, err := parseOptionalDuration("latency", request.Latency)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	e.SetLatency(request.Operation, latency)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 // AdminCapacity is the body of POST /_emulator/capacity; a negative remaining means
@@ -175,20 +178,16 @@ type AdminCapacity struct {
 	Remaining int    `json:"remaining"`
 }
 
-func (e *Emulator) adminSetCapacity(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminCapacity
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminSetCapacity(request AdminCapacity) error {
 	flavor, known := e.catalog.FlavorByName(request.Flavor)
 	if !known {
-		return 0, nil, badRequest("flavor %q: no such flavor", request.Flavor)
+		return badRequest("flavor %q: no such flavor", request.Flavor)
 	}
 	if !slices.Contains(flavor.Zones, request.Zone) {
-		return 0, nil, badRequest("zone %q: flavor %s is offered in %v", request.Zone, flavor.Name, flavor.Zones)
+		return badRequest("zone %q: flavor %s is offered in %v", request.Zone, flavor.Name, flavor.Zones)
 	}
 	e.SetCapacity(request.Flavor, request.Zone, request.Remaining)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 // AdminFailInstances is the body of POST /_emulator/fail-instances.
@@ -197,16 +196,12 @@ type AdminFailInstances struct {
 	Message string `json:"message,omitempty"`
 }
 
-func (e *Emulator) adminFailInstances(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminFailInstances
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminFailInstances(request AdminFailInstances) error {
 	if request.Count < 0 {
-		return 0, nil, badRequest("count %d is negative", request.Count)
+		return badRequest("count %d is negative", request.Count)
 	}
 	e.FailNextInstances(request.Count, request.Message)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 func (e *Emulator) adminExpireTokens(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
@@ -220,16 +215,12 @@ type AdminCredential struct {
 	Secret string `json:"secret"`
 }
 
-func (e *Emulator) adminAddCredential(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminCredential
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminAddCredential(request AdminCredential) error {
 	if request.ID == "" || request.Secret == "" {
-		return 0, nil, badRequest("a credential needs both id and secret")
+		return badRequest("a credential needs both id and secret")
 	}
 	e.AddCredential(request.ID, request.Secret)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 func (e *Emulator) adminRemoveCredential(_ http.ResponseWriter, r *http.Request) (int, any, error) {
