@@ -144,10 +144,7 @@ func (e *NodeClaimNotFoundError) Error() string { return fmt.Sprintf("nodeclaim 
 func (e *NodeClaimNotFoundError) Unwrap() error { return e.Err }
 
 // IsNodeClaimNotFound reports whether err is a NodeClaimNotFoundError.
-func IsNodeClaimNotFound(err error) bool {
-	var target *NodeClaimNotFoundError
-	return errors.As(err, &target)
-}
+func IsNodeClaimNotFound(err error) bool { return isA[*NodeClaimNotFoundError](err) }
 
 // InsufficientCapacityError says no offering the NodeClaim allows could be launched; the
 // NodeClaim is deleted so that the next scheduling round tries elsewhere.
@@ -159,10 +156,7 @@ func (e *InsufficientCapacityError) Error() string {
 func (e *InsufficientCapacityError) Unwrap() error { return e.Err }
 
 // IsInsufficientCapacity reports whether err is an InsufficientCapacityError.
-func IsInsufficientCapacity(err error) bool {
-	var target *InsufficientCapacityError
-	return errors.As(err, &target)
-}
+func IsInsufficientCapacity(err error) bool { return isA[*InsufficientCapacityError](err) }
 
 // LaunchFailedError is a VM that the cloud accepted and that then failed to come up, for a
 // reason other than capacity; Err carries the cloud's message.
@@ -172,10 +166,7 @@ func (e *LaunchFailedError) Error() string { return fmt.Sprintf("launch failed: 
 func (e *LaunchFailedError) Unwrap() error { return e.Err }
 
 // IsLaunchFailed reports whether err is a LaunchFailedError.
-func IsLaunchFailed(err error) bool {
-	var target *LaunchFailedError
-	return errors.As(err, &target)
-}
+func IsLaunchFailed(err error) bool { return isA[*LaunchFailedError](err) }
 
 // NodeClassNotReadyError says the NodeClaim's KCNodeClass cannot launch nodes now.
 type NodeClassNotReadyError struct{ Err error }
@@ -186,10 +177,7 @@ func (e *NodeClassNotReadyError) Error() string {
 func (e *NodeClassNotReadyError) Unwrap() error { return e.Err }
 
 // IsNodeClassNotReady reports whether err is a NodeClassNotReadyError.
-func IsNodeClassNotReady(err error) bool {
-	var target *NodeClassNotReadyError
-	return errors.As(err, &target)
-}
+func IsNodeClassNotReady(err error) bool { return isA[*NodeClassNotReadyError](err) }
 
 // CreatePendingError says a create may have made a VM the cloud does not list yet: the launch
 // must look again, without creating, until Until.
@@ -209,3 +197,9 @@ func IsCreatePending(err error) bool {
 
 // ProviderID returns the provider id of a KakaoCloud VM.
 func ProviderID(instanceID string) string { return kcv1.ProviderIDPrefix + instanceID }
+
+// isA reports whether err, or an error it wraps, is of type T.
+func isA[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}

@@ -439,25 +439,22 @@ func (r *Requirement) NodeSelectorRequirements() []karpv1.NodeSelectorRequiremen
 }
 
 func combineLower(a, b *Requirement) (bool, int64) {
-	switch {
-	case a.hasLower && b.hasLower:
-		return true, max(a.lower, b.lower)
-	case a.hasLower:
-		return true, a.lower
-	case b.hasLower:
-		return true, b.lower
-	}
-	return false, 0
+	return combineBound(a.hasLower, a.lower, b.hasLower, b.lower, func(x, y int64) int64 { return max(x, y) })
 }
 
 func combineUpper(a, b *Requirement) (bool, int64) {
+	return combineBound(a.hasUpper, a.upper, b.hasUpper, b.upper, func(x, y int64) int64 { return min(x, y) })
+}
+
+// combineBound is the tighter of two optional bounds: tighter picks between two given ones.
+func combineBound(hasA bool, a int64, hasB bool, b int64, tighter func(x, y int64) int64) (bool, int64) {
 	switch {
-	case a.hasUpper && b.hasUpper:
-		return true, min(a.upper, b.upper)
-	case a.hasUpper:
-		return true, a.upper
-	case b.hasUpper:
-		return true, b.upper
+	case hasA && hasB:
+		return true, tighter(a, b)
+	case hasA:
+		return true, a
+	case hasB:
+		return true, b
 	}
 	return false, 0
 }

@@ -149,28 +149,26 @@ func (t *topology) termsOf(pod *corev1.Pod) ([]podTerm, error) {
 		terms = append(terms, podTerm{group: t.group(kind, term.TopologyKey, ns, sel, 0, 0, nil), preferred: preferred, weight: weight})
 		return nil
 	}
+	type termsOf struct {
+		kind      topologyKind
+		required  []corev1.PodAffinityTerm
+		preferred []corev1.WeightedPodAffinityTerm
+	}
+	var kinds []termsOf
 	if pa := a.PodAffinity; pa != nil {
-		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			if err := add(kindAffinity, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], false, 0); err != nil {
-				return nil, err
-			}
-		}
-		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			if err := add(kindAffinity, &w.PodAffinityTerm, true, w.Weight); err != nil {
-				return nil, err
-			}
-		}
+		kinds = append(kinds, termsOf{kindAffinity, pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution})
 	}
 	if pa := a.PodAntiAffinity; pa != nil {
-		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-			if err := add(kindAntiAffinity, &pa.RequiredDuringSchedulingIgnoredDuringExecution[i], false, 0); err != nil {
+		kinds = append(kinds, termsOf{kindAntiAffinity, pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution})
+	}
+	for _, k := range kinds {
+		for i := range k.required {
+			if err := add(k.kind, &k.required[i], false, 0); err != nil {
 				return nil, err
 			}
 		}
-		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-			w := &pa.PreferredDuringSchedulingIgnoredDuringExecution[i]
-			if err := add(kindAntiAffinity, &w.PodAffinityTerm, true, w.Weight); err != nil {
+		for i := range k.preferred {
+			if err := add(k.kind, &k.preferred[i].PodAffinityTerm, true, k.preferred[i].Weight); err != nil {
 				return nil, err
 			}
 		}
