@@ -250,13 +250,13 @@ func TestListReportsInvalidKubeletSettings(t *testing.T) {
 }
 
 func TestListSkipsFlavorsThatCannotBeLaunched(t *testing.T) {
-	catalog := emulator.DefaultCatalog()
-	catalog.Flavors = append(catalog.Flavors,
+	offer := emulator.DefaultCatalog()
+	offer.Flavors = append(offer.Flavors,
 		kakaocloud.Flavor{Name: "bm2a.metal", VCPUs: 96, MemoryMB: 786432, InstanceType: "bm", Zones: allZones},
 		kakaocloud.Flavor{Name: "m2g.large", VCPUs: 2, MemoryMB: 8192, Architecture: "aarch64", Zones: allZones},
 		kakaocloud.Flavor{Name: "p1z.large", VCPUs: 2, MemoryMB: 8192, Architecture: "ppc64le", Zones: allZones},
 	)
-	provider := NewProvider(emulatorCatalog(t, catalog), nil, nil)
+	provider := NewProvider(emulatorCatalog(t, offer), nil, nil)
 	types, err := provider.List(t.Context(), nodeClassInZones(allZones...))
 	if err != nil {
 		t.Fatalf("List: %v", err)

@@ -25,23 +25,23 @@ var NodeClaimsDisrupted = Counter("karpenter_nodeclaims_disrupted_total",
 	"NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
 	"nodepool", "reason", "capacity_type")
 
-// Counter, Gauge, Histogram and HistogramVec make a metric and register it with the
-// controller-runtime registry, which the manager serves on /metrics.
+// Counter makes a counter and registers it with the controller-runtime registry, which the
+// manager serves on /metrics; Gauge, Histogram and HistogramVec do the same for theirs.
 func Counter(name, help string, labels ...string) *prometheus.CounterVec {
 	return register(prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
 }
 
-// Gauge: see Counter.
+// Gauge makes and registers a gauge, as Counter does.
 func Gauge(name, help string, labels ...string) *prometheus.GaugeVec {
 	return register(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels))
 }
 
-// Histogram: see Counter.
+// Histogram makes and registers a histogram without labels, as Counter does.
 func Histogram(name, help string, buckets []float64) prometheus.Histogram {
 	return register(prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}))
 }
 
-// HistogramVec: see Counter.
+// HistogramVec makes and registers a histogram, as Counter does.
 func HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
 	return register(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels))
 }

@@ -30,11 +30,12 @@ const Group = "karpenter.sh"
 var (
 	// GroupVersion is group version used to register these objects.
 	GroupVersion = schema.GroupVersion{Group: Group, Version: "v1"}
-	// SchemeBuilder adds this group-version's kinds to a scheme, AddToScheme runs it.
+	// SchemeBuilder adds this group-version's kinds to a scheme.
 	SchemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
 		s.AddKnownTypes(GroupVersion, &NodePool{}, &NodePoolList{}, &NodeClaim{}, &NodeClaimList{})
 		metav1.AddToGroupVersion(s, GroupVersion)
 		return nil
 	})
+	// AddToScheme adds this group-version's kinds to the given scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
