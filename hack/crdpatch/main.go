@@ -14,7 +14,7 @@
 
 // Command crdpatch adds to the generated CRDs the validation that controller-gen cannot derive
 // from markers because the fields are Kubernetes core types or map values: taint keys, values
-// and effects, and label values. Bounding these strings also keeps the CEL rules on the same
+// and effects, label values, and the bounds of the kubelet's quantity maps. Bounding these strings also keeps the CEL rules on the same
 // fields within the API server's cost budget. `make manifests` runs it after controller-gen.
 //
 // Usage: go run ./hack/crdpatch <crd.yaml> ...
@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
@@ -33,6 +34,10 @@ const (
 	qualifiedNamePattern = `^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*)/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
 	labelValuePattern    = `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 )
+
+// kubeletQuantityMaps are the KCNodeClass kubelet settings whose values are quantities or
+// percentages.
+var kubeletQuantityMaps = []string{"kubeReserved", "systemReserved", "evictionHard", "evictionSoft"}
 
 func main() {
 	for _, path := range os.Args[1:] {
@@ -88,6 +93,9 @@ func walk(s *apiextensionsv1.JSONSchemaProps) {
 			v := prop.AdditionalProperties.Schema
 			v.MaxLength = new(int64(63))
 			v.Pattern = labelValuePattern
+		case slices.Contains(kubeletQuantityMaps, name) && prop.AdditionalProperties != nil && prop.AdditionalProperties.Schema != nil:
+			// A quantity or a percentage; the bound keeps the CEL rules that parse them cheap.
+			prop.AdditionalProperties.Schema.MaxLength = new(int64(64))
 		}
 		walk(&prop)
 		s.Properties[name] = prop

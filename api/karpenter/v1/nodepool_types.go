@@ -247,6 +247,7 @@ const (
 // NodePool is a policy for the nodes Karpenter launches and disrupts.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=nodepools,scope=Cluster,categories=karpenter
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool name is at most 63 characters: its nodes carry it as the value of the label karpenter.sh/nodepool"
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.nodes
 // +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.template.spec.nodeClassRef.name",description="The KCNodeClass"

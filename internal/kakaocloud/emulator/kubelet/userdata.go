@@ -56,9 +56,10 @@ var (
 	kubeletArgsLine = regexp.MustCompile(`(?m)^\s*KUBELET_EXTRA_ARGS=("[^"]*"|'[^']*'|\S*)\s*$`)
 	// bootstrapToken finds the token of a bootstrap kubeconfig written by the script.
 	bootstrapToken = regexp.MustCompile(`(?m)^\s*token:\s*['"]?([a-z0-9]{6}\.[a-z0-9]{16})['"]?\s*$`)
-	// metadataVariable matches the shell variables a join script fills from the metadata
-	// service: $INSTANCE_ID or ${INSTANCE_ID}.
-	metadataVariable = regexp.MustCompile(`\$\{?INSTANCE_ID\}?`)
+	// metadataVariable matches what a join script fills from the metadata service: the shell
+	// variable $INSTANCE_ID or ${INSTANCE_ID}, or the @INSTANCE_ID@ placeholder the script
+	// puts the checked id in with sed.
+	metadataVariable = regexp.MustCompile(`\$\{?INSTANCE_ID\}?|@INSTANCE_ID@`)
 )
 
 // ParseUserData reads the kubelet flags from a VM's user data, as the kubelet would receive
