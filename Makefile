@@ -82,6 +82,7 @@ olm-binaries: ## Build OLM's olm and catalog operators and opm, with OLM's CRDs 
 test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
+	FUZZTIME=$(FUZZ_TEST_TIME) hack/fuzz
 	$(MAKE) test-packaging
 	$(MAKE) conformance SEEDS=$(CONFORMANCE_TEST_SEEDS)
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
@@ -93,6 +94,16 @@ test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a
 CONFORMANCE_TEST_SEEDS ?= 200
 SEEDS ?= 1000
 SEED ?= 1
+
+# Fuzz targets: make test runs each for FUZZ_TEST_TIME; make fuzz FUZZTIME=10m for long runs,
+# FUZZ=<regexp> to pick targets.
+FUZZ_TEST_TIME ?= 5s
+FUZZTIME ?= 1m
+FUZZ ?= .
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (or those matching FUZZ) for FUZZTIME each.
+	FUZZTIME=$(FUZZTIME) hack/fuzz -run '$(FUZZ)'
 
 .PHONY: conformance
 conformance: ## Judge the scheduling simulation with the real kube-scheduler: SEEDS=N seeds from SEED.

@@ -153,7 +153,9 @@ func scriptShape(tb testing.TB, script string) string {
 
 func wordText(w *syntax.Word) string {
 	var b strings.Builder
-	syntax.NewPrinter().Print(&b, w)
+	if err := syntax.NewPrinter().Print(&b, w); err != nil {
+		return fmt.Sprintf("unprintable word: %v", err)
+	}
 	return b.String()
 }
 

@@ -16,17 +16,27 @@ package kakaocloud
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
 )
 
+// maxListPages bounds a listing: a server whose pagination never ends (a total that keeps
+// ahead of the pages, pages that do not advance) would otherwise keep the client reading.
+// 1,000 pages of 100 is far more VMs than a cluster's listing holds.
+const maxListPages = 1000
+
 // listAll reads every page of a paginated list. page decodes one answer into its items and
 // its pagination block.
 func listAll[T any, P any](ctx context.Context, c *Client, cl call, page func(*P) ([]T, Pagination)) ([]T, error) {
 	var all []T
-	for offset := 0; ; {
+	for offset, pages := 0, 0; ; pages++ {
+		if pages == maxListPages {
+			return nil, fmt.Errorf("kakaocloud %s.%s: the listing did not end after %d pages (%d items; the last page reported a total of more)",
+				cl.service, cl.operation, maxListPages, len(all))
+		}
 		q := url.Values{}
 		maps.Copy(q, cl.query)
 		q.Set("limit", strconv.Itoa(c.pageSize))

@@ -70,3 +70,32 @@ func TestNillableDurationWithoutTextWritesGoDuration(t *testing.T) {
 		t.Errorf("marshal of nil duration = %s, want \"Never\"", out)
 	}
 }
+
+// FuzzNillableDuration reads arbitrary JSON as a NillableDuration: what it accepts writes back
+// to text that reads as the same value, and what is written is a JSON string.
+func FuzzNillableDuration(f *testing.F) {
+	for _, seed := range []string{`"720h"`, `"Never"`, `"1h30m"`, `"-5s"`, `"0"`, `"9999999999h"`, `"never"`, `null`, `5`, `"\u0000"`, `"1e3s"`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d NillableDuration
+		if err := json.Unmarshal(data, &d); err != nil {
+			return
+		}
+		written, err := json.Marshal(d)
+		if err != nil {
+			t.Fatalf("%q read, but not written: %v", data, err)
+		}
+		var s string
+		if err := json.Unmarshal(written, &s); err != nil {
+			t.Fatalf("%q is written as %s, which is not a JSON string", data, written)
+		}
+		var again NillableDuration
+		if err := json.Unmarshal(written, &again); err != nil {
+			t.Fatalf("%q is written as %s, which does not read back: %v", data, written, err)
+		}
+		if (d.Duration == nil) != (again.Duration == nil) || (d.Duration != nil && *d.Duration != *again.Duration) {
+			t.Fatalf("%q reads as %v, but its written form %s as %v", data, d.Duration, written, again.Duration)
+		}
+	})
+}

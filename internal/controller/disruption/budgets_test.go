@@ -15,6 +15,7 @@
 package disruption
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -114,4 +115,37 @@ func TestAllowedDisruptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzBudgets reads arbitrary budgets as admission and the disruption loop do: a schedule
+// admission accepts is one the loop can evaluate, and no budget allows more nodes than its
+// pool has when given as a percentage, or fewer than none.
+func FuzzBudgets(f *testing.F) {
+	for _, seed := range []struct {
+		schedule, nodes string
+		minutes         int64
+		total           uint16
+	}{
+		{"0 9 * * mon-fri", "10%", 480, 20}, {"@daily", "0", 60, 3}, {"TZ=Asia/Seoul 0 9 * * *", "1", 60, 1},
+		{"0 0 30 2 *", "100%", 1, 7}, {"*/0 * * * *", "-1", 0, 0}, {"61 * * * *", "101%", -5, 9}, {"", "5", 10, 10},
+	} {
+		f.Add(seed.schedule, seed.nodes, seed.minutes, seed.total)
+	}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, schedule, nodes string, minutes int64, total uint16) {
+		budget := karpv1.Budget{Nodes: nodes, Schedule: &schedule, Duration: &metav1.Duration{Duration: time.Duration(minutes) * time.Minute}}
+		np := &karpv1.NodePool{Spec: karpv1.NodePoolSpec{Disruption: karpv1.Disruption{Budgets: []karpv1.Budget{budget}}}}
+		if len(np.RuntimeValidate()) == 0 {
+			if _, err := BudgetActive(budget, now); err != nil {
+				t.Fatalf("admission accepts schedule %q, but the loop cannot read it: %v", schedule, err)
+			}
+		}
+		n, err := BudgetNodes(nodes, int(total))
+		if err != nil {
+			return
+		}
+		if n < 0 || (strings.HasSuffix(nodes, "%") && n > int(total)) {
+			t.Fatalf("budget %q of %d nodes allows %d", nodes, total, n)
+		}
+	})
 }

@@ -39,7 +39,7 @@ func newFakeClock() *clocktesting.FakeClock {
 
 // harness is an emulator on a real loopback HTTP server, with a fake clock and a token.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	emulator *emulator.Emulator
 	server   *httptest.Server
 	clock    *clocktesting.FakeClock
@@ -49,7 +49,7 @@ type harness struct {
 
 // newHarness starts an emulator with opts (a fake clock unless opts has a clock) and logs in
 // with one of its credentials.
-func newHarness(t *testing.T, opts emulator.Options) *harness {
+func newHarness(t testing.TB, opts emulator.Options) *harness {
 	t.Helper()
 	clock := newFakeClock()
 	if opts.Clock == nil {
@@ -74,7 +74,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) decode(t *testing.T, v any) {
+func (r response) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decoding %s: %v", r.body, err)
