@@ -108,6 +108,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	By("checking that the cluster is empty of this suite's kinds")
 	Expect(leftovers(Default)).To(BeEmpty(), "the cluster holds NodePools, NodeClaims or nodes from an earlier run")
+	secrets.start()
 })
 
 // Every spec leaves the cluster as it found it: this cleanup, registered first, runs after
