@@ -76,9 +76,9 @@ func (w *secretWatch) sample() {
 			w.add(string(s.Data["secret-access-key"]), "the KakaoCloud access key's secret")
 		case s.Name == "karpenter-kakaocloud-signing-keys":
 			for key, value := range s.Data {
-				if strings.HasPrefix(key, "keys.") {
-					w.add(string(value), "signing key "+strings.TrimPrefix(key, "keys."))
-					w.add(strings.TrimSpace(string(value)), "signing key "+strings.TrimPrefix(key, "keys."))
+				if id, ok := strings.CutPrefix(key, "keys."); ok {
+					w.add(string(value), "signing key "+id)
+					w.add(strings.TrimSpace(string(value)), "signing key "+id)
 				}
 			}
 		}
