@@ -69,9 +69,29 @@ func PatchStatus(ctx context.Context, c client.Client, stored, nodeClaim *karpv1
 	})
 }
 
+// Write writes nodeClaim's metadata, then its status, where they differ from stored, for a
+// controller that changes both in one pass. The status patch is computed against the
+// NodeClaim the metadata patch answered with (the API server's, at its new resourceVersion)
+// with this writer's status changes applied to it, so that the lock still guards the status.
+// On success nodeClaim is what the API server holds.
+func Write(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeClaim) error {
+	desired := nodeClaim.Status.DeepCopy()
+	if err := Patch(ctx, c, stored, nodeClaim); err != nil {
+		return err
+	}
+	if nodeClaim.ResourceVersion == stored.ResourceVersion {
+		nodeClaim.Status = *desired
+		return PatchStatus(ctx, c, stored, nodeClaim)
+	}
+	server := nodeClaim.DeepCopy()
+	rebaseStatus(&nodeClaim.Status, stored.Status, *desired)
+	return PatchStatus(ctx, c, server, nodeClaim)
+}
+
 // Patch writes nodeClaim's labels, annotations and finalizers where they differ from stored,
 // under the same rule. (The spec is immutable; other metadata is not the controllers' to
-// write, and a change to it is written only from a current copy.)
+// write, and a change to it is written only from a current copy.) On success nodeClaim is
+// what the API server holds, its status included.
 func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeClaim) error {
 	if equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClaim.ObjectMeta) {
 		return nil
@@ -89,8 +109,6 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 		if err := c.Patch(ctx, next, lockedPatch(current)); err != nil {
 			return err
 		}
-		// The answer carries the stored status; the caller's status is its own to write.
-		next.Status = changed.Status
 		next.DeepCopyInto(nodeClaim)
 		return nil
 	})

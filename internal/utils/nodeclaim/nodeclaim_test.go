@@ -126,4 +126,32 @@ func TestWritesFromAStaleCopy(t *testing.T) {
 	if !maps.Equal(nodeClaim.Labels, got.Labels) || nodeClaim.ResourceVersion != got.ResourceVersion {
 		t.Errorf("the caller's copy is not what the API server holds: %v at %s", nodeClaim.Labels, nodeClaim.ResourceVersion)
 	}
+
+	// Write: a label and a condition from a stale copy in one pass, while another writer set a
+	// condition of its own. The status patch follows the metadata patch under the lock.
+	stored = got.DeepCopy()
+	other = got.DeepCopy()
+	set(other, karpv1.ConditionTypeConsolidatable, metav1.ConditionTrue)
+	if err := kube.Status().Update(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	nodeClaim = stored.DeepCopy()
+	nodeClaim.Labels["written"] = "both"
+	set(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionTrue)
+	if err := nodeclaimutil.Write(ctx, kube, stored, nodeClaim); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), got); err != nil {
+		t.Fatal(err)
+	}
+	types = types[:0]
+	for _, c := range got.Status.Conditions {
+		types = append(types, c.Type)
+	}
+	if want := []string{karpv1.ConditionTypeConsolidatable, karpv1.ConditionTypeDrifted, karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered}; !slices.Equal(types, want) {
+		t.Errorf("after Write, conditions = %v, want %v: the other writer's Consolidatable kept, Registered added", types, want)
+	}
+	if got.Labels["written"] != "both" {
+		t.Errorf("after Write, labels = %v", got.Labels)
+	}
 }

@@ -108,23 +108,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return next, err
 }
 
-// patch writes metadata and status changes, each once (nodeclaimutil says why under a lock).
+// patch writes metadata and status changes, each once, as nodeclaimutil.Write does.
 func (r *Reconciler) patch(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	status := nodeClaim.Status.DeepCopy()
-	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	// The metadata patch answers with the stored status; the new one is written next, against
-	// the resourceVersion the metadata patch returned.
-	nodeClaim.Status = *status
-	if nodeClaim.ResourceVersion != stored.ResourceVersion {
-		stored = stored.DeepCopy()
-		stored.ResourceVersion = nodeClaim.ResourceVersion
-	}
-	return client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
+	return client.IgnoreNotFound(nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim))
 }
 
 // deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
