@@ -27,6 +27,11 @@ const (
 	LabelInstanceGPUName  = Group + "/instance-gpu-name"  // e.g. a100
 	// LabelNodeClass is the name of the KCNodeClass a node was launched from.
 	LabelNodeClass = Group + "/kcnodeclass"
+	// LabelSigningKey is the id of the signing key whose marker proves the node's VM is this
+	// cluster's. During a keyring rotation, kubectl get nodeclaims -L with this key shows
+	// which nodes still depend on the old key: it may leave the keyring once none does. It
+	// is not schedulable.
+	LabelSigningKey = Group + "/signing-key"
 )
 
 // ProviderIDPrefix starts the provider ID of KakaoCloud VMs: kakaocloud://<instance id>.

@@ -127,6 +127,7 @@ const ConditionTypeReady = "Ready"
 // +kubebuilder:printcolumn:name="NodePool",type="string",JSONPath=".metadata.labels.karpenter\\.sh/nodepool",priority=1
 // +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.nodeClassRef.name",priority=1
 // +kubebuilder:printcolumn:name="Drifted",type="string",JSONPath=".status.conditions[?(@.type==\"Drifted\")].status",priority=1
+// +kubebuilder:printcolumn:name="SigningKey",type="string",JSONPath=".metadata.labels.karpenter\\.kakaocloud\\.com/signing-key",priority=1
 type NodeClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -347,8 +347,8 @@ func subnetIn(nodeClass *kcv1.KCNodeClass, zone string) (string, bool) {
 	return "", false
 }
 
-// toNodeClaim describes a VM as a NodeClaim: labels of its type and zone, provider id,
-// image, capacity and allocatable.
+// toNodeClaim describes a VM as a NodeClaim: labels of its type, zone and signing key,
+// provider id, image, capacity and allocatable.
 func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karpv1.NodeClaim {
 	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: inst.Name, Labels: map[string]string{}}}
 	if it != nil {
@@ -361,6 +361,9 @@ func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karp
 	}
 	nodeClaim.Labels[karpv1.LabelTopologyZone] = inst.AvailabilityZone
 	nodeClaim.Labels[karpv1.LabelCapacityType] = karpv1.CapacityTypeOnDemand
+	if marker, ok := signing.ParseMarker(inst.Description); ok {
+		nodeClaim.Labels[kcv1.LabelSigningKey] = marker.KeyID
+	}
 	nodeClaim.Status.ProviderID = cloudprovider.ProviderID(inst.ID)
 	nodeClaim.Status.ImageID = inst.Image.ID
 	nodeClaim.CreationTimestamp = metav1.NewTime(inst.CreatedAt)

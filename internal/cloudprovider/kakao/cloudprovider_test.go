@@ -114,8 +114,10 @@ var _ = Describe("Create", func() {
 		Expect(vm.AvailabilityZone).To(Equal("kr-central-2-b"))
 		Expect(vm.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
 		Expect(vm.Image.ID).To(Equal(launched.Status.ImageID))
-		_, err = env.Keyring.Verify(vm.Description, signing.Subject{VMName: vm.Name, ClusterID: "karpenter-demo", NodeClaim: claim.Name})
+		keyID, err := env.Keyring.Verify(vm.Description, signing.Subject{VMName: vm.Name, ClusterID: "karpenter-demo", NodeClaim: claim.Name})
 		Expect(err).NotTo(HaveOccurred())
+		Expect(launched.Labels).To(HaveKeyWithValue(kcv1.LabelSigningKey, keyID), "the NodeClaim names the key its VM is signed with")
+		Expect(keyID).To(Equal(env.Keyring.ActiveKeyID()))
 	})
 
 	It("chooses by the operators' relative cost overrides", func() {
