@@ -330,7 +330,8 @@ type Owned struct {
 }
 
 // List returns every VM whose marker proves this cluster owns it, and records how many VMs
-// each signing key still covers.
+// each signing key still covers: every key of the ring, and a key no longer in the ring that
+// VMs with this cluster's marker are still signed with.
 func (p *Provider) List(ctx context.Context) ([]Owned, error) {
 	keyring, err := p.keyring.Keyring(ctx)
 	if err != nil {
@@ -354,6 +355,11 @@ func (p *Provider) List(ctx context.Context) ([]Owned, error) {
 		if err != nil {
 			log.FromContext(ctx).Info("VM carries this cluster's marker but does not verify; it will not be touched",
 				"instance", inst.ID, "name", inst.Name, "reason", err.Error())
+			if errors.Is(err, signing.ErrUnknownKey) {
+				// Signed with a key the ring no longer holds: the VM still depends on it, and
+				// the key's count says so, instead of reading 0 as "safe to remove".
+				perKey[marker.KeyID]++
+			}
 			continue
 		}
 		perKey[keyID]++

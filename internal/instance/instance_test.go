@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
@@ -326,6 +328,49 @@ func TestListCountsVMsPerSigningKey(t *testing.T) {
 	if len(keys) != 2 || keys["default-old"] != "k1" || keys["default-new"] != "k2" {
 		t.Errorf("owned VMs and keys = %v, want default-old by k1 and default-new by k2", keys)
 	}
+	expectKeyCount(t, "k1", 1)
+	expectKeyCount(t, "k2", 1)
+
+	// k1 removed while a VM still depends on it: that VM is no longer owned, and k1's count
+	// says it still exists rather than reading as safe to remove.
+	withoutK1, err := signing.NewKeyring("k2", map[string][]byte{"k2": key(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned, err = instance.NewProvider(e.client, withoutK1, "karpenter-demo", instance.Options{}).List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(owned) != 1 || owned[0].Instance.Name != "default-new" {
+		t.Errorf("owned VMs = %v, want only default-new", owned)
+	}
+	expectKeyCount(t, "k1", 1)
+	expectKeyCount(t, "k2", 1)
+}
+
+// expectKeyCount checks the karpenter_kakaocloud_instances_by_signing_key series of keyID.
+func expectKeyCount(t *testing.T, keyID string, want float64) {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, family := range families {
+		if family.GetName() != "karpenter_kakaocloud_instances_by_signing_key" {
+			continue
+		}
+		for _, m := range family.GetMetric() {
+			for _, label := range m.GetLabel() {
+				if label.GetName() == "key_id" && label.GetValue() == keyID {
+					if got := m.GetGauge().GetValue(); got != want {
+						t.Errorf("VMs signed by %s = %v, want %v", keyID, got, want)
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Errorf("no karpenter_kakaocloud_instances_by_signing_key series for %s", keyID)
 }
 
 func TestVMName(t *testing.T) {

@@ -288,6 +288,24 @@ var _ = Describe("Delete, Get and List", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
 	})
+
+	It("never deletes a VM signed with a key the keyring no longer holds, and says to put the key back", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		claim := nodeClaim(nodeClass, "1")
+		launched, err := provider.Create(env.Ctx, claim)
+		Expect(err).NotTo(HaveOccurred())
+		claim.Status.ProviderID = launched.Status.ProviderID
+		// A marker of this cluster signed with key "gone", which the ring does not hold.
+		removedKey := "karpenter v1 c=karpenter-demo k=gone s=AAAAAAAAAAAAAAAAAAAAAA"
+		_, err = env.KakaoCloud.UpdateInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &removedKey})
+		Expect(err).NotTo(HaveOccurred())
+
+		Expect(provider.Delete(env.Ctx, claim)).To(MatchError(ContainSubstring("not in the keyring")))
+		Expect(env.Recorder.Notes(claim.Name, "InstanceOwnershipUnverified")).To(ContainElement(ContainSubstring("put that key back into the keyring Secret")))
+		vm, err := env.KakaoCloud.GetInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
+	})
 })
 
 var _ = Describe("IsDrifted", func() {

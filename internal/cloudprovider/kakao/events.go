@@ -15,10 +15,13 @@
 package kakao
 
 import (
+	"errors"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
 // Event reasons of the KakaoCloud cloud provider.
@@ -30,6 +33,11 @@ const (
 
 // ownershipUnverified says, on the NodeClaim, that its VM was not deleted and why.
 func ownershipUnverified(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, instanceID string, err error) {
+	if errors.Is(err, signing.ErrUnknownKey) {
+		recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonInstanceOwnershipUnverified, "Delete",
+			"VM %s was not deleted: it is signed with a key the signing keyring no longer holds; put that key back into the keyring Secret and the VM is deleted (%v)", instanceID, err)
+		return
+	}
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonInstanceOwnershipUnverified, "Delete",
 		"VM %s was not deleted: its name or description was changed, so this cluster cannot prove it owns it; delete it by hand if it is this NodeClaim's (%v)", instanceID, err)
 }
