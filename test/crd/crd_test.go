@@ -835,7 +835,7 @@ var _ = Describe("kubectl get", func() {
 		errOut, _ = io.ReadAll(stderr)
 		Expect(err).NotTo(HaveOccurred(), string(errOut))
 		Expect(strings.Fields(strings.SplitN(string(out), "\n", 2)[0])).To(Equal([]string{
-			"NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE", "IMAGEID", "ID", "NODEPOOL", "NODECLASS", "DRIFTED"}))
+			"NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE", "IMAGEID", "ID", "NODEPOOL", "NODECLASS", "DRIFTED", "SIGNINGKEY"}))
 	})
 })
 
