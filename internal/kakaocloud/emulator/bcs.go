@@ -248,25 +248,24 @@ func (e *Emulator) instanceLocked(id string) (*instance, error) {
 func (e *Emulator) listInstances(_ http.ResponseWriter, r *http.Request) (int, any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	all := make([]kakaocloud.Instance, 0, len(e.instances))
 	listedBefore := e.now().Add(-e.listLag)
-	for _, in := range e.instances {
-		if e.listLag == 0 || !in.CreatedAt.After(listedBefore) { // else not in the listing index yet
-			all = append(all, in.snapshot())
-		}
-	}
-	instances, pagination, err := listPage(r.URL.Query(), all, func(in kakaocloud.Instance) string { return in.Name },
-		exact("id", func(in kakaocloud.Instance) string { return in.ID }),
-		func(query url.Values, in kakaocloud.Instance) bool {
-			return strings.Contains(in.Name, query.Get("name"))
-		},
-		func(query url.Values, in kakaocloud.Instance) bool {
+	// Filtered and paged as they are; only the page is copied out.
+	page, pagination, err := listPage(r.URL.Query(), e.instances, func(in *instance) string { return in.Name },
+		// An instance younger than the list lag is not in the listing index yet.
+		func(_ url.Values, in *instance) bool { return e.listLag == 0 || !in.CreatedAt.After(listedBefore) },
+		exact("id", func(in *instance) string { return in.ID }),
+		func(query url.Values, in *instance) bool { return strings.Contains(in.Name, query.Get("name")) },
+		func(query url.Values, in *instance) bool {
 			return query.Get("status") == "" || strings.EqualFold(query.Get("status"), in.Status)
 		},
-		exact("availability_zone", func(in kakaocloud.Instance) string { return in.AvailabilityZone }),
-		exact("flavor_name", func(in kakaocloud.Instance) string { return in.Flavor.Name }))
+		exact("availability_zone", func(in *instance) string { return in.AvailabilityZone }),
+		exact("flavor_name", func(in *instance) string { return in.Flavor.Name }))
 	if err != nil {
 		return 0, nil, err
+	}
+	instances := make([]kakaocloud.Instance, 0, len(page))
+	for _, in := range page {
+		instances = append(instances, in.snapshot())
 	}
 	return http.StatusOK, kakaocloud.ListInstancesResponse{Instances: instances, Pagination: pagination}, nil
 }
