@@ -401,6 +401,37 @@ func requirement(key string, op corev1.NodeSelectorOperator, values ...string) k
 	return karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values}
 }
 
+// watchNodeClassReady samples the KCNodeClass named every 500 ms from now on and returns a
+// stop that ends the sampling and returns each sample in which it was not Ready.
+func watchNodeClassReady(name string) (stop func() []string) {
+	var mu sync.Mutex
+	var lost []string
+	stopSampling := sampleEvery(500*time.Millisecond, func(now time.Time) {
+		current := &kcv1.KCNodeClass{}
+		if kube.Get(ctx, client.ObjectKey{Name: name}, current) == nil && !meta.IsStatusConditionTrue(current.Status.Conditions, kcv1.ConditionTypeReady) {
+			mu.Lock()
+			defer mu.Unlock()
+			lost = append(lost, fmt.Sprintf("%s: %+v", now.Format(time.StampMilli), meta.FindStatusCondition(current.Status.Conditions, kcv1.ConditionTypeReady)))
+		}
+	})
+	DeferCleanup(stopSampling)
+	return func() []string {
+		stopSampling()
+		mu.Lock()
+		defer mu.Unlock()
+		return lost
+	}
+}
+
+// operatorSecret returns the operator's Secret of that name, wherever it is installed.
+func operatorSecret(name string) *corev1.Secret {
+	GinkgoHelper()
+	secrets := &corev1.SecretList{}
+	Expect(kube.List(ctx, secrets, client.MatchingFields{"metadata.name": name})).To(Succeed())
+	Expect(secrets.Items).To(HaveLen(1), "the operator's Secret %s", name)
+	return &secrets.Items[0]
+}
+
 // sampleEvery calls f every interval on its own goroutine until the returned stop is called;
 // stop returns once f no longer runs. f must not use Gomega's Default (it does not run on
 // the spec's goroutine). The last call of f starts after stop is called: a spec that stops

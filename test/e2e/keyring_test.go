@@ -24,7 +24,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -32,10 +31,7 @@ import (
 
 var _ = Describe("Signing keyring", func() {
 	It("rotates: nodes launched after a new key is made active are signed with it, kubectl shows which nodes still depend on the old key, and the old key leaves once none does", func() {
-		secrets := &corev1.SecretList{}
-		Expect(kube.List(ctx, secrets, client.MatchingFields{"metadata.name": "karpenter-kakaocloud-signing-keys"})).To(Succeed())
-		Expect(secrets.Items).To(HaveLen(1), "the operator's signing keyring Secret")
-		keyring := &secrets.Items[0]
+		keyring := operatorSecret("karpenter-kakaocloud-signing-keys")
 		original := maps.Clone(keyring.Data)
 		oldKey := string(original["activeKeyID"])
 		// Registered before the pool, so that it runs after the pool's VMs are gone: they are

@@ -16,7 +16,6 @@ package e2e
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -58,17 +57,7 @@ var _ = Describe("KCNodeClass images", func() {
 		// The operator caches the images of a version for minutes; the lookup fails once the
 		// cache is due. Touching the KCNodeClass makes it reconcile at once instead of at its
 		// next resync. Ready must hold all along.
-		var mu sync.Mutex
-		var lostReady []string
-		stop := sampleEvery(500*time.Millisecond, func(now time.Time) {
-			current := &kcv1.KCNodeClass{}
-			if kube.Get(ctx, client.ObjectKeyFromObject(nodeClass), current) == nil && !meta.IsStatusConditionTrue(current.Status.Conditions, kcv1.ConditionTypeReady) {
-				mu.Lock()
-				defer mu.Unlock()
-				lostReady = append(lostReady, fmt.Sprintf("%s: %+v", now.Format(time.StampMilli), meta.FindStatusCondition(current.Status.Conditions, kcv1.ConditionTypeReady)))
-			}
-		})
-		DeferCleanup(stop)
+		stopReadyWatch := watchNodeClassReady(nodeClass.Name)
 		By("waiting for ImagesReady to turn to ImagesRetained (the image cache expires first)")
 		Eventually(func(g Gomega) {
 			touch(g, nodeClass)
@@ -136,10 +125,7 @@ var _ = Describe("KCNodeClass images", func() {
 			v, _ := operatorMetric(g, `karpenter_kakaocloud_nodeclass_images_retained{nodeclass="retained"}`)
 			return v
 		}).Should(Equal("0"))
-		stop()
-		mu.Lock()
-		defer mu.Unlock()
-		Expect(lostReady).To(BeEmpty(), "the KCNodeClass stayed Ready")
+		Expect(stopReadyWatch()).To(BeEmpty(), "the KCNodeClass stayed Ready")
 	})
 })
 

@@ -17,17 +17,13 @@ package e2e
 import (
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
 
@@ -37,10 +33,7 @@ var _ = Describe("Credentials", func() {
 		deployment := createDeployment("rotation", 1, poolPod("rotation", "rotation", "1"))
 		Eventually(func(g Gomega) int { return running(podsOf("rotation")(g)) }).Should(Equal(1))
 
-		secrets := &corev1.SecretList{}
-		Expect(kube.List(ctx, secrets, client.MatchingFields{"metadata.name": "karpenter-kakaocloud-credentials"})).To(Succeed())
-		Expect(secrets.Items).To(HaveLen(1), "the operator's credentials Secret")
-		secret := &secrets.Items[0]
+		secret := operatorSecret("karpenter-kakaocloud-credentials")
 		oldID, oldSecret := string(secret.Data["access-key-id"]), string(secret.Data["secret-access-key"])
 		newID, newSecret := "rotated-access-key", fmt.Sprintf("rotated-secret-%d", time.Now().UnixNano())
 		DeferCleanup(func() {
@@ -52,17 +45,7 @@ var _ = Describe("Credentials", func() {
 			emulatorAdmin(http.MethodDelete, "/credentials/"+newID, nil)
 		})
 
-		var mu sync.Mutex
-		var lostReady []string
-		stop := sampleEvery(500*time.Millisecond, func(now time.Time) {
-			current := &kcv1.KCNodeClass{}
-			if kube.Get(ctx, client.ObjectKey{Name: "rotation"}, current) == nil && !meta.IsStatusConditionTrue(current.Status.Conditions, kcv1.ConditionTypeReady) {
-				mu.Lock()
-				defer mu.Unlock()
-				lostReady = append(lostReady, fmt.Sprintf("%s: %+v", now.Format(time.StampMilli), meta.FindStatusCondition(current.Status.Conditions, kcv1.ConditionTypeReady)))
-			}
-		})
-		DeferCleanup(stop)
+		stopReadyWatch := watchNodeClassReady("rotation")
 
 		By("adding a second access key to KakaoCloud and writing it into the Secret")
 		issued := emulatorCalls(Default, emulator.OpIssueToken)
@@ -80,9 +63,6 @@ var _ = Describe("Credentials", func() {
 			g.Expect(nodesOf("rotation")(g)).To(HaveLen(2))
 		}).Should(Succeed())
 		Expect(emulatorCalls(Default, emulator.OpIssueToken)).To(BeNumerically(">", issued), "a token was issued again, with the new key")
-		stop()
-		mu.Lock()
-		defer mu.Unlock()
-		Expect(lostReady).To(BeEmpty(), "the KCNodeClass stayed Ready while the key rotated")
+		Expect(stopReadyWatch()).To(BeEmpty(), "the KCNodeClass stayed Ready while the key rotated")
 	})
 })

@@ -60,11 +60,12 @@ func (w *secretWatch) sample() {
 	if kube.List(ctx, list) != nil {
 		return
 	}
-	claims := &karpv1.NodeClaimList{}
-	_ = kube.List(ctx, claims)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.nodeClaims = w.nodeClaims || len(claims.Items) > 0
+	if !w.nodeClaims {
+		claims := &karpv1.NodeClaimList{}
+		w.nodeClaims = kube.List(ctx, claims) == nil && len(claims.Items) > 0
+	}
 	for _, s := range list.Items {
 		switch {
 		case s.Type == corev1.SecretTypeBootstrapToken:
