@@ -35,7 +35,7 @@ func Set(conditions *[]metav1.Condition, generation int64, c metav1.Condition) b
 	c.ObservedGeneration = generation
 	changed := meta.SetStatusCondition(conditions, c)
 	if !slices.IsSortedFunc(*conditions, byType) {
-		slices.SortStableFunc(*conditions, byType)
+		Sort(*conditions)
 		changed = true
 	}
 	return changed
@@ -67,5 +67,8 @@ func SetReady(conditions *[]metav1.Condition, generation int64, root metav1.Cond
 	}
 	return Set(conditions, generation, root)
 }
+
+// Sort orders conditions by type, the order Set keeps them in.
+func Sort(conditions []metav1.Condition) { slices.SortStableFunc(conditions, byType) }
 
 func byType(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }

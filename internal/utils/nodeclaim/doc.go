@@ -15,5 +15,5 @@
 // Package nodeclaim holds the one rule for writing a NodeClaim that several controllers
 // write: every patch carries the resourceVersion it was computed from.
 //
-// Of this project it imports api/karpenter/v1.
+// Of this project it imports api/karpenter/v1, internal/utils/conditions.
 package nodeclaim

@@ -17,7 +17,6 @@ package nodeclaim
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -30,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 )
 
 // Five controllers write a NodeClaim: its lifecycle, the Drifted and Consolidatable
@@ -165,7 +165,7 @@ func rebaseStatus(current *karpv1.NodeClaimStatus, stored, changed karpv1.NodeCl
 			current.Conditions = append(current.Conditions, *after)
 		}
 	}
-	slices.SortStableFunc(current.Conditions, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	conditions.Sort(current.Conditions)
 }
 
 func carry[T any](into *T, before, after T) {
