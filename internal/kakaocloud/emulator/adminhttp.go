@@ -325,13 +325,16 @@ func (e *Emulator) adminInstances(_ http.ResponseWriter, _ *http.Request) (int, 
 	return http.StatusOK, AdminInstances{Instances: e.Instances()}, nil
 }
 
-// AdminCalls is the answer of GET /_emulator/calls: call counts by operation.
+// AdminCalls is the answer of GET /_emulator/calls: call counts by operation, failures
+// injected by kind (see Injected), and how many VMs were made.
 type AdminCalls struct {
-	Calls map[string]int `json:"calls"`
+	Calls    map[string]int `json:"calls"`
+	Injected map[string]int `json:"injected"`
+	Created  int            `json:"created"`
 }
 
 func (e *Emulator) adminCalls(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
-	return http.StatusOK, AdminCalls{Calls: e.callCounts()}, nil
+	return http.StatusOK, AdminCalls{Calls: e.callCounts(), Injected: e.Injected(), Created: e.CreatedCount()}, nil
 }
 
 func (e *Emulator) adminResetCalls(_ http.ResponseWriter, _ *http.Request) (int, any, error) {

@@ -15,6 +15,7 @@
 package emulator_test
 
 import (
+	"maps"
 	"net/http"
 	"testing"
 	"time"
@@ -55,9 +56,15 @@ func TestAdminFaultsOverHTTP(t *testing.T) {
 	if calls.Calls[emulator.OpCreateInstance] != 2 || calls.Calls[emulator.OpIssueToken] != 1 {
 		t.Errorf("calls %v", calls.Calls)
 	}
+	if want := map[string]int{emulator.OpCreateInstance + " 500": 1}; !maps.Equal(calls.Injected, want) || calls.Created != 1 {
+		t.Errorf("injected %v and created %d, want %v and 1", calls.Injected, calls.Created, want)
+	}
 	h.admin(http.MethodDelete, "/calls", nil, http.StatusOK, nil)
 	if got := h.emulator.CallCount(emulator.OpCreateInstance); got != 0 {
 		t.Errorf("CallCount after reset %d", got)
+	}
+	if got := h.emulator.Injected(); len(got) != 0 {
+		t.Errorf("Injected after reset %v", got)
 	}
 }
 

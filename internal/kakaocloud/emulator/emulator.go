@@ -103,6 +103,7 @@ type Emulator struct {
 	listLag           time.Duration
 	created           int
 	calls             map[string]int
+	injected          map[string]int
 	capacity          map[capacityKey]int
 	failNextCount     int
 	failNextMessage   string
@@ -138,6 +139,7 @@ func New(opts Options) *Emulator {
 		faults:      map[string]*activeFault{},
 		latencies:   map[string]time.Duration{},
 		calls:       map[string]int{},
+		injected:    map[string]int{},
 		capacity:    map[capacityKey]int{},
 		rng:         rand.New(rand.NewPCG(opts.Seed, opts.Seed)),
 		listLag:     max(opts.ListLag, 0),

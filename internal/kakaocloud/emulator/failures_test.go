@@ -17,6 +17,7 @@ package emulator_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"sync"
 	"testing"
@@ -45,6 +46,9 @@ func TestFailNextInstances(t *testing.T) {
 	}
 	if got := h.getInstance(healthy); got.Status != kakaocloud.InstanceStatusActive {
 		t.Errorf("second instance: status %s, want active", got.Status)
+	}
+	if got := h.emulator.Injected(); got[emulator.InjectedBootFailure] != 1 || len(got) != 1 {
+		t.Errorf("Injected %v, want one %s", got, emulator.InjectedBootFailure)
 	}
 	for _, log := range h.actionLogs(healthy) {
 		if log.Message != "" {
@@ -79,6 +83,9 @@ func TestSetCapacity(t *testing.T) {
 	}
 	if logs := h.actionLogs(overflows); len(logs) == 0 || logs[0].Message != emulator.NoValidHostMessage {
 		t.Errorf("action logs %+v, want %q", logs, emulator.NoValidHostMessage)
+	}
+	if got := h.emulator.Injected(); got[emulator.InjectedNoValidHost] != 1 || len(got) != 1 {
+		t.Errorf("Injected %v, want one %s", got, emulator.InjectedNoValidHost)
 	}
 
 	h.emulator.SetCapacity("m2a.large", emulator.ZoneA, -1)
@@ -334,6 +341,10 @@ func TestCommittedFault(t *testing.T) {
 	wantError(t, h.api(http.MethodDelete, instancesPath+"/"+instances[0].ID, nil), http.StatusInternalServerError, "InternalServerError", "injected fault")
 	if got := h.getInstance(instances[0].ID); got.Status != kakaocloud.InstanceStatusDeleting {
 		t.Errorf("after a committed faulted delete: status %s, want deleting", got.Status)
+	}
+	wantInjected := map[string]int{emulator.OpCreateInstance + " 502 committed": 1, emulator.OpDeleteInstance + " 500 committed": 1}
+	if got := h.emulator.Injected(); !maps.Equal(got, wantInjected) {
+		t.Errorf("Injected %v, want %v", got, wantInjected)
 	}
 
 	// A call that fails on its own merits gets its own error, not the fault's.

@@ -122,11 +122,33 @@ func (e *Emulator) takeFault(op string) *takenFault {
 			delete(e.faults, op)
 		}
 	}
+	e.injected[injectedKind(op, fault.Fault)]++
 	return &takenFault{
 		err:    &apiError{status: fault.Status, code: fault.Code, message: fault.Message, retryAfter: fault.RetryAfter},
 		commit: fault.Commit,
 		drop:   fault.Drop,
 	}
+}
+
+// Kinds of injected failures that are not faults of an operation, as Injected counts them.
+const (
+	// InjectedBootFailure is an instance that FailNextInstances sent to error.
+	InjectedBootFailure = "instance build failed"
+	// InjectedNoValidHost is an instance sent to error because SetCapacity's count was used up.
+	InjectedNoValidHost = "instance build found no capacity"
+)
+
+// injectedKind names a fault taken on op as Injected counts it: the operation and status,
+// and whether the call was carried out and whether its answer was lost.
+func injectedKind(op string, f Fault) string {
+	kind := fmt.Sprintf("%s %d", op, f.Status)
+	if f.Commit {
+		kind += " committed"
+	}
+	if f.Drop {
+		kind += " unanswered"
+	}
+	return kind
 }
 
 // SetListLag makes instances appear in ListInstances only once they are d old by the
@@ -170,11 +192,22 @@ func (e *Emulator) CreatedCount() int {
 	return e.created
 }
 
-// ResetCallCounts sets every call count to zero.
+// Injected returns how many failures the emulator injected since the last ResetCallCounts,
+// by kind: "<operation> <status>" for a faulted call (with " committed" when it was carried out
+// and " unanswered" when its answer was dropped), and InjectedBootFailure and
+// InjectedNoValidHost for instances sent to error.
+func (e *Emulator) Injected() map[string]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return maps.Clone(e.injected)
+}
+
+// ResetCallCounts sets every call count, and every count of injected failures, to zero.
 func (e *Emulator) ResetCallCounts() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	clear(e.calls)
+	clear(e.injected)
 }
 
 func (e *Emulator) callCounts() map[string]int {

@@ -108,6 +108,7 @@ func (e *Emulator) applyDueTransitionsLocked() []kakaocloud.Instance {
 func (e *Emulator) buildFailureLocked(flavorName, zone string) string {
 	if e.failNextCount > 0 {
 		e.failNextCount--
+		e.injected[InjectedBootFailure]++
 		return e.failNextMessage
 	}
 	key := capacityKey{flavor: flavorName, zone: zone}
@@ -116,6 +117,7 @@ func (e *Emulator) buildFailureLocked(flavorName, zone string) string {
 	case !limited:
 		return ""
 	case remaining == 0:
+		e.injected[InjectedNoValidHost]++
 		return NoValidHostMessage
 	default:
 		e.capacity[key] = remaining - 1
