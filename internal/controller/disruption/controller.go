@@ -40,7 +40,8 @@ const (
 	// as when consolidation last found nothing to do.
 	ConsolidatedRecheck = 5 * time.Minute
 	// StaleTaintGrace is how long a karpenter.sh/disrupted taint that no command and no
-	// deletion accounts for (left by a restart) stays before it is removed.
+	// deletion accounts for stays before it is removed. Taints there on a process's first pass
+	// are removed at once.
 	StaleTaintGrace = 30 * time.Second
 )
 
@@ -70,6 +71,8 @@ type Controller struct {
 	validating   *validating
 	consolidated *consolidatedState
 	staleSince   map[string]time.Time
+	// passed is set after the first pass of this process.
+	passed bool
 }
 
 // validating is a consolidation command waiting for its second look.
@@ -272,8 +275,14 @@ func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
 		seen.Insert(name)
 		since, ok := c.staleSince[name]
 		if !ok {
-			c.staleSince[name] = c.now()
-			continue
+			since = c.now()
+			// A taint already there on this process's first pass was put by an earlier
+			// leader, whose commands ended with it: stale now, as upstream Karpenter treats
+			// it. Waiting out the grace instead would never end under repeated restarts.
+			if !c.passed {
+				since = since.Add(-StaleTaintGrace)
+			}
+			c.staleSince[name] = since
 		}
 		if c.now().Sub(since) < StaleTaintGrace {
 			continue
@@ -295,4 +304,5 @@ func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
 			delete(c.staleSince, name)
 		}
 	}
+	c.passed = true
 }

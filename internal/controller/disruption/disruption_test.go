@@ -524,6 +524,30 @@ var _ = Describe("Disruption", func() {
 		Eventually(allBound("web", 1)).Should(Succeed())
 	})
 
+	It("removes a karpenter.sh/disrupted taint an earlier leader left, on a new leader's first pass", func() {
+		createNodeClass("stale-taint", "1.36")
+		createNodePool("stale-taint", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = blockAll })
+		name := launchNode("stale-taint", "m2a.large", "720h")
+		nodeClaim, err := getClaim(name)
+		Expect(err).NotTo(HaveOccurred())
+		node := &corev1.Node{}
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node)).To(Succeed())
+		stored := node.DeepCopy()
+		node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+		Expect(env.APIClient.Patch(env.Ctx, node, client.MergeFrom(stored))).To(Succeed())
+
+		// The suite's loop has passed before and waits StaleTaintGrace; a new leader's loop,
+		// whose first pass this is, knows the taint cannot be its own.
+		Eventually(func(g Gomega) []corev1.Taint {
+			cached := &corev1.Node{}
+			g.Expect(env.Manager.GetClient().Get(env.Ctx, client.ObjectKeyFromObject(node), cached)).To(Succeed())
+			return cached.Spec.Taints
+		}).Should(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "the loop's cache shows the taint")
+		Expect(env.Controllers().Disruption.Pass(env.Ctx)).To(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
+		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "the first pass removes the taint")
+	})
+
 	It("rolls a command back when its replacement fails to come up, and tries again", func() {
 		createNodeClass("rollback", "1.36")
 		createNodePool("rollback", func(np *karpv1.NodePool) {
