@@ -18,12 +18,14 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"maps"
+	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -70,10 +72,28 @@ var _ = Describe("Signing keyring", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(And(ContainSubstring("SIGNING-KEY"), ContainSubstring(oldKey), ContainSubstring(newKey)), "kubectl shows which key each node depends on:\n%s", out)
 
-		By("replacing the node that depends on the old key")
+		Eventually(func(g Gomega) []kcv1.SigningKeyUse {
+			nodeClass := &kcv1.KCNodeClass{}
+			g.Expect(kube.Get(ctx, client.ObjectKey{Name: "keyring"}, nodeClass)).To(Succeed())
+			return nodeClass.Status.SigningKeys
+		}).Should(ConsistOf(kcv1.SigningKeyUse{KeyID: oldKey, NodeClaims: 1}, kcv1.SigningKeyUse{KeyID: newKey, NodeClaims: 1}),
+			"the KCNodeClass counts the NodeClaims each key signs")
+
+		By("removing the old key too early, and deleting the node that depends on it: its VM is kept and reported")
+		update(keyring, func(s *corev1.Secret) { delete(s.Data, "keys."+oldKey) })
+		var oldVM string
 		for name := range first {
-			Expect(kube.Delete(ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+			claim := &karpv1.NodeClaim{}
+			Expect(kube.Get(ctx, client.ObjectKey{Name: name}, claim)).To(Succeed())
+			oldVM = strings.TrimPrefix(claim.Status.ProviderID, kcv1.ProviderIDPrefix)
+			Expect(kube.Delete(ctx, claim)).To(Succeed())
+			Eventually(eventNotes(name, "InstanceOwnershipUnverified")).Should(ContainElement(ContainSubstring("put that key back into the keyring Secret")))
 		}
+		Consistently(vmIDs, 5*time.Second).Should(ContainElement(oldVM), "the VM signed with the removed key is not deleted")
+
+		By("putting the old key back: the VM is deleted and the node replaced")
+		update(keyring, func(s *corev1.Secret) { s.Data["keys."+oldKey] = original["keys."+oldKey] })
+		Eventually(vmIDs).ShouldNot(ContainElement(oldVM))
 		Eventually(func(g Gomega) {
 			g.Expect(running(podsOf("keyring")(g))).To(Equal(2))
 			g.Expect(signedBy(g)).To(HaveEach(newKey), "no node depends on the old key")

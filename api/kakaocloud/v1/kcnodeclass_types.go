@@ -210,6 +210,13 @@ type KCNodeClassStatus struct {
 	// +listType=atomic
 	// +optional
 	SecurityGroups []SecurityGroup `json:"securityGroups,omitempty"`
+	// SigningKeys counts this node class's NodeClaims by the keyring key that signed their
+	// VM's ownership marker, so that a keyring rotation can be followed: a key may leave the
+	// keyring once no NodeClaim counts on it.
+	// +listType=map
+	// +listMapKey=keyID
+	// +optional
+	SigningKeys []SigningKeyUse `json:"signingKeys,omitempty"`
 	// Conditions: Ready, KubernetesVersionReady, ImagesReady, SubnetsReady,
 	// SecurityGroupsReady and KubernetesVersionDeprecated.
 	// +listType=map
@@ -258,6 +265,16 @@ type SecurityGroup struct {
 	// Name of the security group; VM creation refers to security groups by name.
 	// +required
 	Name string `json:"name"`
+}
+
+// SigningKeyUse is how many NodeClaims have a VM signed with one key.
+type SigningKeyUse struct {
+	// KeyID is the key's id in the signing keyring.
+	// +required
+	KeyID string `json:"keyID"`
+	// NodeClaims is how many of the node class's NodeClaims have a VM signed with the key.
+	// +required
+	NodeClaims int32 `json:"nodeClaims"`
 }
 
 // KCNodeClass is the KakaoCloud node class: the Kubernetes version, worker images, subnets,

@@ -128,7 +128,24 @@ func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) o
 	}
 	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nodeClass.Spec.SubnetSelectorTerms)
 	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nodeClass.Spec.SecurityGroupSelectorTerms)
+	obs.signingKeys, obs.signingKeysErr = r.signingKeys(ctx, nodeClass.Name)
 	return obs
+}
+
+// signingKeys counts the node class's NodeClaims by the signing key their VM's marker names
+// (the label the cloud provider sets at launch); NodeClaims not launched yet have none.
+func (r *Reconciler) signingKeys(ctx context.Context, name string) (map[string]int32, error) {
+	claims := &karpv1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	counts := map[string]int32{}
+	for _, claim := range claims.Items {
+		if refersTo(claim.Spec.NodeClassRef, name) && claim.Labels[kcv1.LabelSigningKey] != "" {
+			counts[claim.Labels[kcv1.LabelSigningKey]]++
+		}
+	}
+	return counts, nil
 }
 
 func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {
@@ -235,7 +252,7 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 		return nil, err
 	}
 	for _, np := range pools.Items {
-		if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Name == name && ref.Kind == "KCNodeClass" {
+		if refersTo(np.Spec.Template.Spec.NodeClassRef, name) {
 			users = append(users, "NodePool/"+np.Name)
 		}
 	}
@@ -244,11 +261,17 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 		return nil, err
 	}
 	for _, c := range claims.Items {
-		if ref := c.Spec.NodeClassRef; ref != nil && ref.Name == name && ref.Kind == "KCNodeClass" {
+		if refersTo(c.Spec.NodeClassRef, name) {
 			users = append(users, "NodeClaim/"+c.Name)
 		}
 	}
 	return users, nil
+}
+
+// refersTo reports whether a NodePool's or NodeClaim's node class reference names the
+// KCNodeClass name.
+func refersTo(ref *karpv1.NodeClassReference, name string) bool {
+	return ref != nil && ref.Name == name && ref.Kind == "KCNodeClass"
 }
 
 // SetupWithManager registers the reconciler. A deleting node class is re-checked whenever a

@@ -263,6 +263,35 @@ var _ = Describe("KCNodeClass static hash", func() {
 })
 
 var _ = Describe("KCNodeClass deletion", func() {
+	It("counts its NodeClaims by the key that signed their VM, as a keyring rotation goes on", func() {
+		nodeClass := newNodeClass("1.36")
+		claim := func(key string) *karpv1.NodeClaim {
+			labels := map[string]string{}
+			if key != "" {
+				labels[kcv1.LabelSigningKey] = key
+			}
+			nodeClaim := &karpv1.NodeClaim{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: nodeClass.Name + "-", Labels: labels},
+				Spec: karpv1.NodeClaimSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
+				},
+			}
+			Expect(env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
+			DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, nodeClaim))).To(Succeed()) })
+			return nodeClaim
+		}
+		signingKeys := func() []kcv1.SigningKeyUse { return status(nodeClass).SigningKeys }
+		old := claim("k1")
+		claim("k1")
+		claim("k2")
+		claim("") // not launched yet: no VM, no key
+		Eventually(signingKeys).Should(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 2}, {KeyID: "k2", NodeClaims: 1}}))
+
+		Expect(env.APIClient.Delete(env.Ctx, old)).To(Succeed())
+		Eventually(signingKeys).Should(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 1}, {KeyID: "k2", NodeClaims: 1}}))
+	})
+
 	It("waits while a NodePool refers to it and says so", func() {
 		nodeClass := newNodeClass("1.36")
 		Eventually(func(g Gomega) []string {

@@ -16,6 +16,7 @@ package nodeclass
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,6 +50,10 @@ type observation struct {
 	securityGroups        []kcv1.SecurityGroup
 	missingSecurityGroups []string
 	securityGroupsErr     error
+
+	// signingKeys counts the node class's NodeClaims by the key that signed their VM.
+	signingKeys    map[string]int32
+	signingKeysErr error
 }
 
 // computeStatus derives a KCNodeClass's status from what was observed. It is pure: the same
@@ -111,6 +116,10 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 	}
 	if obs.securityGroupsErr != nil {
 		status.SecurityGroups = prev.SecurityGroups
+	}
+	status.SigningKeys = signingKeysStatus(obs.signingKeys)
+	if obs.signingKeysErr != nil {
+		status.SigningKeys = prev.SigningKeys
 	}
 	setResolved(set, kcv1.ConditionTypeSubnetsReady, "subnet", obs.subnetsErr, obs.missingSubnets,
 		kcv1.ReasonSubnetsResolved, kcv1.ReasonSubnetsNotFound, len(obs.subnets))
@@ -185,4 +194,13 @@ func setResolved(set func(string, metav1.ConditionStatus, string, string), condi
 	default:
 		set(condition, metav1.ConditionTrue, okReason, fmt.Sprintf("%d %s(s) resolved", found, what))
 	}
+}
+
+// signingKeysStatus lists the keys in use, by key id.
+func signingKeysStatus(counts map[string]int32) []kcv1.SigningKeyUse {
+	var uses []kcv1.SigningKeyUse
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
+		uses = append(uses, kcv1.SigningKeyUse{KeyID: id, NodeClaims: counts[id]})
+	}
+	return uses
 }
