@@ -16,6 +16,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -294,13 +295,15 @@ func main() {
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsServerOptions,
-		WebhookServer:           ctrlwebhook.NewServer(webhookServerOptions),
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.enableLeaderElection,
-		LeaderElectionID:        "karpenter-leader-election.karpenter.kakaocloud.com",
-		LeaderElectionNamespace: o.leaderElectionNS,
+		Scheme:                 scheme,
+		Metrics:                metricsServerOptions,
+		WebhookServer:          ctrlwebhook.NewServer(webhookServerOptions),
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.enableLeaderElection,
+		LeaderElectionID:       "karpenter-leader-election.karpenter.kakaocloud.com",
+		// The manager's own namespace, which its Role covers, also when it runs outside the
+		// cluster (where controller-runtime cannot find it).
+		LeaderElectionNamespace: cmp.Or(o.leaderElectionNS, namespace),
 		// The manager exits right after it loses the lease, so releasing it on a clean
 		// shutdown lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,

@@ -37,16 +37,12 @@ import (
 
 var _ = Describe("Disruption", func() {
 	It("removes every node of a deployment scaled to 0 by emptiness consolidation, and their VMs", func() {
-		createPool("consolidate", func(p *karpv1.NodePool) {
-			// Four-CPU nodes hold three one-CPU pods each: nine pods need several nodes.
-			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements,
-				requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "4"))
-			p.Spec.Disruption = karpv1.Disruption{
-				ConsolidationPolicy: karpv1.ConsolidationPolicyWhenEmpty,
-				ConsolidateAfter:    karpv1.MustParseNillableDuration("10s"),
-				Budgets:             []karpv1.Budget{{Nodes: "100%"}},
-			}
-		})
+		// Nine one-CPU pods need several nodes.
+		createPool("consolidate", fourCPUNodes(karpv1.Disruption{
+			ConsolidationPolicy: karpv1.ConsolidationPolicyWhenEmpty,
+			ConsolidateAfter:    karpv1.MustParseNillableDuration("10s"),
+			Budgets:             []karpv1.Budget{{Nodes: "100%"}},
+		}))
 		By("scaling inflate to 9 one-CPU pods")
 		createDeployment("consolidate", 0, poolPod("consolidate", "consolidate", "1"))
 		out, err := kubectl("-n", namespace, "scale", "deployment", "consolidate", "--replicas=9")

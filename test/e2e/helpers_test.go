@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -34,12 +35,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
 
 // namespace holds the suite's workloads.
@@ -64,15 +67,34 @@ func kubectlApply(manifest string) (string, error) {
 
 // vms returns the emulator's VMs, deleting ones included, from its admin API.
 func vms(g Gomega) []kakaocloud.Instance {
-	resp, err := http.Get(cluster.emulatorURL + "/_emulator/instances")
+	listed, err := listVMs()
 	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = resp.Body.Close() }()
-	g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
-	var body struct {
-		Instances []kakaocloud.Instance `json:"instances"`
+	return listed
+}
+
+// listVMs is vms for a caller that cannot fail the spec (a sampler).
+func listVMs() ([]kakaocloud.Instance, error) {
+	var body emulator.AdminInstances
+	err := getEmulator("/instances", &body)
+	return body.Instances, err
+}
+
+// emulatorGet decodes the answer of a GET of the emulator's admin API (path below
+// /_emulator).
+func emulatorGet(g Gomega, path string, out any) {
+	g.Expect(getEmulator(path, out)).To(Succeed())
+}
+
+func getEmulator(path string, out any) error {
+	resp, err := http.Get(cluster.emulatorURL + "/_emulator" + path)
+	if err != nil {
+		return err
 	}
-	g.Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
-	return body.Instances
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /_emulator%s: %s", path, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 func vmIDs(g Gomega) []string {
@@ -342,13 +364,8 @@ func emulatorAdmin(method, path string, body any) {
 
 // emulatorCalls returns how many calls of op the emulator has received.
 func emulatorCalls(g Gomega, op string) int {
-	resp, err := http.Get(cluster.emulatorURL + "/_emulator/calls")
-	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = resp.Body.Close() }()
-	var body struct {
-		Calls map[string]int `json:"calls"`
-	}
-	g.Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
+	var body emulator.AdminCalls
+	emulatorGet(g, "/calls", &body)
 	return body.Calls[op]
 }
 
@@ -356,17 +373,29 @@ func emulatorCalls(g Gomega, op string) int {
 // (as Prometheus prints them, e.g. `name{label="value"}`) are given, and whether it is there.
 func operatorMetric(g Gomega, sample string) (string, bool) {
 	g.Expect(cluster.operatorMetrics).NotTo(BeEmpty(), "cluster.env names OPERATOR_METRICS_URL")
-	resp, err := http.Get(cluster.operatorMetrics)
+	value, ok, err := scrape(cluster.operatorMetrics, sample)
 	g.Expect(err).NotTo(HaveOccurred())
+	return value, ok
+}
+
+// scrape reads a Prometheus endpoint and returns the value of the sample, and whether it is
+// there.
+func scrape(url, sample string) (string, bool, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", false, err
+	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(resp.Body)
-	g.Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return "", false, err
+	}
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, sample+" "); ok {
-			return strings.TrimSpace(v), true
+			return strings.TrimSpace(v), true, nil
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // disrupted: the node is tainted karpenter.sh/disrupted or being deleted.
@@ -394,6 +423,16 @@ func poolPod(pool, app, cpu string) corev1.PodTemplateSpec {
 	template := podTemplate(app, cpu)
 	template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: pool}
 	return template
+}
+
+// fourCPUNodes is a createPool tweak: four-CPU nodes, which hold three one-CPU pods each,
+// and the disruption settings d.
+func fourCPUNodes(d karpv1.Disruption) func(*karpv1.NodePool) {
+	return func(p *karpv1.NodePool) {
+		p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements,
+			requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "4"))
+		p.Spec.Disruption = d
+	}
 }
 
 // requirement is a NodePool requirement.
@@ -460,4 +499,28 @@ func sampleEvery(interval time.Duration, f func(now time.Time)) (stop func()) {
 		once.Do(func() { close(done) })
 		<-exited
 	}
+}
+
+// vmNameLedger records, for every VM name seen, the VMs that had it. A NodeClaim's VM is named
+// for the NodeClaim, so a name that had two VMs is a NodeClaim launched twice.
+type vmNameLedger map[string]sets.Set[string]
+
+func (l vmNameLedger) record(listed []kakaocloud.Instance) {
+	for _, vm := range listed {
+		if l[vm.Name] == nil {
+			l[vm.Name] = sets.New[string]()
+		}
+		l[vm.Name].Insert(vm.ID)
+	}
+}
+
+// doubled names each VM name that had more than one VM, with their ids.
+func (l vmNameLedger) doubled() []string {
+	var doubled []string
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		if ids := l[name]; ids.Len() > 1 {
+			doubled = append(doubled, fmt.Sprintf("%s: %v", name, sets.List(ids)))
+		}
+	}
+	return doubled
 }

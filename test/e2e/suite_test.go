@@ -51,6 +51,13 @@ type clusterEnv struct {
 	operatorHealth string
 	// operatorMetrics is the operator's Prometheus endpoint.
 	operatorMetrics string
+	// operatorRun runs the operator as the cluster started it (OPERATOR_REPLICA=2: a second
+	// replica on ports of its own, whose probe and metrics are the operator2 URLs).
+	operatorRun                       string
+	operator2Health, operator2Metrics string
+	// pids lists the cluster's processes, for hack/local-down to stop.
+	pids        string
+	clusterName string
 }
 
 var (
@@ -93,6 +100,8 @@ func readClusterEnv(dir string) (clusterEnv, error) {
 		dir: dir, kubeconfig: values["KUBECONFIG"], kubectl: values["KUBECTL"],
 		emulatorURL: values["KAKAOCLOUD_EMULATOR_URL"], operatorLog: values["OPERATOR_LOG"],
 		operatorHealth: values["OPERATOR_HEALTH_URL"], operatorMetrics: values["OPERATOR_METRICS_URL"],
+		operatorRun: values["OPERATOR_RUN"], operator2Health: values["OPERATOR_2_HEALTH_URL"],
+		operator2Metrics: values["OPERATOR_2_METRICS_URL"], pids: values["PIDS"],
 	}
 	if env.kubeconfig == "" || env.kubectl == "" || env.emulatorURL == "" {
 		return env, fmt.Errorf("%s/cluster.env lacks KUBECONFIG, KUBECTL or KAKAOCLOUD_EMULATOR_URL", dir)
