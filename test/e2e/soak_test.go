@@ -49,7 +49,8 @@ import (
 // E2E_SOAK_CYCLES sets the number of cycles (3 by default).
 const (
 	soakPool = "soak"
-	// soakMinAvailable is the PDB's minAvailable; every cycle keeps more replicas than that.
+	// soakMinAvailable is the PDB's minAvailable while the replicas change; every cycle keeps
+	// more replicas than that. While nodes drift it is one less than the replicas.
 	soakMinAvailable = 3
 	// soakCycleLabel is the NodePool template label each cycle changes, which drifts every node.
 	soakCycleLabel = "soak.example.com/cycle"
@@ -110,7 +111,8 @@ var _ = Describe("Fault soak", Label("soak"), func() {
 			scaleSoak(up)
 			Eventually(func(g Gomega) int { return running(podsOf(soakPool)(g)) }, 6*time.Minute).Should(Equal(int(up)), "every pod Running after the scale-up")
 
-			By(fmt.Sprintf("cycle %d: drifting every node (a new template label)", cycle))
+			By(fmt.Sprintf("cycle %d: drifting every node (a new template label), the PDB letting one pod at a time go", cycle))
+			setMinAvailable(pdb, up-1)
 			value := strconv.Itoa(cycle)
 			update(&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: soakPool}}, func(p *karpv1.NodePool) {
 				p.Spec.Template.Labels = map[string]string{soakCycleLabel: value}
@@ -122,6 +124,7 @@ var _ = Describe("Fault soak", Label("soak"), func() {
 				g.Expect(running(podsOf(soakPool)(g))).To(Equal(int(up)))
 			}, 10*time.Minute).Should(Succeed(), "every node replaced by drift, every pod Running")
 
+			setMinAvailable(pdb, soakMinAvailable)
 			replicas = int32(soakMinAvailable + 1 + plan.IntN(2))
 			By(fmt.Sprintf("cycle %d: scaling down to %d pods, and letting consolidation act", cycle, replicas))
 			scaleSoak(replicas)
@@ -157,8 +160,8 @@ var _ = Describe("Fault soak", Label("soak"), func() {
 			}
 		}
 		fmt.Fprintf(GinkgoWriter, "soak: %d failures injected in all; %d of the %d kinds of fault dealt\n", injected, deck.dealt.Len(), len(soakFaults))
-		fmt.Fprintf(GinkgoWriter, "soak: PDB minAvailable %d; fewest healthy pods seen: %d in its status, %d counted from the pods; %d samples\n",
-			soakMinAvailable, findings.lowestPDBHealthy, findings.lowestHealthy, findings.samples)
+		fmt.Fprintf(GinkgoWriter, "soak: PDB: fewest healthy pods above minAvailable in a sample: %d in its status, %d counted from the pods; %d samples\n",
+			findings.closestPDB, findings.closest, findings.samples)
 		fmt.Fprintf(GinkgoWriter, "soak: zero counts: %d VMs made twice for a name, %d foreign VMs deleted, %d PDB breaches, %d VMs or NodeClaims unaccounted at the end\n",
 			len(findings.doubled), len(findings.foreignGone), len(findings.breaches), len(unaccounted))
 
@@ -183,6 +186,19 @@ func soakSetting(name string, def uint64) uint64 {
 	n, err := strconv.ParseUint(value, 10, 64)
 	Expect(err).NotTo(HaveOccurred(), "%s must be a whole number", name)
 	return n
+}
+
+// setMinAvailable changes the PDB's minAvailable and waits until its status reflects it,
+// so that no eviction is judged by the earlier one.
+func setMinAvailable(pdb *policyv1.PodDisruptionBudget, n int32) {
+	GinkgoHelper()
+	update(pdb, func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable = new(intstr.FromInt32(n)) })
+	Eventually(func(g Gomega) {
+		current := &policyv1.PodDisruptionBudget{}
+		g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(pdb), current)).To(Succeed())
+		g.Expect(current.Status.ObservedGeneration).To(Equal(current.Generation))
+		g.Expect(current.Status.DesiredHealthy).To(Equal(n))
+	}).Should(Succeed(), "the PDB's status has minAvailable %d", n)
 }
 
 func scaleSoak(replicas int32) {
@@ -408,10 +424,11 @@ type soakFindings struct {
 	foreignGone []string
 	// breaches are the samples in which the PDB's healthy pods were below minAvailable.
 	breaches []string
-	// lowestPDBHealthy and lowestHealthy are the fewest healthy pods seen in the PDB's
-	// status and counted from the pods.
-	lowestPDBHealthy, lowestHealthy int32
-	nodeClaims                      int
+	// closestPDB and closest are the fewest healthy pods above the PDB's minAvailable seen in
+	// a sample, by its status and counted from the pods: 0 means a disruption used all the PDB
+	// allowed.
+	closestPDB, closest int32
+	nodeClaims          int
 }
 
 // watchSoak samples, every 500 ms until the returned stop: the PDB's healthy count from its
@@ -419,7 +436,7 @@ type soakFindings struct {
 // NodeClaims.
 func watchSoak(foreign []foreignVM) (stop func() soakFindings) {
 	var mu sync.Mutex
-	findings := soakFindings{lowestPDBHealthy: 1 << 30, lowestHealthy: 1 << 30}
+	findings := soakFindings{closestPDB: 1 << 30, closest: 1 << 30}
 	ledger := vmNameLedger{}
 	nodeClaims, gone := sets.New[string](), sets.New[string]()
 	stopSampling := sampleEvery(500*time.Millisecond, func(now time.Time) {
@@ -428,10 +445,14 @@ func watchSoak(foreign []foreignVM) (stop func() soakFindings) {
 		findings.samples++
 		at := now.Format(time.StampMilli)
 		pdb := &policyv1.PodDisruptionBudget{}
-		if kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: soakPool}, pdb) == nil && pdb.Status.ObservedGeneration > 0 {
-			findings.lowestPDBHealthy = min(findings.lowestPDBHealthy, pdb.Status.CurrentHealthy)
-			if pdb.Status.CurrentHealthy < soakMinAvailable {
-				findings.breaches = append(findings.breaches, fmt.Sprintf("%s: PDB status currentHealthy %d", at, pdb.Status.CurrentHealthy))
+		if kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: soakPool}, pdb) != nil {
+			return
+		}
+		minAvailable := int32(pdb.Spec.MinAvailable.IntValue())
+		if pdb.Status.ObservedGeneration == pdb.Generation {
+			findings.closestPDB = min(findings.closestPDB, pdb.Status.CurrentHealthy-minAvailable)
+			if pdb.Status.CurrentHealthy < minAvailable {
+				findings.breaches = append(findings.breaches, fmt.Sprintf("%s: PDB status currentHealthy %d, minAvailable %d", at, pdb.Status.CurrentHealthy, minAvailable))
 			}
 		}
 		pods := &corev1.PodList{}
@@ -442,9 +463,9 @@ func watchSoak(foreign []foreignVM) (stop func() soakFindings) {
 					healthy++
 				}
 			}
-			findings.lowestHealthy = min(findings.lowestHealthy, healthy)
-			if healthy < soakMinAvailable {
-				findings.breaches = append(findings.breaches, fmt.Sprintf("%s: %d healthy pods", at, healthy))
+			findings.closest = min(findings.closest, healthy-minAvailable)
+			if healthy < minAvailable {
+				findings.breaches = append(findings.breaches, fmt.Sprintf("%s: %d healthy pods, minAvailable %d", at, healthy, minAvailable))
 			}
 		}
 		claims := &karpv1.NodeClaimList{}
