@@ -25,12 +25,11 @@ import (
 	"testing"
 	"time"
 
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 type env struct {
@@ -351,26 +350,9 @@ func TestListCountsVMsPerSigningKey(t *testing.T) {
 // expectKeyCount checks the karpenter_kakaocloud_instances_by_signing_key series of keyID.
 func expectKeyCount(t *testing.T, keyID string, want float64) {
 	t.Helper()
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
+	if got := test.MetricValue("karpenter_kakaocloud_instances_by_signing_key", map[string]string{"key_id": keyID}); got != want {
+		t.Errorf("VMs signed by %s = %v, want %v", keyID, got, want)
 	}
-	for _, family := range families {
-		if family.GetName() != "karpenter_kakaocloud_instances_by_signing_key" {
-			continue
-		}
-		for _, m := range family.GetMetric() {
-			for _, label := range m.GetLabel() {
-				if label.GetName() == "key_id" && label.GetValue() == keyID {
-					if got := m.GetGauge().GetValue(); got != want {
-						t.Errorf("VMs signed by %s = %v, want %v", keyID, got, want)
-					}
-					return
-				}
-			}
-		}
-	}
-	t.Errorf("no karpenter_kakaocloud_instances_by_signing_key series for %s", keyID)
 }
 
 func TestVMName(t *testing.T) {

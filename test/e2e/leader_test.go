@@ -79,7 +79,7 @@ var _ = Describe("Two replicas with leader election", Label("leader-election"), 
 		// A create cut off by the kill makes its NodeClaim look for the VM it may have made for
 		// the lookup window (2 minutes) before creating again.
 		Eventually(func(g Gomega) int { return running(podsOf("leader")(g)) }, 5*time.Minute).Should(Equal(9), "every pod Running after the hand-over")
-		Eventually(soakAccounting).WithArguments([]foreignVM(nil)).Should(BeEmpty(), "every NodeClaim has one VM and every VM its NodeClaim")
+		Eventually(vmAccounting).WithArguments([]foreignVM(nil)).Should(BeEmpty(), "every NodeClaim has one VM and every VM its NodeClaim")
 
 		By("killing the leader once it has tainted a node for consolidation")
 		emulatorAdmin("POST", "/latency", map[string]any{"operation": emulator.OpCreateInstance, "latency": "0s"})
@@ -111,7 +111,7 @@ var _ = Describe("Two replicas with leader election", Label("leader-election"), 
 		}
 		Eventually(stuck, 3*time.Minute).Should(BeEmpty(), "no node stays tainted karpenter.sh/disrupted without a command")
 		Eventually(func(g Gomega) int { return running(podsOf("leader")(g)) }).Should(Equal(2))
-		Eventually(soakAccounting).WithArguments([]foreignVM(nil)).Should(BeEmpty(), "every NodeClaim has one VM and every VM its NodeClaim")
+		Eventually(vmAccounting).WithArguments([]foreignVM(nil)).Should(BeEmpty(), "every NodeClaim has one VM and every VM its NodeClaim")
 
 		stopLedger()
 		ledgerMu.Lock()

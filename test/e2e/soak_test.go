@@ -139,9 +139,9 @@ var _ = Describe("Fault soak", Label("soak"), func() {
 		restoreOperator()
 		Eventually(func(g Gomega) int { return running(podsOf(soakPool)(g)) }, 3*time.Minute).Should(Equal(int(replicas)))
 		// Leaked VMs are collected every two minutes, after a grace of 30 s.
-		Eventually(soakAccounting, 5*time.Minute, time.Second).WithArguments(foreign).Should(BeEmpty(), "every VM has its NodeClaim and every NodeClaim its VM")
+		Eventually(vmAccounting, 5*time.Minute, time.Second).WithArguments(foreign).Should(BeEmpty(), "every VM has its NodeClaim and every NodeClaim its VM")
 		findings := watch()
-		unaccounted := soakAccounting(Default, foreign)
+		unaccounted := vmAccounting(Default, foreign)
 		counts := emulatorCounts(Default)
 		launched := counts.Created - baseline.Created
 
@@ -501,9 +501,9 @@ func watchSoak(foreign []foreignVM) (stop func() soakFindings) {
 	}
 }
 
-// soakAccounting names every VM of the cluster without a NodeClaim, every NodeClaim without
+// vmAccounting names every VM of the cluster without a NodeClaim, every NodeClaim without
 // its VM, and every NodeClaim with more than one.
-func soakAccounting(g Gomega, foreign []foreignVM) []string {
+func vmAccounting(g Gomega, foreign []foreignVM) []string {
 	foreignIDs := sets.New[string]()
 	for _, vm := range foreign {
 		foreignIDs.Insert(vm.id)

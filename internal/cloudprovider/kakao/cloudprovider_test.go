@@ -271,40 +271,39 @@ var _ = Describe("Delete, Get and List", func() {
 		Expect(cloudprovider.IsNodeClaimNotFound(err)).To(BeTrue())
 	})
 
-	It("never deletes a VM whose description was changed", func() {
+	// launchedWithDescription launches a NodeClaim's VM and then changes the VM's description,
+	// as someone editing it in the console would.
+	launchedWithDescription := func(description string) (*karpv1.NodeClaim, string) {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := nodeClaim(nodeClass, "1")
 		launched, err := provider.Create(env.Ctx, claim)
 		Expect(err).NotTo(HaveOccurred())
 		claim.Status.ProviderID = launched.Status.ProviderID
-		edited := "renamed by an operator"
-		_, err = env.KakaoCloud.UpdateInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &edited})
+		id := launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):]
+		_, err = env.KakaoCloud.UpdateInstance(env.Ctx, id, kakaocloud.UpdateInstance{Description: &description})
 		Expect(err).NotTo(HaveOccurred())
-
-		err = provider.Delete(env.Ctx, claim)
-		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
-		Expect(env.Recorder.Notes(claim.Name, "InstanceOwnershipUnverified")).To(ContainElement(ContainSubstring("cannot prove it owns it")))
-		vm, err := env.KakaoCloud.GetInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
+		return claim, id
+	}
+	expectNotDeleting := func(id string) {
+		vm, err := env.KakaoCloud.GetInstance(env.Ctx, id)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
+	}
+
+	It("never deletes a VM whose description was changed", func() {
+		claim, id := launchedWithDescription("renamed by an operator")
+		err := provider.Delete(env.Ctx, claim)
+		Expect(err).To(MatchError(ContainSubstring("do not prove that this cluster owns it")))
+		Expect(env.Recorder.Notes(claim.Name, "InstanceOwnershipUnverified")).To(ContainElement(ContainSubstring("cannot prove it owns it")))
+		expectNotDeleting(id)
 	})
 
 	It("never deletes a VM signed with a key the keyring no longer holds, and says to put the key back", func() {
-		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		claim := nodeClaim(nodeClass, "1")
-		launched, err := provider.Create(env.Ctx, claim)
-		Expect(err).NotTo(HaveOccurred())
-		claim.Status.ProviderID = launched.Status.ProviderID
 		// A marker of this cluster signed with key "gone", which the ring does not hold.
-		removedKey := "karpenter v1 c=karpenter-demo k=gone s=AAAAAAAAAAAAAAAAAAAAAA"
-		_, err = env.KakaoCloud.UpdateInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):], kakaocloud.UpdateInstance{Description: &removedKey})
-		Expect(err).NotTo(HaveOccurred())
-
+		claim, id := launchedWithDescription("karpenter v1 c=karpenter-demo k=gone s=AAAAAAAAAAAAAAAAAAAAAA")
 		Expect(provider.Delete(env.Ctx, claim)).To(MatchError(ContainSubstring("not in the keyring")))
 		Expect(env.Recorder.Notes(claim.Name, "InstanceOwnershipUnverified")).To(ContainElement(ContainSubstring("put that key back into the keyring Secret")))
-		vm, err := env.KakaoCloud.GetInstance(env.Ctx, launched.Status.ProviderID[len(kcv1.ProviderIDPrefix):])
-		Expect(err).NotTo(HaveOccurred())
-		Expect(vm.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
+		expectNotDeleting(id)
 	})
 })
 
