@@ -15,42 +15,39 @@
 package emulator
 
 import (
-	"net/http"
 	"net/url"
 	"strconv"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// listFlavors serves GET /api/v1/flavors with filters name (exact), instance_family,
-// instance_type and vcpus.
-func (e *Emulator) listFlavors(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	query := r.URL.Query()
-	vcpus := -1
-	if value := query.Get("vcpus"); value != "" {
-		var err error
-		if vcpus, err = strconv.Atoi(value); err != nil || vcpus < 1 {
-			return 0, nil, badRequest("vcpus %q must be a positive integer", value)
+// flavorListing serves BCS's GET /api/v1/flavors, with filters name (exact), instance_family,
+// instance_type and vcpus, and GET /api/v1/flavors/{id}.
+var flavorListing = catalogListing[kakaocloud.Flavor]{
+	listOp: OpListFlavors, getOp: OpGetFlavor, service: kakaocloud.ServiceBCS, path: kakaocloud.PathFlavors,
+	kind:    "flavor",
+	entries: func(c *Catalog) []kakaocloud.Flavor { return c.Flavors },
+	id:      func(f kakaocloud.Flavor) string { return f.ID },
+	name:    func(f kakaocloud.Flavor) string { return f.Name },
+	check: func(query url.Values) error {
+		if value := query.Get("vcpus"); value != "" {
+			if vcpus, err := strconv.Atoi(value); err != nil || vcpus < 1 {
+				return badRequest("vcpus %q must be a positive integer", value)
+			}
 		}
-	}
-	flavors, pagination, err := listPage(query, e.catalog.Flavors, flavorName, exact("name", flavorName),
+		return nil
+	},
+	filters: []filter[kakaocloud.Flavor]{
 		exact("instance_family", func(f kakaocloud.Flavor) string { return f.InstanceFamily }),
 		exact("instance_type", func(f kakaocloud.Flavor) string { return f.InstanceType }),
-		func(_ url.Values, f kakaocloud.Flavor) bool { return vcpus < 0 || f.VCPUs == vcpus })
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, kakaocloud.ListFlavorsResponse{Flavors: flavors, Pagination: pagination}, nil
-}
-
-func flavorName(f kakaocloud.Flavor) string { return f.Name }
-
-// getFlavor serves GET /api/v1/flavors/{id}.
-func (e *Emulator) getFlavor(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	id := r.PathValue("id")
-	flavor, ok := e.flavorsByID[id]
-	if !ok {
-		return 0, nil, notFound("flavor %q not found", id)
-	}
-	return http.StatusOK, kakaocloud.GetFlavorResponse{Flavor: flavor}, nil
+		func(query url.Values, f kakaocloud.Flavor) bool {
+			// check let only a positive integer through, or nothing, which keeps every flavor.
+			vcpus, err := strconv.Atoi(query.Get("vcpus"))
+			return err != nil || f.VCPUs == vcpus
+		},
+	},
+	listAnswer: func(page []kakaocloud.Flavor, pagination kakaocloud.Pagination) any {
+		return kakaocloud.ListFlavorsResponse{Flavors: page, Pagination: pagination}
+	},
+	getAnswer: func(f kakaocloud.Flavor) any { return kakaocloud.GetFlavorResponse{Flavor: f} },
 }

@@ -15,31 +15,23 @@
 package emulator
 
 import (
-	"net/http"
-
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// listImages serves the Image service's GET /api/v1/images with filters id, name (exact)
-// and status.
-func (e *Emulator) listImages(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	images, pagination, err := listPage(r.URL.Query(), e.catalog.Images, imageName,
-		exact("id", func(img kakaocloud.Image) string { return img.ID }), exact("name", imageName),
-		exact("status", func(img kakaocloud.Image) string { return img.Status }))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, kakaocloud.ListImagesResponse{Images: images, Pagination: pagination}, nil
-}
-
-func imageName(img kakaocloud.Image) string { return img.Name }
-
-// getImage serves the Image service's GET /api/v1/images/{id}.
-func (e *Emulator) getImage(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	id := r.PathValue("id")
-	image, ok := findBy(e.catalog.Images, id, func(img kakaocloud.Image) string { return img.ID })
-	if !ok {
-		return 0, nil, notFound("image %q not found", id)
-	}
-	return http.StatusOK, kakaocloud.GetImageResponse{Image: image}, nil
+// imageListing serves the Image service's GET /api/v1/images, with filters id, name (exact) and
+// status, and GET /api/v1/images/{id}.
+var imageListing = catalogListing[kakaocloud.Image]{
+	listOp: OpListImages, getOp: OpGetImage, service: kakaocloud.ServiceImage, path: kakaocloud.PathImages,
+	kind:    "image",
+	entries: func(c *Catalog) []kakaocloud.Image { return c.Images },
+	id:      func(img kakaocloud.Image) string { return img.ID },
+	name:    func(img kakaocloud.Image) string { return img.Name },
+	filters: []filter[kakaocloud.Image]{
+		exact("id", func(img kakaocloud.Image) string { return img.ID }),
+		exact("status", func(img kakaocloud.Image) string { return img.Status }),
+	},
+	listAnswer: func(page []kakaocloud.Image, pagination kakaocloud.Pagination) any {
+		return kakaocloud.ListImagesResponse{Images: page, Pagination: pagination}
+	},
+	getAnswer: func(img kakaocloud.Image) any { return kakaocloud.GetImageResponse{Image: img} },
 }

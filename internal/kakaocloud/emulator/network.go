@@ -15,55 +15,41 @@
 package emulator
 
 import (
-	"net/http"
-
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// listSubnets serves the VPC service's GET /api/v1/subnets with filters id, name (exact),
-// availability_zone and vpc_id.
-func (e *Emulator) listSubnets(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	subnets, pagination, err := listPage(r.URL.Query(), e.catalog.Subnets, subnetName,
-		exact("id", func(s kakaocloud.Subnet) string { return s.ID }), exact("name", subnetName),
+// subnetListing serves the VPC service's GET /api/v1/subnets, with filters id, name (exact),
+// availability_zone and vpc_id, and GET /api/v1/subnets/{id}.
+var subnetListing = catalogListing[kakaocloud.Subnet]{
+	listOp: OpListSubnets, getOp: OpGetSubnet, service: kakaocloud.ServiceVPC, path: kakaocloud.PathSubnets,
+	kind:    "subnet",
+	entries: func(c *Catalog) []kakaocloud.Subnet { return c.Subnets },
+	id:      func(s kakaocloud.Subnet) string { return s.ID },
+	name:    func(s kakaocloud.Subnet) string { return s.Name },
+	filters: []filter[kakaocloud.Subnet]{
+		exact("id", func(s kakaocloud.Subnet) string { return s.ID }),
 		exact("availability_zone", func(s kakaocloud.Subnet) string { return s.AvailabilityZone }),
-		exact("vpc_id", func(s kakaocloud.Subnet) string { return s.VPCID }))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, kakaocloud.ListSubnetsResponse{Subnets: subnets, Pagination: pagination}, nil
+		exact("vpc_id", func(s kakaocloud.Subnet) string { return s.VPCID }),
+	},
+	listAnswer: func(page []kakaocloud.Subnet, pagination kakaocloud.Pagination) any {
+		return kakaocloud.ListSubnetsResponse{Subnets: page, Pagination: pagination}
+	},
+	getAnswer: func(s kakaocloud.Subnet) any { return kakaocloud.GetSubnetResponse{Subnet: s} },
 }
 
-func subnetName(s kakaocloud.Subnet) string { return s.Name }
-
-// getSubnet serves the VPC service's GET /api/v1/subnets/{id}.
-func (e *Emulator) getSubnet(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	id := r.PathValue("id")
-	subnet, ok := e.subnetsByID[id]
-	if !ok {
-		return 0, nil, notFound("subnet %q not found", id)
-	}
-	return http.StatusOK, kakaocloud.GetSubnetResponse{Subnet: subnet}, nil
-}
-
-// listSecurityGroups serves the Network service's GET /api/v1/security-groups with filters
-// id and name (exact).
-func (e *Emulator) listSecurityGroups(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	groups, pagination, err := listPage(r.URL.Query(), e.catalog.SecurityGroups, securityGroupName,
-		exact("id", func(sg kakaocloud.SecurityGroup) string { return sg.ID }), exact("name", securityGroupName))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, kakaocloud.ListSecurityGroupsResponse{SecurityGroups: groups, Pagination: pagination}, nil
-}
-
-func securityGroupName(sg kakaocloud.SecurityGroup) string { return sg.Name }
-
-// getSecurityGroup serves the Network service's GET /api/v1/security-groups/{id}.
-func (e *Emulator) getSecurityGroup(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	id := r.PathValue("id")
-	sg, ok := findBy(e.catalog.SecurityGroups, id, func(sg kakaocloud.SecurityGroup) string { return sg.ID })
-	if !ok {
-		return 0, nil, notFound("security group %q not found", id)
-	}
-	return http.StatusOK, kakaocloud.GetSecurityGroupResponse{SecurityGroup: sg}, nil
+// securityGroupListing serves the Network service's GET /api/v1/security-groups, with
+// filters id and name (exact), and GET /api/v1/security-groups/{id}.
+var securityGroupListing = catalogListing[kakaocloud.SecurityGroup]{
+	listOp: OpListSecurityGroups, getOp: OpGetSecurityGroup, service: kakaocloud.ServiceNetwork, path: kakaocloud.PathSecurityGroups,
+	kind:    "security group",
+	entries: func(c *Catalog) []kakaocloud.SecurityGroup { return c.SecurityGroups },
+	id:      func(sg kakaocloud.SecurityGroup) string { return sg.ID },
+	name:    func(sg kakaocloud.SecurityGroup) string { return sg.Name },
+	filters: []filter[kakaocloud.SecurityGroup]{
+		exact("id", func(sg kakaocloud.SecurityGroup) string { return sg.ID }),
+	},
+	listAnswer: func(page []kakaocloud.SecurityGroup, pagination kakaocloud.Pagination) any {
+		return kakaocloud.ListSecurityGroupsResponse{SecurityGroups: page, Pagination: pagination}
+	},
+	getAnswer: func(sg kakaocloud.SecurityGroup) any { return kakaocloud.GetSecurityGroupResponse{SecurityGroup: sg} },
 }

@@ -84,7 +84,7 @@ type operationRoute struct {
 	handle  operationHandler
 }
 
-var operationRoutes = []operationRoute{
+var operationRoutes = slices.Concat([]operationRoute{
 	{OpIssueToken, http.MethodPost, kakaocloud.ServiceIAM, kakaocloud.PathTokens, (*Emulator).issueToken},
 	{OpValidateToken, http.MethodGet, kakaocloud.ServiceIAM, kakaocloud.PathTokens, (*Emulator).validateToken},
 	{OpCreateInstance, http.MethodPost, kakaocloud.ServiceBCS, kakaocloud.PathInstances, (*Emulator).createInstance},
@@ -93,19 +93,12 @@ var operationRoutes = []operationRoute{
 	{OpUpdateInstance, http.MethodPut, kakaocloud.ServiceBCS, kakaocloud.PathInstances + "/{id}", (*Emulator).updateInstance},
 	{OpDeleteInstance, http.MethodDelete, kakaocloud.ServiceBCS, kakaocloud.PathInstances + "/{id}", (*Emulator).deleteInstance},
 	{OpListActionLogs, http.MethodGet, kakaocloud.ServiceBCS, kakaocloud.PathInstances + "/{id}/action-logs", (*Emulator).listActionLogs},
-	{OpListFlavors, http.MethodGet, kakaocloud.ServiceBCS, kakaocloud.PathFlavors, (*Emulator).listFlavors},
-	{OpGetFlavor, http.MethodGet, kakaocloud.ServiceBCS, kakaocloud.PathFlavors + "/{id}", (*Emulator).getFlavor},
-	{OpListImages, http.MethodGet, kakaocloud.ServiceImage, kakaocloud.PathImages, (*Emulator).listImages},
-	{OpGetImage, http.MethodGet, kakaocloud.ServiceImage, kakaocloud.PathImages + "/{id}", (*Emulator).getImage},
-	{OpListSubnets, http.MethodGet, kakaocloud.ServiceVPC, kakaocloud.PathSubnets, (*Emulator).listSubnets},
-	{OpGetSubnet, http.MethodGet, kakaocloud.ServiceVPC, kakaocloud.PathSubnets + "/{id}", (*Emulator).getSubnet},
-	{OpListSecurityGroups, http.MethodGet, kakaocloud.ServiceNetwork, kakaocloud.PathSecurityGroups, (*Emulator).listSecurityGroups},
-	{OpGetSecurityGroup, http.MethodGet, kakaocloud.ServiceNetwork, kakaocloud.PathSecurityGroups + "/{id}", (*Emulator).getSecurityGroup},
+}, flavorListing.routes(), imageListing.routes(), subnetListing.routes(), securityGroupListing.routes(), []operationRoute{
 	{OpListClusters, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathClusters, (*Emulator).listClusters},
 	{OpGetCluster, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathClusters + "/{name}", (*Emulator).getCluster},
 	{OpListVersions, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathVersions, (*Emulator).listVersions},
 	{OpListNodeImages, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathNodeImages, (*Emulator).listNodeImages},
-}
+})
 
 func (e *Emulator) routes() {
 	e.mux = http.NewServeMux()
