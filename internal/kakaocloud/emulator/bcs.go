@@ -225,13 +225,21 @@ func freeAddress(subnet kakaocloud.Subnet, used map[netip.Addr]bool) (netip.Addr
 
 // getInstance serves GET /api/v1/instances/{id}.
 func (e *Emulator) getInstance(_ http.ResponseWriter, r *http.Request) (int, any, error) {
+	return e.withInstance(r, func(in *instance) (int, any, error) {
+		return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+	})
+}
+
+// withInstance serves a call on the instance the request's path names: serve runs under the
+// lock, and an unknown id is answered with 404.
+func (e *Emulator) withInstance(r *http.Request, serve func(in *instance) (int, any, error)) (int, any, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	in, err := e.instanceLocked(r.PathValue("id"))
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+	return serve(in)
 }
 
 func (e *Emulator) instanceLocked(id string) (*instance, error) {
@@ -290,51 +298,39 @@ func (e *Emulator) updateInstance(w http.ResponseWriter, r *http.Request) (int, 
 			return 0, nil, err
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	in, err := e.instanceLocked(r.PathValue("id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	now := e.now()
-	if update.Name != nil {
-		in.Name = *update.Name
-	}
-	if update.Description != nil {
-		in.Description = *update.Description
-	}
-	in.UpdatedAt = now
-	in.log(actionUpdate, now)
-	return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+	return e.withInstance(r, func(in *instance) (int, any, error) {
+		now := e.now()
+		if update.Name != nil {
+			in.Name = *update.Name
+		}
+		if update.Description != nil {
+			in.Description = *update.Description
+		}
+		in.UpdatedAt = now
+		in.log(actionUpdate, now)
+		return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+	})
 }
 
 // deleteInstance serves DELETE /api/v1/instances/{id}: 202 with no body; the instance is
 // deleting, then gone. Deleting it again is accepted again.
 func (e *Emulator) deleteInstance(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	in, err := e.instanceLocked(r.PathValue("id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	if in.Status != kakaocloud.InstanceStatusDeleting {
-		now := e.now()
-		in.deletedAt = now
-		in.setState(kakaocloud.InstanceStatusDeleting, in.VMState, "deleting", in.PowerState, now)
-		in.log(actionDelete, now)
-	}
-	return http.StatusAccepted, nil, nil
+	return e.withInstance(r, func(in *instance) (int, any, error) {
+		if in.Status != kakaocloud.InstanceStatusDeleting {
+			now := e.now()
+			in.deletedAt = now
+			in.setState(kakaocloud.InstanceStatusDeleting, in.VMState, "deleting", in.PowerState, now)
+			in.log(actionDelete, now)
+		}
+		return http.StatusAccepted, nil, nil
+	})
 }
 
 // listActionLogs serves GET /api/v1/instances/{id}/action-logs, oldest first.
 func (e *Emulator) listActionLogs(_ http.ResponseWriter, r *http.Request) (int, any, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	in, err := e.instanceLocked(r.PathValue("id"))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, kakaocloud.ListActionLogsResponse{Actions: slices.Clone(in.actionLogs)}, nil
+	return e.withInstance(r, func(in *instance) (int, any, error) {
+		return http.StatusOK, kakaocloud.ListActionLogsResponse{Actions: slices.Clone(in.actionLogs)}, nil
+	})
 }
 
 // newRequestID returns a request ID in the form OpenStack services log them.
