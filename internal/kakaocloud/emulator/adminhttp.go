@@ -34,20 +34,20 @@ var adminEndpoints = []struct {
 	handle  adminHandler
 }{
 	{"POST /faults", withBody((*Emulator).adminInjectFault)},
-	{"DELETE /faults", (*Emulator).adminClearFaults},
+	{"DELETE /faults", acknowledging((*Emulator).ClearFaults)},
 	{"POST /latency", withBody((*Emulator).adminSetLatency)},
 	{"POST /list-lag", withBody((*Emulator).adminSetListLag)},
 	{"POST /capacity", withBody((*Emulator).adminSetCapacity)},
 	{"POST /fail-instances", withBody((*Emulator).adminFailInstances)},
-	{"POST /tokens/expire", (*Emulator).adminExpireTokens},
+	{"POST /tokens/expire", acknowledging((*Emulator).ExpireTokens)},
 	{"POST /credentials", withBody((*Emulator).adminAddCredential)},
 	{"DELETE /credentials/{id}", (*Emulator).adminRemoveCredential},
 	{"POST /cluster", (*Emulator).adminSetControlPlane},
 	{"POST /versions", (*Emulator).adminChangeVersions},
-	{"POST /node-images/fail", (*Emulator).adminFailNodeImages},
+	{"POST /node-images/fail", withBody((*Emulator).adminFailNodeImages)},
 	{"GET /instances", (*Emulator).adminInstances},
 	{"GET /calls", (*Emulator).adminCalls},
-	{"DELETE /calls", (*Emulator).adminResetCalls},
+	{"DELETE /calls", acknowledging((*Emulator).ResetCallCounts)},
 }
 
 // withBody serves an admin call that acts on its decoded body and answers with an
@@ -61,6 +61,15 @@ func withBody[T any](act func(e *Emulator, request T) error) adminHandler {
 		if err := act(e, request); err != nil {
 			return 0, nil, err
 		}
+		return http.StatusOK, acknowledged, nil
+	}
+}
+
+// acknowledging serves an admin call that takes no input, acts, and answers with an
+// acknowledgement.
+func acknowledging(act func(e *Emulator)) adminHandler {
+	return func(e *Emulator, _ http.ResponseWriter, _ *http.Request) (int, any, error) {
+		act(e)
 		return http.StatusOK, acknowledged, nil
 	}
 }
@@ -123,11 +132,6 @@ func (e *Emulator) adminInjectFault(request AdminFault) error {
 	}
 	e.InjectFault(request.Operation, fault)
 	return nil
-}
-
-func (e *Emulator) adminClearFaults(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
-	e.ClearFaults()
-	return http.StatusOK, acknowledged, nil
 }
 
 // AdminLatency is the body of POST /_emulator/latency; latency is a Go duration string, "0s"
@@ -202,11 +206,6 @@ func (e *Emulator) adminFailInstances(request AdminFailInstances) error {
 	}
 	e.FailNextInstances(request.Count, request.Message)
 	return nil
-}
-
-func (e *Emulator) adminExpireTokens(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
-	e.ExpireTokens()
-	return http.StatusOK, acknowledged, nil
 }
 
 // AdminCredential is the body of POST /_emulator/credentials.
@@ -307,13 +306,9 @@ type AdminNodeImageFailure struct {
 	Fail bool `json:"fail"`
 }
 
-func (e *Emulator) adminFailNodeImages(w http.ResponseWriter, r *http.Request) (int, any, error) {
-	var request AdminNodeImageFailure
-	if err := decodeBody(w, r, &request); err != nil {
-		return 0, nil, err
-	}
+func (e *Emulator) adminFailNodeImages(request AdminNodeImageFailure) error {
 	e.FailNodeImageLookups(request.Fail)
-	return http.StatusOK, acknowledged, nil
+	return nil
 }
 
 // AdminInstances is the answer of GET /_emulator/instances.
@@ -335,11 +330,6 @@ type AdminCalls struct {
 
 func (e *Emulator) adminCalls(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
 	return http.StatusOK, AdminCalls{Calls: e.callCounts(), Injected: e.Injected(), Created: e.CreatedCount()}, nil
-}
-
-func (e *Emulator) adminResetCalls(_ http.ResponseWriter, _ *http.Request) (int, any, error) {
-	e.ResetCallCounts()
-	return http.StatusOK, acknowledged, nil
 }
 
 func checkOperation(op string) error {
