@@ -46,7 +46,7 @@ type pageRequest struct {
 // parsePageRequest reads limit, offset, sort_keys and sort_dirs, with the real API's
 // defaults: 20 items from offset 0, newest first.
 func parsePageRequest(query url.Values) (pageRequest, error) {
-	page := pageRequest{limit: defaultPageLimit, sortKey: sortKeyCreatedAt, descending: true}
+	page := pageRequest{limit: defaultPageLimit}
 	if value := query.Get("limit"); value != "" {
 		limit, err := strconv.Atoi(value)
 		if err != nil || limit < 1 {
@@ -61,21 +61,29 @@ func parsePageRequest(query url.Values) (pageRequest, error) {
 		}
 		page.offset = offset
 	}
-	switch value := query.Get("sort_keys"); value {
-	case "", sortKeyCreatedAt:
-	case sortKeyName:
-		page.sortKey = sortKeyName
-	default:
-		return pageRequest{}, badRequest("sort_keys %q is not supported; use %s or %s", value, sortKeyCreatedAt, sortKeyName)
+	sortKey, err := queryChoice(query, "sort_keys", sortKeyCreatedAt, sortKeyCreatedAt, sortKeyName)
+	if err != nil {
+		return pageRequest{}, err
 	}
-	switch value := query.Get("sort_dirs"); value {
-	case "", sortDirDesc:
-	case sortDirAsc:
-		page.descending = false
-	default:
-		return pageRequest{}, badRequest("sort_dirs %q is not supported; use %s or %s", value, sortDirAsc, sortDirDesc)
+	sortDir, err := queryChoice(query, "sort_dirs", sortDirDesc, sortDirAsc, sortDirDesc)
+	if err != nil {
+		return pageRequest{}, err
 	}
+	page.sortKey, page.descending = sortKey, sortDir == sortDirDesc
 	return page, nil
+}
+
+// queryChoice reads query parameter key, which takes one of the choices, or is absent and then
+// is fallback.
+func queryChoice(query url.Values, key, fallback string, choices ...string) (string, error) {
+	value := query.Get(key)
+	switch {
+	case value == "":
+		return fallback, nil
+	case slices.Contains(choices, value):
+		return value, nil
+	}
+	return "", badRequest("%s %q is not supported; use %s", key, value, strings.Join(choices, " or "))
 }
 
 // paginate sorts items, given in creation order (catalog order for catalog entries), and
