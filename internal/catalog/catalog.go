@@ -91,36 +91,35 @@ func (c *Catalog) Cluster(ctx context.Context) (kakaocloud.Cluster, error) {
 
 // NodeImages returns the VM worker images Kubernetes Engine offers for a minor version.
 func (c *Catalog) NodeImages(ctx context.Context, minorVersion string) ([]kakaocloud.NodeImage, error) {
-	return c.nodeImages.entry(minorVersion).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.NodeImage, error) {
-		return c.client.ListNodeImages(ctx, kakaocloud.NodeImageFilter{KubernetesVersion: minorVersion, InstanceType: "vm"})
-	})
+	return lookup(ctx, c, &c.nodeImages, minorVersion,
+		kakaocloud.NodeImageFilter{KubernetesVersion: minorVersion, InstanceType: "vm"}, c.client.ListNodeImages)
 }
 
 // SubnetsByID returns the subnet with this id (none when it does not exist).
 func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("id="+id).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
-		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{ID: id})
-	})
+	return lookup(ctx, c, &c.subnets, "id="+id, kakaocloud.SubnetFilter{ID: id}, c.client.ListSubnets)
 }
 
 // SubnetsByName returns the subnets with this name (names need not be unique).
 func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
-	return c.subnets.entry("name="+name).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.Subnet, error) {
-		return c.client.ListSubnets(ctx, kakaocloud.SubnetFilter{Name: name})
-	})
+	return lookup(ctx, c, &c.subnets, "name="+name, kakaocloud.SubnetFilter{Name: name}, c.client.ListSubnets)
 }
 
 // SecurityGroupsByID returns the security group with this id (none when it does not exist).
 func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("id="+id).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
-		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{ID: id})
-	})
+	return lookup(ctx, c, &c.securityGroups, "id="+id, kakaocloud.SecurityGroupFilter{ID: id}, c.client.ListSecurityGroups)
 }
 
 // SecurityGroupsByName returns the security groups with this name.
 func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
-	return c.securityGroups.entry("name="+name).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]kakaocloud.SecurityGroup, error) {
-		return c.client.ListSecurityGroups(ctx, kakaocloud.SecurityGroupFilter{Name: name})
+	return lookup(ctx, c, &c.securityGroups, "name="+name, kakaocloud.SecurityGroupFilter{Name: name}, c.client.ListSecurityGroups)
+}
+
+// lookup returns the listing cached under key, listed again with filter once it is older than
+// the catalog's TTL.
+func lookup[F, T any](ctx context.Context, c *Catalog, cache *keyed[[]T], key string, filter F, list func(context.Context, F) ([]T, error)) ([]T, error) {
+	return cache.entry(key).get(ctx, c.opts.CatalogTTL, c.opts.Clock.Now, func(ctx context.Context) ([]T, error) {
+		return list(ctx, filter)
 	})
 }
 
