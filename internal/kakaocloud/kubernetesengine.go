@@ -16,7 +16,6 @@ package kakaocloud
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -24,33 +23,21 @@ import (
 // GetCluster returns a Kubernetes Engine cluster by name: its control-plane version,
 // endpoint and phase.
 func (c *Client) GetCluster(ctx context.Context, name string) (Cluster, error) {
-	var resp GetClusterResponse
-	_, err := c.do(ctx, call{
-		service: ServiceKubernetesEngine, operation: "GetCluster", method: http.MethodGet,
-		path: PathClusters + "/" + url.PathEscape(name), idempotent: true,
-	}, &resp)
-	return resp.Cluster, err
+	return getOne(ctx, c, call{service: ServiceKubernetesEngine, operation: "GetCluster", path: PathClusters + "/" + url.PathEscape(name)},
+		func(r *GetClusterResponse) Cluster { return r.Cluster })
 }
 
 // ListClusters returns the project's clusters.
 func (c *Client) ListClusters(ctx context.Context) ([]Cluster, error) {
-	var resp ListClustersResponse
-	_, err := c.do(ctx, call{
-		service: ServiceKubernetesEngine, operation: "ListClusters", method: http.MethodGet,
-		path: PathClusters, idempotent: true,
-	}, &resp)
-	return resp.Clusters, err
+	return getOne(ctx, c, call{service: ServiceKubernetesEngine, operation: "ListClusters", path: PathClusters},
+		func(r *ListClustersResponse) []Cluster { return r.Clusters })
 }
 
 // ListVersions returns the Kubernetes versions Kubernetes Engine knows, with their
 // deprecation and end of support.
 func (c *Client) ListVersions(ctx context.Context) ([]KubernetesVersion, error) {
-	var resp ListVersionsResponse
-	_, err := c.do(ctx, call{
-		service: ServiceKubernetesEngine, operation: "ListVersions", method: http.MethodGet,
-		path: PathVersions, idempotent: true,
-	}, &resp)
-	return resp.Versions, err
+	return getOne(ctx, c, call{service: ServiceKubernetesEngine, operation: "ListVersions", path: PathVersions},
+		func(r *ListVersionsResponse) []KubernetesVersion { return r.Versions })
 }
 
 // NodeImageFilter narrows ListNodeImages.
@@ -70,11 +57,8 @@ func (c *Client) ListNodeImages(ctx context.Context, f NodeImageFilter) ([]NodeI
 	if f.GPU != nil {
 		gpu = strconv.FormatBool(*f.GPU)
 	}
-	var resp ListNodeImagesResponse
-	_, err := c.do(ctx, call{
-		service: ServiceKubernetesEngine, operation: "ListNodeImages", method: http.MethodGet, path: PathNodeImages,
-		query:      filter("k8s_version", f.KubernetesVersion, "instance_type", f.InstanceType, "is_gpu_type", gpu, "os_distro", f.OSDistro),
-		idempotent: true,
-	}, &resp)
-	return resp.Images, err
+	return getOne(ctx, c, call{
+		service: ServiceKubernetesEngine, operation: "ListNodeImages", path: PathNodeImages,
+		query: filter("k8s_version", f.KubernetesVersion, "instance_type", f.InstanceType, "is_gpu_type", gpu, "os_distro", f.OSDistro),
+	}, func(r *ListNodeImagesResponse) []NodeImage { return r.Images })
 }

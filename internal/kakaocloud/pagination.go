@@ -68,8 +68,9 @@ func filter(pairs ...string) url.Values {
 	return q
 }
 
-// getOne is an idempotent GET of one object (cl's method is set here), its answer of type P
-// unwrapped by pick; an error comes back with the zero object.
+// getOne is an idempotent GET answered at once (cl's method is set here): one object, or a
+// list the API does not page. Its answer of type P is unwrapped by pick; an error comes back
+// with the zero value.
 func getOne[T any, P any](ctx context.Context, c *Client, cl call, pick func(*P) T) (T, error) {
 	var resp P
 	cl.method, cl.idempotent = http.MethodGet, true
