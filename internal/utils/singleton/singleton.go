@@ -36,6 +36,15 @@ func Every(ctx context.Context, interval time.Duration, failure string, pass fun
 	return nil
 }
 
+// Discarding adapts a pass that also returns what it did (a collection's deleted names, say)
+// to Every, which only logs the pass's error.
+func Discarding[T any](pass func(context.Context) (T, error)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := pass(ctx)
+		return err
+	}
+}
+
 // Period is when a leader-only periodic pass runs and what it leaves alone: every Interval,
 // sparing what is younger than Grace on Clock. A zero field takes the pass's default.
 type Period struct {

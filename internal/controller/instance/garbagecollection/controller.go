@@ -52,10 +52,7 @@ type Collector struct {
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	return c.Period.Every(ctx, DefaultInterval, "garbage collection of leaked instances failed", func(ctx context.Context) error {
-		_, err := c.Collect(ctx)
-		return err
-	})
+	return c.Period.Every(ctx, DefaultInterval, "garbage collection of leaked instances failed", singleton.Discarding(c.Collect))
 }
 
 // Collect deletes the owned VMs that no NodeClaim accounts for and returns their ids. A VM is

@@ -53,10 +53,7 @@ type Collector struct {
 
 // Start collects every Interval until ctx ends.
 func (c *Collector) Start(ctx context.Context) error {
-	return c.Period.Every(ctx, DefaultInterval, "garbage collection of nodeclaims failed", func(ctx context.Context) error {
-		_, err := c.Collect(ctx)
-		return err
-	})
+	return c.Period.Every(ctx, DefaultInterval, "garbage collection of nodeclaims failed", singleton.Discarding(c.Collect))
 }
 
 // Collect deletes the NodeClaims, registered longer than Grace ago, whose VM KakaoCloud no
