@@ -40,29 +40,17 @@ var _ client.Client = (*CacheSyncingClient)(nil)
 
 // Create creates obj and waits until the cache has it.
 func (c *CacheSyncingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if err := c.Client.Create(ctx, obj, opts...); err != nil {
-		return err
-	}
-	c.awaitVersion(ctx, obj)
-	return nil
+	return c.awaitWritten(ctx, obj, c.Client.Create(ctx, obj, opts...))
 }
 
 // Update updates obj and waits until the cache has the new version.
 func (c *CacheSyncingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if err := c.Client.Update(ctx, obj, opts...); err != nil {
-		return err
-	}
-	c.awaitVersion(ctx, obj)
-	return nil
+	return c.awaitWritten(ctx, obj, c.Client.Update(ctx, obj, opts...))
 }
 
 // Patch patches obj and waits until the cache has the new version.
 func (c *CacheSyncingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if err := c.Client.Patch(ctx, obj, patch, opts...); err != nil {
-		return err
-	}
-	c.awaitVersion(ctx, obj)
-	return nil
+	return c.awaitWritten(ctx, obj, c.Client.Patch(ctx, obj, patch, opts...))
 }
 
 // Delete deletes obj and waits until the cache no longer has it, or has it deleting when it
@@ -118,18 +106,20 @@ type cacheSyncingStatusWriter struct {
 }
 
 func (w *cacheSyncingStatusWriter) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	if err := w.SubResourceWriter.Update(ctx, obj, opts...); err != nil {
-		return err
-	}
-	w.client.awaitVersion(ctx, obj)
-	return nil
+	return w.client.awaitWritten(ctx, obj, w.SubResourceWriter.Update(ctx, obj, opts...))
 }
 
 func (w *cacheSyncingStatusWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	if err := w.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
-		return err
+	return w.client.awaitWritten(ctx, obj, w.SubResourceWriter.Patch(ctx, obj, patch, opts...))
+}
+
+// awaitWritten passes on the error of a write of obj; after a write that succeeded, it first
+// waits until the cache has the version written.
+func (c *CacheSyncingClient) awaitWritten(ctx context.Context, obj client.Object, writeErr error) error {
+	if writeErr != nil {
+		return writeErr
 	}
-	w.client.awaitVersion(ctx, obj)
+	c.awaitVersion(ctx, obj)
 	return nil
 }
 
