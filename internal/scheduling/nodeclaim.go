@@ -59,52 +59,85 @@ type NewNodeClaim struct {
 	// largest is the per-resource maximum allocatable of the types the NodeClaim was opened
 	// with: a pod that does not fit it fits none of the types left, and is turned away before
 	// any requirement is computed. Types only narrow, so it stays a valid bound.
-	largest resVec
+	largest *resVec
 }
 
 // itInfo is an instance type with what the scheduler needs of it precomputed.
 type itInfo struct {
 	it          *cloudprovider.InstanceType
 	reqs        Requirements
+	labels      map[string]string // reqs, one value per key (normalized)
 	allocatable resVec
 	capacity    resVec
 }
 
 func newITInfo(it *cloudprovider.InstanceType) *itInfo {
-	return &itInfo{it: it, reqs: FromLabels(it.Labels), allocatable: withPodsDefault(toVec(it.Allocatable())), capacity: toVec(it.Capacity)}
+	reqs := FromLabels(it.Labels)
+	labels := make(map[string]string, len(reqs))
+	for k, r := range reqs {
+		labels[k], _ = r.Any()
+	}
+	return &itInfo{it: it, reqs: reqs, labels: labels, allocatable: withPodsDefault(toVec(it.Allocatable())), capacity: toVec(it.Capacity)}
 }
 
-// offeringAllowed reports whether the offering is available and its zone and capacity type
-// satisfy reqs.
-func offeringAllowed(of *cloudprovider.Offering, reqs Requirements) bool {
+// offeringFilter tells which offerings the zone and capacity type requirements of one set of
+// requirements allow. A run's offerings have few zones and capacity types between them, and
+// finalize and canAdd ask about every offering of every instance type a NodeClaim may still
+// be: each pair is looked up in the requirements once, and remembered.
+type offeringFilter struct {
+	zone, capacityType *Requirement // nil: any
+	seen               [8]offeringVerdict
+	count              int
+}
+
+type offeringVerdict struct {
+	zone, capacityType string
+	allowed            bool
+}
+
+func newOfferingFilter(reqs Requirements) offeringFilter {
+	return offeringFilter{zone: reqs[karpv1.LabelTopologyZone], capacityType: reqs[karpv1.LabelCapacityType]}
+}
+
+// allows reports whether the offering is available and its zone and capacity type satisfy the
+// requirements.
+func (f *offeringFilter) allows(of *cloudprovider.Offering) bool {
 	if !of.Available {
 		return false
 	}
-	if z, ok := reqs[karpv1.LabelTopologyZone]; ok && !z.Has(of.Zone) {
-		return false
+	if f.zone == nil && f.capacityType == nil {
+		return true
 	}
-	if ct, ok := reqs[karpv1.LabelCapacityType]; ok && !ct.Has(of.CapacityType) {
-		return false
+	for _, v := range f.seen[:f.count] {
+		if v.zone == of.Zone && v.capacityType == of.CapacityType {
+			return v.allowed
+		}
 	}
-	return true
+	allowed := (f.zone == nil || f.zone.Has(of.Zone)) && (f.capacityType == nil || f.capacityType.Has(of.CapacityType))
+	if f.count < len(f.seen) {
+		f.seen[f.count] = offeringVerdict{zone: of.Zone, capacityType: of.CapacityType, allowed: allowed}
+		f.count++
+	}
+	return allowed
 }
 
-// hasOffering reports whether some offering of it satisfies reqs.
-func (t *itInfo) hasOffering(reqs Requirements) bool {
+// hasOffering reports whether some offering of it passes the filter.
+func (t *itInfo) hasOffering(f *offeringFilter) bool {
 	for i := range t.it.Offerings {
-		if offeringAllowed(&t.it.Offerings[i], reqs) {
+		if f.allows(&t.it.Offerings[i]) {
 			return true
 		}
 	}
 	return false
 }
 
-// cheapest returns the price of the cheapest allowed offering (false when none).
-func (t *itInfo) cheapest(reqs Requirements) (float64, bool) {
+// cheapest returns the price of the cheapest offering that passes the filter (false when
+// none).
+func (t *itInfo) cheapest(f *offeringFilter) (float64, bool) {
 	best, found := 0.0, false
 	for i := range t.it.Offerings {
 		of := &t.it.Offerings[i]
-		if offeringAllowed(of, reqs) && (!found || of.Price < best) {
+		if (!found || of.Price < best) && f.allows(of) {
 			best, found = of.Price, true
 		}
 	}
@@ -113,7 +146,8 @@ func (t *itInfo) cheapest(reqs Requirements) (float64, bool) {
 
 // compatible reports whether a node of this type can satisfy reqs.
 func (t *itInfo) compatible(reqs Requirements) bool {
-	return t.reqs.IsIntersecting(reqs) && t.hasOffering(reqs)
+	f := newOfferingFilter(reqs)
+	return t.reqs.IsIntersecting(reqs) && t.hasOffering(&f)
 }
 
 // typeRequirements returns what launching one of types implies: In over the union of each label
@@ -122,9 +156,9 @@ func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
 	values := map[string][]string{}
 	counts := map[string]int{}
 	for _, t := range types {
-		for k, v := range t.reqs {
+		for k, v := range t.labels {
 			counts[k]++
-			values[k] = append(values[k], v.Values()...)
+			values[k] = append(values[k], v)
 		}
 	}
 	out := Requirements{}
@@ -134,11 +168,17 @@ func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
 		}
 	}
 	var zones, cts []string
+	f := newOfferingFilter(reqs)
 	for _, t := range types {
 		for i := range t.it.Offerings {
 			of := &t.it.Offerings[i]
-			if offeringAllowed(of, reqs) {
+			if !f.allows(of) {
+				continue
+			}
+			if !slices.Contains(zones, of.Zone) {
 				zones = append(zones, of.Zone)
+			}
+			if !slices.Contains(cts, of.CapacityType) {
 				cts = append(cts, of.CapacityType)
 			}
 		}
@@ -171,23 +211,24 @@ func (n *NewNodeClaim) view() *nodeView {
 // overhead.
 func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*itInfo, resVec, error) {
 	if n.largest == nil {
-		n.largest = largestAllocatable(n.types)
+		largest := largestAllocatable(n.types)
+		n.largest = &largest
 	}
-	if !fitsSum(n.podRequests, p.requests, n.largest) {
-		return nil, nil, nil, &doesNotFitError{n.podRequests, p.requests}
+	if !fitsSum(n.podRequests, p.requests, *n.largest) {
+		return nil, nil, resVec{}, &doesNotFitError{n.podRequests, p.requests}
 	}
 	if err := p.tolerates(n.tmpl.taints); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, resVec{}, err
 	}
 	if hp, clash := portsClash(n.ports, p.ports); clash {
-		return nil, nil, nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
+		return nil, nil, resVec{}, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
 	}
 	podReqs := p.requirements
 	if topo != nil {
 		podReqs = merge(podReqs, topo)
 	}
 	if err := n.reqs.Compatible(podReqs); err != nil {
-		return nil, nil, nil, fmt.Errorf("incompatible requirements, %w", err)
+		return nil, nil, resVec{}, fmt.Errorf("incompatible requirements, %w", err)
 	}
 	merged := merge(n.reqs, podReqs)
 	ds := n.tmpl.daemonOverhead(merged)
@@ -199,11 +240,12 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 	checkOfferings := podReqs.Has(karpv1.LabelTopologyZone) || podReqs.Has(karpv1.LabelCapacityType)
 	var kept []*itInfo
 	compatible := 0
+	offerings := newOfferingFilter(merged)
 	for _, t := range n.types {
 		if checkLabels && !t.reqs.IsIntersecting(podReqs) {
 			continue
 		}
-		if checkOfferings && !t.hasOffering(merged) {
+		if checkOfferings && !t.hasOffering(&offerings) {
 			continue
 		}
 		compatible++
@@ -212,14 +254,14 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 		}
 	}
 	if compatible == 0 {
-		return nil, nil, nil, fmt.Errorf("no instance type with an available offering satisfies %s", merged)
+		return nil, nil, resVec{}, fmt.Errorf("no instance type with an available offering satisfies %s", merged)
 	}
 	if len(kept) == 0 {
-		return nil, nil, nil, fmt.Errorf("no instance type fits %s", describeVec(total.add(ds)))
+		return nil, nil, resVec{}, fmt.Errorf("no instance type fits %s", describeVec(total.add(ds)))
 	}
 	if merged.HasMinValues() {
 		if err := merged.MinValuesSatisfied(merged.CoveredValues(typeReqs(kept)...)); err != nil {
-			return nil, nil, nil, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
+			return nil, nil, resVec{}, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
 		}
 	}
 	return merged, kept, ds, nil
@@ -234,13 +276,9 @@ func (e *doesNotFitError) Error() string {
 }
 
 func largestAllocatable(types []*itInfo) resVec {
-	out := resVec{}
+	var out resVec
 	for _, t := range types {
-		for k, v := range t.allocatable {
-			if cur, ok := out[k]; !ok || v > cur {
-				out[k] = v
-			}
-		}
+		out = maxVec(out, t.allocatable)
 	}
 	return out
 }
@@ -269,8 +307,9 @@ func (n *NewNodeClaim) finalize() {
 		price float64
 	}
 	ps := make([]priced, 0, len(n.types))
+	offerings := newOfferingFilter(n.reqs)
 	for _, t := range n.types {
-		if price, ok := t.cheapest(n.reqs); ok {
+		if price, ok := t.cheapest(&offerings); ok {
 			ps = append(ps, priced{t, price})
 		}
 	}

@@ -47,11 +47,13 @@ type podInfo struct {
 	counted      sets.Set[*topologyGroup] // groups whose selector matches the pod
 	inverse      []*topologyGroup         // anti-affinity groups that repel the pod
 	topologyKeys []string
+	spreadKeys   []string // keys other than hostname of the spreads that count the pod
 }
 
 func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {
 	req := toVec(PodRequests(pod))
-	req[corev1.ResourcePods] += 1000
+	pods, _ := req.get(corev1.ResourcePods)
+	req.set(corev1.ResourcePods, pods+1000)
 	p := &podInfo{pod: pod, requests: req, ports: podHostPorts(pod), volume: volume}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		p.preferred = slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)

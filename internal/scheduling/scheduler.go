@@ -98,7 +98,7 @@ type poolTemplate struct {
 	taints    []corev1.Taint
 	base      Requirements // template requirements and labels, nodepool, instance type values
 	types     []*itInfo    // types compatible with the template
-	remaining resVec       // nil = unlimited
+	remaining *resVec      // nil = unlimited
 	full      bool         // the limits leave room for none of types
 	// launchable caches, per "key=value", whether the limits leave room for a type that can
 	// have that label (a zone: a type with an offering there); reset when remaining changes.
@@ -127,7 +127,8 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	}
 	t.base = merge(reqs, typeRequirements(t.types, reqs))
 	if in.Remaining != nil {
-		t.remaining = toVec(in.Remaining)
+		remaining := toVec(in.Remaining)
+		t.remaining = &remaining
 		t.full = t.exhausted()
 	}
 	t.launchable = map[string]bool{}
@@ -145,7 +146,7 @@ func (t *poolTemplate) exhausted() bool {
 		return false
 	}
 	for _, it := range t.types {
-		if len(it.capacity.exceeded(t.remaining)) == 0 {
+		if len(it.capacity.exceeded(*t.remaining)) == 0 {
 			return false
 		}
 	}
@@ -166,7 +167,7 @@ func (t *poolTemplate) canLaunchIn(key, value string) bool {
 		return ok
 	}
 	ok := slices.ContainsFunc(t.types, func(it *itInfo) bool {
-		if len(it.capacity.exceeded(t.remaining)) > 0 {
+		if len(it.capacity.exceeded(*t.remaining)) > 0 {
 			return false
 		}
 		if key == karpv1.LabelTopologyZone {
@@ -181,12 +182,10 @@ func (t *poolTemplate) canLaunchIn(key, value string) bool {
 
 // daemonOverhead sums the requests of the daemonset pods that would run on a node with reqs.
 func (t *poolTemplate) daemonOverhead(reqs Requirements) resVec {
-	out := resVec{}
+	var out resVec
 	for _, d := range t.daemons {
 		if daemonRuns(reqs, d.requirements) {
-			for k, v := range d.requests {
-				out[k] += v
-			}
+			out = out.add(d.requests)
 		}
 	}
 	return out
@@ -229,7 +228,7 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 		var within []*itInfo
 		exceeded := map[string]bool{}
 		for _, it := range types {
-			if over := it.capacity.exceeded(t.remaining); len(over) > 0 {
+			if over := it.capacity.exceeded(*t.remaining); len(over) > 0 {
 				for _, o := range over {
 					exceeded[o] = true
 				}
@@ -250,7 +249,8 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 		for _, it := range types {
 			largest = maxVec(largest, it.capacity)
 		}
-		t.remaining = t.remaining.subLimited(largest)
+		remaining := t.remaining.subLimited(largest)
+		t.remaining = &remaining
 		t.full = t.exhausted()
 		clear(t.launchable)
 	}
@@ -479,8 +479,8 @@ func weight(np *karpv1.NodePool) int32 {
 // time, then namespace and name.
 func comparePods(a, b *podInfo) int {
 	return cmp.Or(
-		cmp.Compare(b.requests[corev1.ResourceCPU], a.requests[corev1.ResourceCPU]),
-		cmp.Compare(b.requests[corev1.ResourceMemory], a.requests[corev1.ResourceMemory]),
+		cmp.Compare(b.requests.core[coreCPU], a.requests.core[coreCPU]),
+		cmp.Compare(b.requests.core[coreMemory], a.requests.core[coreMemory]),
 		a.pod.CreationTimestamp.Time.Compare(b.pod.CreationTimestamp.Time),
 		cmp.Compare(a.pod.Namespace, b.pod.Namespace),
 		cmp.Compare(a.pod.Name, b.pod.Name),

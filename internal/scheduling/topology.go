@@ -349,11 +349,23 @@ func (e *topologyError) Error() string { return e.group.describe + " cannot be s
 // requirementsFor returns the topology requirements for placing p on the node: nil when
 // nothing constrains it, a narrowed domain per key for a NodeClaim, or an error when no domain
 // of the node is allowed.
+//
+// A pod a spread counts also narrows an open NodeClaim to one domain of the spread's key, the
+// one where the spread has fewest pods, although the pod does not own the spread: the spread
+// can only count it in a known domain, and a NodeClaim narrowed later, by another pod, would
+// otherwise put it in a domain the spread never counted it in. The kube-scheduler counts it
+// there, and would refuse the spread pods placed on the strength of the lower count.
 func (t *topology) requirementsFor(p *podInfo, v *nodeView) (Requirements, error) {
-	if len(p.terms) == 0 && len(p.inverse) == 0 {
+	if len(p.terms) == 0 && len(p.inverse) == 0 && len(p.spreadKeys) == 0 {
 		return nil, nil
 	}
 	var out Requirements
+	narrow := func(key string, domains ...string) {
+		if out == nil {
+			out = Requirements{}
+		}
+		out[key] = NewRequirement(key, karpv1.NodeSelectorOpIn, domains...)
+	}
 	for _, key := range p.topologyKeys {
 		allowed, unconstrained, blocking := t.allowedDomains(p, v, key)
 		if blocking != nil {
@@ -362,12 +374,55 @@ func (t *topology) requirementsFor(p *podInfo, v *nodeView) (Requirements, error
 		if unconstrained || v.labels != nil || key == corev1.LabelHostname {
 			continue // no domain to narrow: the node's is fixed and allowed, or it has none
 		}
-		if out == nil {
-			out = Requirements{}
+		if len(allowed) > 1 {
+			if d, ok := leastSpread(p, v, key, allowed); ok {
+				allowed = []string{d}
+			}
 		}
-		out[key] = NewRequirement(key, karpv1.NodeSelectorOpIn, allowed...)
+		narrow(key, allowed...)
+	}
+	if v.labels != nil {
+		return out, nil
+	}
+	for _, key := range p.spreadKeys {
+		if slices.Contains(p.topologyKeys, key) {
+			continue // narrowed above
+		}
+		podReq := p.requirements[key]
+		var open []string
+		t.eachDomain(v, key, func(d string) {
+			if podReq == nil || podReq.Has(d) {
+				open = append(open, d)
+			}
+		})
+		if len(open) > 1 {
+			if d, ok := leastSpread(p, v, key, open); ok {
+				narrow(key, d)
+			}
+		}
 	}
 	return out, nil
+}
+
+// leastSpread picks, of domains, the one where the spreads on key that count p on the node
+// have the fewest pods (the first on ties); false when none counts it there.
+func leastSpread(p *podInfo, v *nodeView, key string, domains []string) (string, bool) {
+	var spreads []*topologyGroup
+	for g := range p.counted {
+		if g.kind == kindSpread && g.key == key && (g.filter == nil || g.filter.admits(v)) {
+			spreads = append(spreads, g)
+		}
+	}
+	if len(spreads) == 0 {
+		return "", false
+	}
+	return pickDomain(domains, func(d string) int32 {
+		var pods int32
+		for _, g := range spreads {
+			pods += g.counts[d]
+		}
+		return -pods
+	}), true
 }
 
 // allowedDomains filters the node's domains for key by every constraint on p, then narrows a
@@ -584,15 +639,20 @@ func (t *topology) countNode(pods []*corev1.Pod, terms map[*corev1.Pod][]podTerm
 func (t *topology) bind(p *podInfo) {
 	p.counted = sets.New[*topologyGroup]()
 	p.inverse = nil
+	spreadKeys := sets.New[string]()
 	for _, g := range t.ordered {
 		if !g.matches(p.pod) {
 			continue
 		}
 		p.counted.Insert(g)
-		if g.kind == kindAntiAffinity {
+		switch {
+		case g.kind == kindAntiAffinity:
 			p.inverse = append(p.inverse, g)
+		case g.kind == kindSpread && g.key != corev1.LabelHostname:
+			spreadKeys.Insert(g.key)
 		}
 	}
+	p.spreadKeys = sets.List(spreadKeys)
 	p.refreshKeys()
 }
 

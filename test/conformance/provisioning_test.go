@@ -97,15 +97,20 @@ func TestProvisioningAgreesWithKubeScheduler(t *testing.T) {
 		_, first := w.provision(ctx, t)
 		w.inFlight(first)
 		w.drawWorkload(*pods - *pods/3)
-		in, res := w.provision(ctx, t)
-		j, err := NewJudge(ctx, w.objects()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.judgeProvisioning(ctx, j, in, res, &total)
-		total.seeds++
+		w.provisionJudged(ctx, t, &total)
 	}
 	total.report(t, "provisioning")
+}
+
+// provisionJudged provisions for the world's pending pods and judges the decision.
+func (w *world) provisionJudged(ctx context.Context, t *testing.T, total *tally) {
+	in, res := w.provision(ctx, t)
+	j, err := NewJudge(ctx, w.objects()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.judgeProvisioning(ctx, j, in, res, total)
+	total.seeds++
 }
 
 // cluster is the world as the controllers read it.
