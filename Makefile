@@ -132,6 +132,16 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
 	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
 
+# Upstream Karpenter's own scheduling benchmark beside ours (hack/bench-upstream, its own Go
+# module pinning sigs.k8s.io/karpenter; upstream needs a newer Go than the operator, and the Go
+# module proxy serves that toolchain). Both are built by it and run interleaved.
+BENCH_ROUNDS ?= 3
+UPSTREAM_GO ?= go1.27.3
+
+.PHONY: bench-upstream
+bench-upstream: ## Run upstream Karpenter's BenchmarkScheduling{100,1000,5000} and ours interleaved; print pods/s, the ratio, nodes and cost.
+	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) go run . -rounds=$(BENCH_ROUNDS) -repo=$(CURDIR)
+
 ##@ Local cluster
 
 .PHONY: demo
