@@ -800,6 +800,8 @@ var _ = Describe("kubectl get", func() {
 			"controlPlaneVersion": "1.36",
 			"conditions": []any{map[string]any{
 				"type": "Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z",
+			}, map[string]any{
+				"type": "NodesOnControlPlaneVersion", "status": "False", "reason": "NodesOffControlPlaneVersion", "message": "", "lastTransitionTime": "2026-11-29T00:00:00Z",
 			}},
 		}, "status")
 		Expect(k8sClient.Status().Update(ctx, nodeClass)).To(Succeed())
@@ -824,11 +826,11 @@ var _ = Describe("kubectl get", func() {
 
 		Expect(headerFields(string(out), "nodepool.karpenter.sh/")).To(Equal([]string{"NAME", "NODECLASS", "NODES", "READY", "AGE"}))
 		Expect(headerFields(string(out), "nodeclaim.karpenter.sh/")).To(Equal([]string{"NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE"}))
-		Expect(headerFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/")).To(Equal([]string{"NAME", "VERSION", "CONTROLPLANE", "READY", "AGE"}))
+		Expect(headerFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/")).To(Equal([]string{"NAME", "VERSION", "CONTROLPLANE", "READY", "NODESONCP", "AGE"}))
 		Expect(rowFields(string(out), "nodeclaim.karpenter.sh/"+claim.GetName())).To(HaveExactElements(
 			"nodeclaim.karpenter.sh/"+claim.GetName(), "m2a.large", "on-demand", "kr-central-2-a", "kc-node-1", "True", Not(BeEmpty())))
 		Expect(rowFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/"+nodeClass.GetName())).To(HaveExactElements(
-			"kcnodeclass.karpenter.kakaocloud.com/"+nodeClass.GetName(), "1.36", "1.36", "True", Not(BeEmpty())))
+			"kcnodeclass.karpenter.kakaocloud.com/"+nodeClass.GetName(), "1.36", "1.36", "True", "False", Not(BeEmpty())))
 
 		stdout, stderr, err = kubectl.Run("get", "nodeclaims", "-o", "wide")
 		out, _ = io.ReadAll(stdout)

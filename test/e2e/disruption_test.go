@@ -104,6 +104,12 @@ var _ = Describe("Disruption", func() {
 			}
 		}
 		Expect(oldNodeClaim).To(HaveLen(2), "each old NodeClaim has its node")
+		By("seeing in the KCNodeClass that the control plane cannot be upgraded yet")
+		Eventually(nodeClassUpgradeReadiness("rolling")).Should(SatisfyAll(
+			HaveField("Versions", Equal([]kcv1.NodeVersionCount{{Version: "1.35", NodeClaims: 2}})),
+			HaveField("Condition.Status", metav1.ConditionFalse),
+			HaveField("Condition.Message", ContainSubstring("2 of 2 nodes are not on 1.36")),
+		))
 
 		// Node names come from the VMs' addresses and are reused by new VMs: the old nodes are
 		// told apart by UID, and by the NodeClaim whose provider id they carry.
@@ -190,6 +196,10 @@ var _ = Describe("Disruption", func() {
 			}
 		}, 8*time.Minute, time.Second).Should(Succeed())
 		stop()
+		Eventually(nodeClassUpgradeReadiness("rolling")).Should(SatisfyAll(
+			HaveField("Versions", Equal([]kcv1.NodeVersionCount{{Version: "1.36", NodeClaims: 2}})),
+			HaveField("Condition.Status", metav1.ConditionTrue),
+		), "every node on the control plane's minor: the control plane may be upgraded")
 
 		mu.Lock()
 		defer mu.Unlock()

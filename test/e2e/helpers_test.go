@@ -524,3 +524,21 @@ func (l vmNameLedger) doubled() []string {
 	}
 	return doubled
 }
+
+// upgradeReadiness is what a KCNodeClass says of its nodes' versions.
+type upgradeReadiness struct {
+	Versions  []kcv1.NodeVersionCount
+	Condition metav1.Condition
+}
+
+// nodeClassUpgradeReadiness reads a KCNodeClass's node versions and its
+// NodesOnControlPlaneVersion condition.
+func nodeClassUpgradeReadiness(name string) func(Gomega) upgradeReadiness {
+	return func(g Gomega) upgradeReadiness {
+		nodeClass := &kcv1.KCNodeClass{}
+		g.Expect(kube.Get(ctx, client.ObjectKey{Name: name}, nodeClass)).To(Succeed())
+		c := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeNodesOnControlPlaneVersion)
+		g.Expect(c).NotTo(BeNil(), "KCNodeClass %s has no %s condition", name, kcv1.ConditionTypeNodesOnControlPlaneVersion)
+		return upgradeReadiness{Versions: nodeClass.Status.NodeVersions, Condition: *c}
+	}
+}

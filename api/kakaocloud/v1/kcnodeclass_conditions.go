@@ -14,9 +14,10 @@
 
 package v1
 
-// KCNodeClass condition types. Ready summarises the others except
-// KubernetesVersionDeprecated, which is informational: a version Kubernetes Engine no longer
-// offers keeps working for existing node classes.
+// KCNodeClass condition types. Ready summarises the others except two informational ones:
+// KubernetesVersionDeprecated (a version Kubernetes Engine no longer offers keeps working for
+// existing node classes) and NodesOnControlPlaneVersion (whether Kubernetes Engine would let
+// the control plane be upgraded now, as far as this node class's nodes go).
 const (
 	ConditionTypeReady                       = "Ready"
 	ConditionTypeKubernetesVersionReady      = "KubernetesVersionReady"
@@ -24,6 +25,7 @@ const (
 	ConditionTypeSubnetsReady                = "SubnetsReady"
 	ConditionTypeSecurityGroupsReady         = "SecurityGroupsReady"
 	ConditionTypeKubernetesVersionDeprecated = "KubernetesVersionDeprecated"
+	ConditionTypeNodesOnControlPlaneVersion  = "NodesOnControlPlaneVersion"
 )
 
 // Condition reasons of KCNodeClass.
@@ -49,6 +51,12 @@ const (
 	// KubernetesVersionDeprecated
 	ReasonWorkerVersionOffered    = "WorkerVersionOffered"
 	ReasonWorkerVersionNotOffered = "WorkerVersionNotOffered"
+
+	// NodesOnControlPlaneVersion (Unknown with ReasonClusterUnavailable when the control
+	// plane's version is not known)
+	ReasonAllNodesOnControlPlaneVersion = "AllNodesOnControlPlaneVersion"
+	ReasonNodesOffControlPlaneVersion   = "NodesOffControlPlaneVersion"
+	ReasonNodeVersionsUnknown           = "NodeVersionsUnknown"
 
 	// Ready, when every dependency is True; otherwise Ready takes the reason of the first
 	// dependency that is not.

@@ -217,8 +217,18 @@ type KCNodeClassStatus struct {
 	// +listMapKey=keyID
 	// +optional
 	SigningKeys []SigningKeyUse `json:"signingKeys,omitempty"`
+	// NodeVersions counts this node class's NodeClaims by the Kubernetes minor version of
+	// their node: the kubelet's once the node has registered, before that the version the VM
+	// was launched with, and the node class's own for NodeClaims not launched yet. NotReady,
+	// registering and deleting nodes count: Kubernetes Engine refuses a control-plane upgrade
+	// while any node is off the control plane's minor version, which the condition
+	// NodesOnControlPlaneVersion sums up.
+	// +listType=map
+	// +listMapKey=version
+	// +optional
+	NodeVersions []NodeVersionCount `json:"nodeVersions,omitempty"`
 	// Conditions: Ready, KubernetesVersionReady, ImagesReady, SubnetsReady,
-	// SecurityGroupsReady and KubernetesVersionDeprecated.
+	// SecurityGroupsReady, KubernetesVersionDeprecated and NodesOnControlPlaneVersion.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -277,6 +287,17 @@ type SigningKeyUse struct {
 	NodeClaims int32 `json:"nodeClaims"`
 }
 
+// NodeVersionCount is how many of a node class's NodeClaims are on one Kubernetes minor
+// version.
+type NodeVersionCount struct {
+	// Version is the Kubernetes minor version, e.g. "1.36".
+	// +required
+	Version string `json:"version"`
+	// NodeClaims is how many NodeClaims are on it.
+	// +required
+	NodeClaims int32 `json:"nodeClaims"`
+}
+
 // KCNodeClass is the KakaoCloud node class: the Kubernetes version, worker images, subnets,
 // security groups and VM settings of the nodes launched for the NodePools that reference it.
 // +kubebuilder:object:root=true
@@ -286,6 +307,7 @@ type SigningKeyUse struct {
 // +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.bootstrap.kubernetesVersion",description="Worker Kubernetes minor version"
 // +kubebuilder:printcolumn:name="ControlPlane",type="string",JSONPath=".status.controlPlaneVersion",description="Control-plane Kubernetes version"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+// +kubebuilder:printcolumn:name="NodesOnCP",type="string",JSONPath=".status.conditions[?(@.type==\"NodesOnControlPlaneVersion\")].status",description="Whether every node of the class is on the control plane's minor version, as a control-plane upgrade requires"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="ImageID",type="string",JSONPath=".spec.imageID",priority=1
 // +kubebuilder:printcolumn:name="Deprecated",type="string",JSONPath=".status.conditions[?(@.type==\"KubernetesVersionDeprecated\")].status",priority=1

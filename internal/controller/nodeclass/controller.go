@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,6 +64,7 @@ type ImageGetter interface {
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses/status;kcnodeclasses/finalizers,verbs=get;update;patch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 
 // Reconcile brings one KCNodeClass's status and finalizer up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -128,24 +130,60 @@ func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) o
 	}
 	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nodeClass.Spec.SubnetSelectorTerms)
 	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nodeClass.Spec.SecurityGroupSelectorTerms)
-	obs.signingKeys, obs.signingKeysErr = r.signingKeys(ctx, nodeClass.Name)
+	obs.signingKeys, obs.nodeVersions, obs.nodeClaimsErr = r.countNodeClaims(ctx, nodeClass)
 	return obs
 }
 
-// signingKeys counts the node class's NodeClaims by the signing key their VM's marker names
-// (the label the cloud provider sets at launch); NodeClaims not launched yet have none.
-func (r *Reconciler) signingKeys(ctx context.Context, name string) (map[string]int32, error) {
+// countNodeClaims counts the node class's NodeClaims by the signing key their VM's marker
+// names (the label the cloud provider sets at launch; NodeClaims not launched yet have none)
+// and by the Kubernetes minor version of their node (nodeClaimVersion).
+func (r *Reconciler) countNodeClaims(ctx context.Context, nodeClass *kcv1.KCNodeClass) (keys, versions map[string]int32, err error) {
 	claims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	counts := map[string]int32{}
-	for _, claim := range claims.Items {
-		if refersTo(claim.Spec.NodeClassRef, name) && claim.Labels[kcv1.LabelSigningKey] != "" {
-			counts[claim.Labels[kcv1.LabelSigningKey]]++
+	nodes := &corev1.NodeList{}
+	if err := r.Client.List(ctx, nodes); err != nil {
+		return nil, nil, err
+	}
+	byProviderID := make(map[string]*corev1.Node, len(nodes.Items))
+	for i := range nodes.Items {
+		if id := nodes.Items[i].Spec.ProviderID; id != "" {
+			byProviderID[id] = &nodes.Items[i]
 		}
 	}
-	return counts, nil
+	keys, versions = map[string]int32{}, map[string]int32{}
+	for i := range claims.Items {
+		nodeClaim := &claims.Items[i]
+		if !refersTo(nodeClaim.Spec.NodeClassRef, nodeClass.Name) {
+			continue
+		}
+		if key := nodeClaim.Labels[kcv1.LabelSigningKey]; key != "" {
+			keys[key]++
+		}
+		var node *corev1.Node
+		if id := nodeClaim.Status.ProviderID; id != "" {
+			node = byProviderID[id]
+		}
+		versions[nodeClaimVersion(nodeClaim, node, nodeClass.Spec.Bootstrap.KubernetesVersion)]++
+	}
+	return keys, versions, nil
+}
+
+// nodeClaimVersion is the Kubernetes minor version a NodeClaim's node is on: its kubelet's
+// once the node has registered (whether Ready or not), before that the version its VM was
+// launched with, and for a NodeClaim not launched yet the node class's, which its launch will
+// use.
+func nodeClaimVersion(nodeClaim *karpv1.NodeClaim, node *corev1.Node, nodeClassVersion string) string {
+	if node != nil {
+		if v, err := parseMinor(node.Status.NodeInfo.KubeletVersion); err == nil {
+			return v.String()
+		}
+	}
+	if v := nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion]; v != "" {
+		return v
+	}
+	return nodeClassVersion
 }
 
 func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {

@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,6 +68,18 @@ func condition(nodeClass *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condit
 		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", t)
 		return *c
 	}
+}
+
+// update changes the node class as the API server has it, again on a conflict.
+func update(nodeClass *kcv1.KCNodeClass, mutate func(*kcv1.KCNodeClass)) {
+	EventuallyWithOffset(1, func() error {
+		current := &kcv1.KCNodeClass{}
+		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current); err != nil {
+			return err
+		}
+		mutate(current)
+		return env.APIClient.Update(env.Ctx, current)
+	}).Should(Succeed())
 }
 
 func status(nodeClass *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
@@ -229,6 +242,72 @@ var _ = Describe("KCNodeClass status", func() {
 	})
 })
 
+var _ = Describe("KCNodeClass upgrade readiness", func() {
+	It("counts its nodes by Kubernetes version, NotReady and not launched ones included, and says when the control plane may be upgraded", func() {
+		restoreControlPlane()
+		nodeClass := newNodeClass("1.35")
+		ref := &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name}
+		claim := func(launchedWith string) *karpv1.NodeClaim {
+			nodeClaim := &karpv1.NodeClaim{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: nodeClass.Name + "-", Annotations: map[string]string{}},
+				Spec: karpv1.NodeClaimSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+					NodeClassRef: ref,
+				},
+			}
+			if launchedWith != "" {
+				nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion] = launchedWith
+			}
+			Expect(env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
+			DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, nodeClaim))).To(Succeed()) })
+			return nodeClaim
+		}
+		// A node that registered on 1.34 and is NotReady: its kubelet's version counts, not
+		// the version its NodeClaim was launched with.
+		registered := claim("1.35")
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: registered.Name},
+			Spec:       corev1.NodeSpec{ProviderID: "kakaocloud:///" + registered.Name},
+		}
+		Expect(env.APIClient.Create(env.Ctx, node)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, node))).To(Succeed()) })
+		node.Status = corev1.NodeStatus{
+			NodeInfo:   corev1.NodeSystemInfo{KubeletVersion: "v1.34.9"},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady"}},
+		}
+		Expect(env.APIClient.Status().Update(env.Ctx, node)).To(Succeed())
+		registered.Status.ProviderID = node.Spec.ProviderID
+		Expect(env.APIClient.Status().Update(env.Ctx, registered)).To(Succeed())
+		claim("1.35") // launched, still registering
+		claim("")     // not launched yet: it will be launched with the node class's version
+
+		versions := func() []kcv1.NodeVersionCount { return status(nodeClass).NodeVersions }
+		Eventually(versions).Should(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 2}}))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(SatisfyAll(
+			have(metav1.ConditionFalse, kcv1.ReasonNodesOffControlPlaneVersion),
+			HaveField("Message", ContainSubstring("3 of 3 nodes are not on 1.36")),
+			HaveField("Message", ContainSubstring("set spec.bootstrap.kubernetesVersion to 1.36 (it is 1.35)")),
+		))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonReady), "informational: nodes still launch")
+
+		update(nodeClass, func(nodeClass *kcv1.KCNodeClass) { nodeClass.Spec.Bootstrap.KubernetesVersion = "1.36" })
+		Eventually(versions).Should(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 1}, {Version: "1.36", NodeClaims: 1}}))
+		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(HaveField("Message", ContainSubstring("they are replaced as they drift")))
+
+		list := &karpv1.NodeClaimList{}
+		Expect(env.APIClient.List(env.Ctx, list)).To(Succeed())
+		for i := range list.Items {
+			if refers := list.Items[i].Spec.NodeClassRef; refers != nil && refers.Name == nodeClass.Name && list.Items[i].Annotations[kcv1.AnnotationKubernetesVersion] != "" {
+				Expect(env.APIClient.Delete(env.Ctx, &list.Items[i])).To(Succeed())
+			}
+		}
+		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(SatisfyAll(
+			have(metav1.ConditionTrue, kcv1.ReasonAllNodesOnControlPlaneVersion),
+			HaveField("Message", ContainSubstring("all 1 nodes are on 1.36")),
+		))
+	})
+})
+
 var _ = Describe("KCNodeClass static hash", func() {
 	It("changes with the settings fixed at launch and not with those compared to the VM", func() {
 		nodeClass := newNodeClass("1.36")
@@ -241,23 +320,13 @@ var _ = Describe("KCNodeClass static hash", func() {
 		Eventually(hash).ShouldNot(BeEmpty())
 		first := hash(Default)
 
-		update := func(mutate func(*kcv1.KCNodeClass)) {
-			Eventually(func() error {
-				current := &kcv1.KCNodeClass{}
-				if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current); err != nil {
-					return err
-				}
-				mutate(current)
-				return env.APIClient.Update(env.Ctx, current)
-			}).Should(Succeed())
-		}
-		update(func(c *kcv1.KCNodeClass) {
+		update(nodeClass, func(c *kcv1.KCNodeClass) {
 			c.Spec.SubnetSelectorTerms = append(c.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
 		})
 		Consistently(hash, "1s").Should(Equal(first))
 
 		userData := "#!/bin/bash\necho tuned\n"
-		update(func(c *kcv1.KCNodeClass) { c.Spec.UserData = &userData })
+		update(nodeClass, func(c *kcv1.KCNodeClass) { c.Spec.UserData = &userData })
 		Eventually(hash).ShouldNot(Equal(first))
 	})
 })

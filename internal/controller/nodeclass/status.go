@@ -51,9 +51,11 @@ type observation struct {
 	missingSecurityGroups []string
 	securityGroupsErr     error
 
-	// signingKeys counts the node class's NodeClaims by the key that signed their VM.
-	signingKeys    map[string]int32
-	signingKeysErr error
+	// signingKeys counts the node class's NodeClaims by the key that signed their VM, and
+	// nodeVersions by the Kubernetes minor version of their node.
+	signingKeys   map[string]int32
+	nodeVersions  map[string]int32
+	nodeClaimsErr error
 }
 
 // computeStatus derives a KCNodeClass's status from what was observed. It is pure: the same
@@ -117,10 +119,11 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 	if obs.securityGroupsErr != nil {
 		status.SecurityGroups = prev.SecurityGroups
 	}
-	status.SigningKeys = signingKeysStatus(obs.signingKeys)
-	if obs.signingKeysErr != nil {
-		status.SigningKeys = prev.SigningKeys
+	status.SigningKeys, status.NodeVersions = signingKeysStatus(obs.signingKeys), nodeVersionsStatus(obs.nodeVersions)
+	if obs.nodeClaimsErr != nil {
+		status.SigningKeys, status.NodeVersions = prev.SigningKeys, prev.NodeVersions
 	}
+	nodesOnControlPlaneVersion(nodeClass, status, obs.nodeClaimsErr, set)
 	setResolved(set, kcv1.ConditionTypeSubnetsReady, "subnet", obs.subnetsErr, obs.missingSubnets,
 		kcv1.ReasonSubnetsResolved, kcv1.ReasonSubnetsNotFound, len(obs.subnets))
 	setResolved(set, kcv1.ConditionTypeSecurityGroupsReady, "security group", obs.securityGroupsErr, obs.missingSecurityGroups,
@@ -194,6 +197,56 @@ func setResolved(set func(string, metav1.ConditionStatus, string, string), condi
 	default:
 		set(condition, metav1.ConditionTrue, okReason, fmt.Sprintf("%d %s(s) resolved", found, what))
 	}
+}
+
+// nodesOnControlPlaneVersion says whether every node of the class is on the control plane's
+// minor version: Kubernetes Engine refuses to upgrade the control plane otherwise (SPEC S24),
+// so this is what an operator checks before an upgrade. Informational: Ready does not depend
+// on it.
+func nodesOnControlPlaneVersion(nodeClass *kcv1.KCNodeClass, status kcv1.KCNodeClassStatus, countErr error, set func(string, metav1.ConditionStatus, string, string)) {
+	controlPlane := status.ControlPlaneVersion
+	switch {
+	case countErr != nil:
+		set(kcv1.ConditionTypeNodesOnControlPlaneVersion, metav1.ConditionUnknown, kcv1.ReasonNodeVersionsUnknown,
+			fmt.Sprintf("cannot count the node class's nodes: %v", countErr))
+		return
+	case controlPlane == "":
+		set(kcv1.ConditionTypeNodesOnControlPlaneVersion, metav1.ConditionUnknown, kcv1.ReasonClusterUnavailable,
+			"the control plane's version is not known yet")
+		return
+	}
+	var total, off int32
+	var others []string
+	for _, v := range status.NodeVersions {
+		total += v.NodeClaims
+		if v.Version != controlPlane {
+			off += v.NodeClaims
+			others = append(others, fmt.Sprintf("%d on %s", v.NodeClaims, v.Version))
+		}
+	}
+	if off == 0 {
+		set(kcv1.ConditionTypeNodesOnControlPlaneVersion, metav1.ConditionTrue, kcv1.ReasonAllNodesOnControlPlaneVersion,
+			fmt.Sprintf("all %d nodes are on %s, the control plane's minor version", total, controlPlane))
+		return
+	}
+	next := "they are replaced as they drift, within the NodePools' disruption budgets"
+	if worker := nodeClass.Spec.Bootstrap.KubernetesVersion; worker != controlPlane {
+		next = fmt.Sprintf("set spec.bootstrap.kubernetesVersion to %s (it is %s) to replace them by drift", controlPlane, worker)
+	}
+	set(kcv1.ConditionTypeNodesOnControlPlaneVersion, metav1.ConditionFalse, kcv1.ReasonNodesOffControlPlaneVersion,
+		fmt.Sprintf("%d of %d nodes are not on %s, the control plane's minor version (%s), and Kubernetes Engine refuses a control-plane upgrade until they are: %s",
+			off, total, controlPlane, strings.Join(others, ", "), next))
+}
+
+// nodeVersionsStatus lists the counts by version, oldest first.
+func nodeVersionsStatus(counts map[string]int32) []kcv1.NodeVersionCount {
+	versions := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(versions, compareMinor)
+	var out []kcv1.NodeVersionCount
+	for _, v := range versions {
+		out = append(out, kcv1.NodeVersionCount{Version: v, NodeClaims: counts[v]})
+	}
+	return out
 }
 
 // signingKeysStatus lists the keys in use, by key id.

@@ -15,6 +15,7 @@
 package nodeclass
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,6 +41,21 @@ func parseMinor(s string) (minor, error) {
 }
 
 func (m minor) String() string { return fmt.Sprintf("%d.%d", m.major, m.minor) }
+
+// compareMinor orders minor versions oldest first; what does not parse goes last, by name.
+func compareMinor(a, b string) int {
+	x, errX := parseMinor(a)
+	y, errY := parseMinor(b)
+	switch {
+	case errX != nil && errY != nil:
+		return strings.Compare(a, b)
+	case errX != nil:
+		return 1
+	case errY != nil:
+		return -1
+	}
+	return cmp.Or(cmp.Compare(x.major, y.major), cmp.Compare(x.minor, y.minor))
+}
 
 // AllowedWorkerVersions are the worker minor versions a control plane supports: its own and
 // the one below (the skew KakaoCloud Kubernetes Engine allows for its nodes).
