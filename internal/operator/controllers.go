@@ -45,6 +45,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -110,6 +111,9 @@ func NewControllers(o Options) *Controllers {
 		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
 		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides,
 	})
+	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
+	// controller turns that into NodeRegistrationHealthy.
+	registrations := state.NewRegistrationHealth()
 	var operatorCondition *operatorcondition.Reconciler
 	if o.Upgradeable != nil {
 		operatorCondition = &operatorcondition.Reconciler{
@@ -124,10 +128,11 @@ func NewControllers(o Options) *Controllers {
 		NodeClass: &nodeclass.Reconciler{
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
-		NodePool: &nodepool.Reconciler{Client: o.Client},
+		NodePool: &nodepool.Reconciler{Client: o.Client, RegistrationHealth: registrations},
 		Lifecycle: &lifecycle.Reconciler{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
+			RegistrationHealth: registrations,
 		},
 		Provisioner: &provisioning.Provisioner{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder,

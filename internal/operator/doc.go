@@ -23,5 +23,5 @@
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
 // internal/controller/nodepool, internal/controller/operatorcondition,
 // internal/controller/provisioning, internal/events, internal/instance, internal/instancetype,
-// internal/kakaocloud, internal/signing, internal/utils/singleton.
+// internal/kakaocloud, internal/signing, internal/state, internal/utils/singleton.
 package operator

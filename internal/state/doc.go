@@ -18,7 +18,8 @@
 // keeps a pod that waits for its node from causing a second NodeClaim), nodes, pods, the pods
 // each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels. It also holds the
 // one model of capacity both place pods on: nodes and NodeClaims in flight as places pods may
-// land, and the limits each NodePool has left.
+// land, and the limits each NodePool has left; and what controllers share that the API does
+// not hold: whether each NodePool's latest nodes registered (RegistrationHealth).
 //
 // Of this project it imports api/karpenter/v1, internal/scheduling, internal/utils/pod,
 // internal/utils/resources.

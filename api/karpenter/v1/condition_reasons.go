@@ -35,4 +35,10 @@ const (
 	// NodePool ValidationSucceeded.
 	ReasonValid   = "Valid"
 	ReasonInvalid = "Invalid"
+	// NodePool NodeRegistrationHealthy: the latest NodeClaims launched registered their node,
+	// too many of them did not in time (upstream's reason), or none has either way since the
+	// NodePool or its KCNodeClass last changed.
+	ReasonNodesRegistered      = "NodesRegistered"
+	ReasonRegistrationFailed   = "RegistrationFailed"
+	ReasonAwaitingRegistration = "AwaitingRegistration"
 )

@@ -30,6 +30,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
@@ -37,6 +38,9 @@ import (
 // Reconciler reconciles NodePools.
 type Reconciler struct {
 	Client client.Client
+	// RegistrationHealth holds the registration outcomes the NodeClaim lifecycle records;
+	// without it NodeRegistrationHealthy stays Unknown.
+	RegistrationHealth *state.RegistrationHealth
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch;update;patch
@@ -70,7 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}); err != nil {
 		return reconcile.Result{}, err
 	}
-	np.Status = computeStatus(np, nodeClass, claims.Items)
+	np.Status = computeStatus(np, nodeClass, claims.Items, r.registrations(np, nodeClass))
 	recordMetrics(np)
 	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
 		return reconcile.Result{}, nil
@@ -103,8 +107,30 @@ func (r *Reconciler) nodeClass(ctx context.Context, np *karpv1.NodePool) (*kcv1.
 	return nodeClass, nil
 }
 
-// computeStatus derives a NodePool's status from its node class and NodeClaims.
-func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []karpv1.NodeClaim) karpv1.NodePoolStatus {
+// registrations are a NodePool's latest registration outcomes: how many, and how many failed.
+type registrations struct{ total, failed int }
+
+// registrations reads the NodePool's registration outcomes. Those recorded before the
+// NodePool or its KCNodeClass last changed are forgotten; a NodePool with none, and a
+// condition from before a restart, starts from the condition.
+func (r *Reconciler) registrations(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass) registrations {
+	if r.RegistrationHealth == nil {
+		return registrations{}
+	}
+	c := meta.FindStatusCondition(np.Status.Conditions, karpv1.ConditionTypeNodeRegistrationHealthy)
+	switch {
+	case c == nil || c.ObservedGeneration != np.Generation || (nodeClass != nil && np.Status.NodeClassObservedGeneration != nodeClass.Generation):
+		r.RegistrationHealth.Forget(np.Name)
+	case c.Status != metav1.ConditionUnknown:
+		r.RegistrationHealth.Seed(np.Name, c.Status == metav1.ConditionTrue)
+	}
+	total, failed := r.RegistrationHealth.Outcomes(np.Name)
+	return registrations{total: total, failed: failed}
+}
+
+// computeStatus derives a NodePool's status from its node class, NodeClaims and latest
+// registration outcomes.
+func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []karpv1.NodeClaim, outcomes registrations) karpv1.NodePoolStatus {
 	status := *np.Status.DeepCopy()
 	set := func(t string, s metav1.ConditionStatus, reason, message string) {
 		conditions.Set(&status.Conditions, np.Generation, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message})
@@ -144,6 +170,20 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 		default:
 			set(karpv1.ConditionTypeNodeClassReady, ready.Status, ready.Reason, fmt.Sprintf("KCNodeClass %q: %s", nodeClass.Name, ready.Message))
 		}
+	}
+
+	// NodeRegistrationHealthy: informational, as upstream's; Ready does not depend on it.
+	switch {
+	case outcomes.total == 0:
+		set(karpv1.ConditionTypeNodeRegistrationHealthy, metav1.ConditionUnknown, karpv1.ReasonAwaitingRegistration,
+			"no NodeClaim launched since the NodePool or its KCNodeClass last changed has registered its node, or failed to, yet")
+	case state.Unhealthy(outcomes.total, outcomes.failed):
+		set(karpv1.ConditionTypeNodeRegistrationHealthy, metav1.ConditionFalse, karpv1.ReasonRegistrationFailed,
+			fmt.Sprintf("%d of the last %d NodeClaims launched did not register their node in time: check the KCNodeClass's images, subnets and security groups, and the VMs' console output",
+				outcomes.failed, outcomes.total))
+	default:
+		set(karpv1.ConditionTypeNodeRegistrationHealthy, metav1.ConditionTrue, karpv1.ReasonNodesRegistered,
+			fmt.Sprintf("%d of the last %d NodeClaims launched registered their node", outcomes.total-outcomes.failed, outcomes.total))
 	}
 
 	conditions.SetReady(&status.Conditions, np.Generation, metav1.Condition{

@@ -15,8 +15,10 @@
 // Package nodepool keeps a NodePool's status and annotations current: the template hash its
 // NodeClaims are compared with for drift, the resources and node count it has launched, and
 // the conditions that say whether it can launch (its node class is ready, its spec passes the
-// checks CEL cannot make).
+// checks CEL cannot make) and whether the nodes it launched lately registered
+// (NodeRegistrationHealthy, from the outcomes the NodeClaim lifecycle records in
+// state.RegistrationHealth).
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/metrics,
-// internal/utils/conditions, internal/utils/resources.
+// internal/state, internal/utils/conditions, internal/utils/resources.
 package nodepool

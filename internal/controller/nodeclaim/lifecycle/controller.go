@@ -34,6 +34,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
@@ -58,6 +59,9 @@ type Reconciler struct {
 	Clock               clock.Clock
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
+	// RegistrationHealth, when set, is told whether each launched NodeClaim's node registered
+	// in time, for its NodePool's NodeRegistrationHealthy condition.
+	RegistrationHealth *state.RegistrationHealth
 
 	launches  launchCache
 	announced announcements
@@ -253,4 +257,12 @@ func (a *announcements) forget(uid types.UID) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.done, uid)
+}
+
+// recordRegistration tells the NodePool's registration health how a launched NodeClaim's
+// node did: registered, or not in time.
+func (r *Reconciler) recordRegistration(nodeClaim *karpv1.NodeClaim, registered bool) {
+	if pool := nodeClaim.Labels[karpv1.LabelNodePool]; r.RegistrationHealth != nil && pool != "" {
+		r.RegistrationHealth.Record(pool, registered)
+	}
 }

@@ -48,5 +48,8 @@ func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	}
 	notLive(r.Recorder, nodeClaim, what, timeout)
 	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
+	if what == "registered" && r.announced.first(nodeClaim.UID, "RegistrationTimedOut") {
+		r.recordRegistration(nodeClaim, false)
+	}
 	return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
 }
