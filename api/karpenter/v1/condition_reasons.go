@@ -24,6 +24,15 @@ const (
 	ReasonInitialized    = "Initialized"
 	// NodeClaim InstanceTerminating.
 	ReasonInstanceTerminating = "InstanceTerminating"
+	// NodeClaim Drained: upstream's Unknown "Draining" while pods are still to go, then True.
+	ReasonDraining = "Draining"
+	ReasonDrained  = "Drained"
+	// NodeClaim VolumesDetached: upstream's Unknown "AwaitingVolumeDetachment" while
+	// VolumeAttachments of drained pods remain, True once they are gone, False
+	// "TerminationGracePeriodElapsed" when the deadline came first.
+	ReasonAwaitingVolumeDetachment      = "AwaitingVolumeDetachment"
+	ReasonVolumesDetached               = "VolumesDetached"
+	ReasonTerminationGracePeriodElapsed = "TerminationGracePeriodElapsed"
 	// Ready of a NodeClaim or a NodePool, when every dependency is True; otherwise Ready takes
 	// the reason of the first dependency that is not.
 	ReasonReady = "Ready"

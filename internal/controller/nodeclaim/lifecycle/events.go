@@ -27,13 +27,14 @@ import (
 
 // Reasons of the events the lifecycle records on NodeClaims.
 const (
-	ReasonInsufficientCapacity = "InsufficientCapacity"
-	ReasonNodeClassNotReady    = "NodeClassNotReady"
-	ReasonLaunchFailed         = "LaunchFailed"
-	ReasonAwaitingInstance     = "AwaitingInstance"
-	ReasonNotLive              = "NotLive"
-	ReasonNodeDeleted          = "NodeDeleted"
-	ReasonDraining             = "Draining"
+	ReasonInsufficientCapacity     = "InsufficientCapacity"
+	ReasonNodeClassNotReady        = "NodeClassNotReady"
+	ReasonLaunchFailed             = "LaunchFailed"
+	ReasonAwaitingInstance         = "AwaitingInstance"
+	ReasonNotLive                  = "NotLive"
+	ReasonNodeDeleted              = "NodeDeleted"
+	ReasonDraining                 = "Draining"
+	ReasonAwaitingVolumeDetachment = "AwaitingVolumeDetachment"
 	// Upstream Karpenter's reasons for the drain's events on pods and nodes.
 	ReasonEvicted                        = "Evicted"
 	ReasonDisrupted                      = "Disrupted"
@@ -55,6 +56,11 @@ func nodeDeleted(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, nod
 // draining says what the NodeClaim's termination waits for.
 func draining(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, waiting string) {
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, ReasonDraining, "Terminate", "%s", waiting)
+}
+
+// awaitingVolumeDetachment says which volumes the NodeClaim's termination waits for.
+func awaitingVolumeDetachment(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, message string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, ReasonAwaitingVolumeDetachment, "Terminate", "%s", message)
 }
 
 // notLive says the NodeClaim is deleted because it was not launched or registered in time.

@@ -15,7 +15,9 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,8 +44,10 @@ const (
 )
 
 // terminate takes a deleting NodeClaim down in order: taint its node, drain it through the
-// Eviction API (PodDisruptionBudgets hold it, up to terminationGracePeriod), delete the VM and
-// wait until KakaoCloud no longer has it, delete the node, and only then let the NodeClaim go.
+// Eviction API (PodDisruptionBudgets hold it, up to terminationGracePeriod), wait for its
+// volumes to detach (up to the same deadline), delete the VM and wait until KakaoCloud no
+// longer has it, delete the node, and only then let the NodeClaim go. Drained,
+// VolumesDetached and InstanceTerminating say how far it got.
 func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		return reconcile.Result{}, nil
@@ -56,38 +60,17 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if node != nil {
-		if err := r.taint(ctx, node); err != nil {
-			return reconcile.Result{}, err
-		}
-		if deadline != nil {
-			terminationGracePeriodExpiring(r.Recorder, nodeClaim, node, *deadline)
-		}
-		if waiting, err := r.drain(ctx, nodeClaim, node, deadline); err != nil || waiting != "" {
-			if waiting != "" {
-				draining(r.Recorder, nodeClaim, waiting)
-			}
-			return reconcile.Result{RequeueAfter: drainPoll}, err
-		}
-	}
-	if nodeClaim.Status.ProviderID != "" {
-		err := r.CloudProvider.Delete(ctx, nodeClaim)
-		if !cloudprovider.IsNodeClaimNotFound(err) {
-			if err != nil {
-				return reconcile.Result{}, fmt.Errorf("deleting the VM: %w", err)
-			}
-			stored := nodeClaim.DeepCopy()
-			r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
-			return nodeclaimutil.RequeueOnConflict(reconcile.Result{RequeueAfter: vmDeletionPoll},
-				client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
-		}
+	stored := nodeClaim.DeepCopy()
+	if next, waiting, err := r.takeDown(ctx, nodeClaim, node, deadline); waiting || err != nil {
+		patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
+		return nodeclaimutil.RequeueOnConflict(next, errors.Join(err, patchErr))
 	}
 	if node != nil {
 		if err := r.deleteNode(ctx, node); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	stored := nodeClaim.DeepCopy()
+	stored = nodeClaim.DeepCopy()
 	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
 	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
@@ -97,6 +80,43 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
+}
+
+// takeDown drains the node, waits for its volumes and deletes the VM, setting the conditions
+// that say so; waiting is true while one of them is still under way.
+func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (next reconcile.Result, waiting bool, err error) {
+	if node != nil {
+		if err := r.taint(ctx, node); err != nil {
+			return reconcile.Result{}, true, err
+		}
+		if deadline != nil {
+			terminationGracePeriodExpiring(r.Recorder, nodeClaim, node, *deadline)
+		}
+		pods, err := r.drain(ctx, nodeClaim, node, deadline)
+		if err != nil || pods != "" {
+			r.setCondition(nodeClaim, karpv1.ConditionTypeDrained, metav1.ConditionUnknown, karpv1.ReasonDraining, cmp.Or(pods, "draining the node"))
+			if pods != "" {
+				draining(r.Recorder, nodeClaim, pods)
+			}
+			return reconcile.Result{RequeueAfter: drainPoll}, true, err
+		}
+		r.setCondition(nodeClaim, karpv1.ConditionTypeDrained, metav1.ConditionTrue, karpv1.ReasonDrained, "every pod the node had to let go has gone")
+		if next, waiting, err := r.awaitVolumeDetachment(ctx, nodeClaim, node, deadline); waiting || err != nil {
+			return next, true, err
+		}
+	}
+	if nodeClaim.Status.ProviderID == "" {
+		return reconcile.Result{}, false, nil
+	}
+	err = r.CloudProvider.Delete(ctx, nodeClaim)
+	switch {
+	case cloudprovider.IsNodeClaimNotFound(err):
+		return reconcile.Result{}, false, nil
+	case err != nil:
+		return reconcile.Result{}, true, fmt.Errorf("deleting the VM: %w", err)
+	}
+	r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
+	return reconcile.Result{RequeueAfter: vmDeletionPoll}, true, nil
 }
 
 // taint keeps new pods off a node that is going away.

@@ -21,6 +21,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,6 +69,39 @@ func blockingBudget(labels map[string]string) *policyv1.PodDisruptionBudget {
 	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1, DisruptionsAllowed: 0}
 	ExpectApplied(env.Ctx, env.Client, pdb)
 	return ExpectExists(env.Ctx, env.Client, pdb)
+}
+
+// withClaim mounts a PersistentVolumeClaim bound to the persistent volume.
+func withClaim(claim, volume string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		pvc := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: p.Namespace},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				VolumeName:  volume,
+			},
+		}
+		ExpectApplied(env.Ctx, env.Client, pvc)
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+		}})
+	}
+}
+
+// attached is the VolumeAttachment the attach/detach controller makes for a volume on a node.
+func attached(node *corev1.Node, volume string) *storagev1.VolumeAttachment {
+	GinkgoHelper()
+	attachment := &storagev1.VolumeAttachment{
+		ObjectMeta: metav1.ObjectMeta{Name: "attach-" + volume},
+		Spec: storagev1.VolumeAttachmentSpec{
+			Attacher: "block.csi.kakaocloud.com", NodeName: node.Name,
+			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &volume},
+		},
+	}
+	ExpectApplied(env.Ctx, env.Client, attachment)
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(env.Client.Delete(env.Ctx, attachment))).To(Succeed()) })
+	return attachment
 }
 
 var _ = Describe("Termination", func() {
@@ -177,11 +212,66 @@ var _ = Describe("Termination", func() {
 		ExpectEvent(env.Recorder, node.Name, lifecycle.ReasonFailedDraining, "violates a PodDisruptionBudget")
 		instance, _ := vm(nodeClaim)
 		Expect(instance.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting), "the VM stays while the pod does")
+		Expect(condition(nodeClaim, karpv1.ConditionTypeDrained)).To(SatisfyAll(
+			HaveField("Status", metav1.ConditionUnknown), HaveField("Reason", karpv1.ReasonDraining),
+			HaveField("Message", ContainSubstring("a PodDisruptionBudget does not allow it yet"))))
 
 		pdb.Status.DisruptionsAllowed = 1
 		ExpectApplied(env.Ctx, env.Client, pdb)
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(deleting(pod)).To(BeTrue())
+		kubeletStops(ExpectExists(env.Ctx, env.Client, pod))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeDrained)).To(SatisfyAll(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", karpv1.ReasonDrained)))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached)).To(HaveField("Status", metav1.ConditionTrue))
+	})
+
+	It("deletes the VM only once the volumes of its drained pods are detached, those of pods that stay aside", func() {
+		nodeClaim, node := initializedNodeClaim()
+		drained := runningOn(node, withClaim("data-"+nodeClaim.Name, "pv-drained-"+nodeClaim.Name))
+		runningOn(node, withClaim("logs-"+nodeClaim.Name, "pv-staying-"+nodeClaim.Name), func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: karpv1.DisruptedNoScheduleTaint.Key, Operator: corev1.TolerationOpExists}}
+		})
+		attachedDrained := attached(node, "pv-drained-"+nodeClaim.Name)
+		attached(node, "pv-staying-"+nodeClaim.Name)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(deleting(drained)).To(BeTrue())
+		kubeletStops(ExpectExists(env.Ctx, env.Client, drained))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeDrained).Status).To(Equal(metav1.ConditionTrue))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached)).To(SatisfyAll(
+			HaveField("Status", metav1.ConditionUnknown), HaveField("Reason", karpv1.ReasonAwaitingVolumeDetachment),
+			HaveField("Message", "waiting for volumes pv-drained-"+nodeClaim.Name+" to detach before the VM is deleted")))
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonAwaitingVolumeDetachment, "pv-drained-"+nodeClaim.Name)
+		instance, _ := vm(nodeClaim)
+		Expect(instance.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting), "the VM stays while a volume of a drained pod is attached")
+
+		By("the attach/detach controller detaching the volume")
+		ExpectDeleted(env.Ctx, env.Client, attachedDrained)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached)).To(SatisfyAll(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", karpv1.ReasonVolumesDetached)))
+		instance, _ = vm(nodeClaim)
+		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting), "the volume of the pod that stays does not hold the VM")
+	})
+
+	It("stops waiting for volumes at the terminationGracePeriod deadline and says so", func() {
+		nodeClaim, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
+		drained := runningOn(node, withClaim("data-"+nodeClaim.Name, "pv-late-"+nodeClaim.Name), test.GracePeriod(0))
+		attached(node, "pv-late-"+nodeClaim.Name)
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		kubeletStops(drained)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached).Status).To(Equal(metav1.ConditionUnknown))
+
+		env.Step(time.Minute + time.Second)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached)).To(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", karpv1.ReasonTerminationGracePeriodElapsed)))
+		instance, _ := vm(nodeClaim)
+		Expect(instance.Status).To(Equal(kakaocloud.InstanceStatusDeleting))
 	})
 
 	It("deletes, at the terminationGracePeriod deadline, a pod a PodDisruptionBudget still protects", func() {
