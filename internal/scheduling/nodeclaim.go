@@ -77,7 +77,10 @@ func newITInfo(it *cloudprovider.InstanceType) *itInfo {
 	for k, r := range reqs {
 		labels[k], _ = r.Any()
 	}
-	return &itInfo{it: it, reqs: reqs, labels: labels, allocatable: withPodsDefault(toVec(it.Allocatable())), capacity: toVec(it.Capacity)}
+	capacity := toVec(it.Capacity)
+	// A NodeClaim of any type holds one of its NodePool's limits.nodes.
+	capacity.set(karpv1.ResourceNodes, 1000)
+	return &itInfo{it: it, reqs: reqs, labels: labels, allocatable: withPodsDefault(toVec(it.Allocatable())), capacity: capacity}
 }
 
 // offeringFilter tells which offerings the zone and capacity type requirements of one set of

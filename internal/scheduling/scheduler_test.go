@@ -368,6 +368,14 @@ func TestSchedule(t *testing.T) {
 			want: expectation{nodeClaims: 1, podsPer: []int{15}, firstTypes: []string{"c2a.4xlarge"}, errors: 5, errContains: []string{"would exceed limits cpu"}},
 		},
 		{
+			name: "limits nodes 2 opens two NodeClaims, each holding one node of the limit",
+			in: Input{
+				Pods:      pods(4, "1", "1Gi", withLabels(web), withAntiAffinity(corev1.LabelHostname, web, false)),
+				NodePools: []NodePoolInput{{NodePool: nodePool("default", 0), InstanceTypes: fakeTypes(), Remaining: corev1.ResourceList{karpv1.ResourceNodes: resource.MustParse("2")}}},
+			},
+			want: expectation{nodeClaims: 2, podsPer: []int{1, 1}, errors: 2, errContains: []string{"nodepool default: would exceed limits nodes"}},
+		},
+		{
 			name: "a cpu limit leaves memory and pods unlimited: several NodeClaims open within it",
 			in: Input{
 				Pods:      pods(20, "1", "1Gi", withNodeSelector(kcv1.LabelInstanceSize, "2xlarge")),

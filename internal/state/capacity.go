@@ -18,6 +18,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -30,12 +31,13 @@ import (
 // differently, one would launch what the other then removes.
 
 // Held is what a NodeClaim holds of its NodePool's limits: its capacity once launched, what
-// it was created for before.
+// it was created for before, and one of limits.nodes.
 func Held(nodeClaim *karpv1.NodeClaim) corev1.ResourceList {
+	held := nodeClaim.Spec.Resources.Requests
 	if len(nodeClaim.Status.Capacity) > 0 {
-		return nodeClaim.Status.Capacity
+		held = nodeClaim.Status.Capacity
 	}
-	return nodeClaim.Spec.Resources.Requests
+	return resources.Merge(held, corev1.ResourceList{karpv1.ResourceNodes: resource.MustParse("1")})
 }
 
 // LimitsLeft is np's limits minus what its NodeClaims that are not being deleted hold; nil

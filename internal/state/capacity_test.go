@@ -63,6 +63,10 @@ func TestLimitsLeft(t *testing.T) {
 	if q := corev1.ResourceList(np.Spec.Limits)[corev1.ResourceCPU]; q.Cmp(resource.MustParse("10")) != 0 {
 		t.Error("the NodePool's limits were changed")
 	}
+	np.Spec.Limits = karpv1.Limits(corev1.ResourceList{karpv1.ResourceNodes: resource.MustParse("3")})
+	if got := LimitsLeft(np, claims)[karpv1.ResourceNodes]; got.Cmp(resource.MustParse("1")) != 0 {
+		t.Errorf("nodes left = %s, want 1 (3 - the launched and the launching NodeClaim)", &got)
+	}
 }
 
 func TestInFlightCapacity(t *testing.T) {

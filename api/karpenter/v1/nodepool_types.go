@@ -127,6 +127,10 @@ const (
 // Limits are resource caps for a NodePool.
 type Limits corev1.ResourceList
 
+// ResourceNodes is the resource of limits.nodes: every NodeClaim of the NodePool holds one,
+// launched or not, as upstream Karpenter counts it.
+const ResourceNodes corev1.ResourceName = "nodes"
+
 // NodeClaimTemplate is the template NodeClaims are launched from.
 type NodeClaimTemplate struct {
 	// +optional

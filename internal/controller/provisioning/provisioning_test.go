@@ -253,6 +253,35 @@ var _ = Describe("Provisioning", func() {
 		Consistently(claimsOf("frozen"), "2s").Should(BeEmpty())
 	})
 
+	It("counts every NodeClaim, launched or not, against limits.nodes", func() {
+		createNodeClassAndPool("two-nodes", corev1.ResourceList{karpv1.ResourceNodes: resource.MustParse("2")}, nil)
+		// Each pod repels the others from its node: each needs a node of its own.
+		apart := map[string]string{"app": "two-nodes"}
+		var pods []*corev1.Pod
+		for i := range 3 {
+			pods = append(pods, pendingPodWith(fmt.Sprintf("apart-%d", i), map[string]string{karpv1.LabelNodePool: "two-nodes"}, func(p *corev1.Pod) {
+				p.Labels = apart
+				p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+					TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: apart},
+				}}}}
+			}))
+		}
+		Eventually(claimsOf("two-nodes")).Should(HaveLen(2))
+		Eventually(func() []string {
+			var notes []string
+			for _, pod := range pods {
+				notes = append(notes, env.Recorder.Notes(pod.Name, "FailedScheduling")...)
+			}
+			return notes
+		}).Should(ContainElement(ContainSubstring("nodepool two-nodes: would exceed limits nodes")))
+		Consistently(claimsOf("two-nodes"), "2s").Should(HaveLen(2))
+		for _, pod := range pods {
+			Expect(env.APIClient.Delete(env.Ctx, pod)).To(Succeed())
+		}
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "two-nodes"})).To(Succeed())
+		Eventually(claimsOf("two-nodes")).Should(BeEmpty())
+	})
+
 	It("provisions for a custom label only on a NodePool that defines it, and names the label to a pod no NodePool defines it for", func() {
 		createNodeClassAndPool("teams", nil, map[string]string{"example.com/team": "payments"})
 		defined := pendingPod("team-payments", "1", map[string]string{"example.com/team": "payments"})
