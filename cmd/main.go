@@ -112,6 +112,9 @@ type options struct {
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
+
+	nodeRepair        bool
+	repairTolerations kakao.RepairTolerations
 }
 
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
@@ -186,6 +189,13 @@ func parseFlags() (options, zap.Options) {
 		"How often the disruption controller looks for nodes to remove or replace (emptiness, drift, consolidation).")
 	flag.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", disruption.DefaultValidationDelay,
 		"How long a consolidation decision waits before it is checked again and carried out.")
+	flag.BoolVar(&o.nodeRepair, "node-repair", true,
+		"Replace nodes the repair policies find unhealthy (NotReady too long, or a VM KakaoCloud reports failed or stopped); "+
+			"a NodePool's spec.disruption.repair.maxUnhealthy holds it while too many of its nodes are unhealthy.")
+	flag.DurationVar(&o.repairTolerations.NotReady, "repair-not-ready-toleration", kakao.DefaultNotReadyToleration,
+		"How long a node may be NotReady (Ready False or Unknown) before node repair replaces it.")
+	flag.DurationVar(&o.repairTolerations.InstanceFailed, "repair-instance-failed-toleration", kakao.DefaultInstanceFailedToleration,
+		"How long a node may be NotReady while KakaoCloud reports its VM in error or stopped before node repair replaces it.")
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -360,6 +370,7 @@ func main() {
 		},
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
+		NodeRepair: o.nodeRepair, RepairTolerations: o.repairTolerations,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {

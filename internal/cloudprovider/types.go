@@ -50,12 +50,28 @@ type CloudProvider interface {
 	CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) error
 	// IsDrifted says why a NodeClaim's VM no longer matches its KCNodeClass ("" when it does).
 	IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (DriftReason, error)
+	// RepairPolicies say when a registered node is unhealthy enough to be replaced.
+	RepairPolicies() []RepairPolicy
+	// InstanceState is the state of a registered NodeClaim's VM as the cloud reports it, for
+	// the repair policies that look at it; a VM the cloud no longer lists has none ("").
+	InstanceState(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error)
 	// Name identifies the provider in logs and metrics.
 	Name() string
 }
 
 // DriftReason says why a VM drifted.
 type DriftReason string
+
+// RepairPolicy is a way a registered node is unhealthy: its condition ConditionType has had
+// ConditionStatus for longer than TolerationDuration, and, when InstanceStates is set, its VM
+// is in one of them (a node that stopped reporting because its VM failed need not be waited
+// for as long as one that may come back).
+type RepairPolicy struct {
+	ConditionType      corev1.NodeConditionType
+	ConditionStatus    corev1.ConditionStatus
+	InstanceStates     []string
+	TolerationDuration time.Duration
+}
 
 // InstanceType is a VM shape and where it can be launched.
 type InstanceType struct {

@@ -31,6 +31,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/expiration"
 	nodeclaimgc "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/garbagecollection"
@@ -71,6 +72,9 @@ type Options struct {
 	DisruptionPoll, DisruptionValidation time.Duration
 	NodeClassResync                      time.Duration
 	LaunchTimeout, RegistrationTimeout   time.Duration
+	// NodeRepair runs node repair; RepairTolerations are its KakaoCloud policies' tolerations.
+	NodeRepair        bool
+	RepairTolerations kakao.RepairTolerations
 
 	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
 	Upgradeable conditions.Condition
@@ -93,6 +97,8 @@ type Controllers struct {
 	Disruption         *disruption.Controller
 	InstanceCollector  *garbagecollection.Collector
 	NodeClaimCollector *nodeclaimgc.Collector
+	// Health is nil when node repair is off.
+	Health *health.Reconciler
 	// OperatorCondition is nil when the operator does not run under OLM.
 	OperatorCondition *operatorcondition.Reconciler
 }
@@ -109,8 +115,12 @@ func NewControllers(o Options) *Controllers {
 	o.Recorder = karpevents.NewRecorder(o.Recorder, 0, o.Clock)
 	provider, instances := kakao.Assemble(kakao.Components{
 		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
-		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides,
+		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides, Repair: o.RepairTolerations,
 	})
+	var repair *health.Reconciler
+	if o.NodeRepair {
+		repair = &health.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock}
+	}
 	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
 	// controller turns that into NodeRegistrationHealthy.
 	registrations := state.NewRegistrationHealth()
@@ -123,6 +133,7 @@ func NewControllers(o Options) *Controllers {
 	}
 	return &Controllers{
 		OperatorCondition: operatorCondition,
+		Health:            repair,
 		CloudProvider:     provider,
 		Instances:         instances,
 		NodeClass: &nodeclass.Reconciler{
@@ -162,6 +173,7 @@ const (
 	Disruption         = "disruption"
 	InstanceCollector  = "garbagecollection"
 	NodeClaimCollector = "nodeclaim.garbagecollection"
+	NodeHealth         = "node.health"
 	OperatorCondition  = "operatorcondition"
 )
 
@@ -182,6 +194,12 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 		{Disruption, func() error { return mgr.Add(c.Disruption) }},
 		{InstanceCollector, func() error { return mgr.Add(c.InstanceCollector) }},
 		{NodeClaimCollector, func() error { return mgr.Add(c.NodeClaimCollector) }},
+		{NodeHealth, func() error {
+			if c.Health == nil {
+				return nil
+			}
+			return c.Health.SetupWithManager(mgr)
+		}},
 		{OperatorCondition, func() error {
 			if c.OperatorCondition == nil {
 				return nil

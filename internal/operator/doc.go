@@ -18,6 +18,7 @@
 //
 // Of this project it imports internal/catalog, internal/cloudprovider/kakao,
 // internal/controller/disruption, internal/controller/instance/garbagecollection,
+// internal/controller/node/health,
 // internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
 // internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,

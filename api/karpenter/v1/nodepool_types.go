@@ -75,7 +75,27 @@ type Disruption struct {
 	// +listType=atomic
 	// +optional
 	Budgets []Budget `json:"budgets,omitempty" hash:"ignore"`
+	// Repair sets how node repair treats this NodePool's nodes. Node repair replaces a node
+	// the cloud provider's repair policies find unhealthy (NotReady too long, or its VM failed),
+	// without waiting on PodDisruptionBudgets, as upstream Karpenter's does.
+	// +optional
+	Repair *Repair `json:"repair,omitempty"`
 }
+
+// Repair is a NodePool's setting of node repair.
+type Repair struct {
+	// MaxUnhealthy is how many of the NodePool's nodes may be unhealthy at once for repair to
+	// go on, as a count ("2") or a percentage of its nodes ("20%", rounded up): while more are,
+	// repair holds and says so on each unhealthy node, since a fault that takes many nodes down
+	// is not one that replacing them fixes. "0" turns repair off for the NodePool. Defaults to
+	// 20%, the threshold upstream Karpenter fixes.
+	// +kubebuilder:validation:Pattern:="^((100|[0-9]{1,2})%|[0-9]+)$"
+	// +optional
+	MaxUnhealthy string `json:"maxUnhealthy,omitempty"`
+}
+
+// DefaultMaxUnhealthy is Repair.MaxUnhealthy when unset.
+const DefaultMaxUnhealthy = "20%"
 
 // Budget limits the number of this NodePool's nodes that may be disrupted at the same time,
 // optionally only during a schedule window and only for some reasons.

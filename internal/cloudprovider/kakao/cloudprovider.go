@@ -76,6 +76,7 @@ type CloudProvider struct {
 	instances     *instance.Provider
 	recorder      events.EventRecorder
 	bootstrap     Bootstrapper
+	repair        RepairTolerations
 }
 
 // Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster.
@@ -511,6 +512,8 @@ type Components struct {
 	// Bootstrap writes the join script; without it VMs get only the KCNodeClass's user data
 	// (for clusters whose images join by themselves, and for tests).
 	Bootstrap Bootstrapper
+	// Repair sets the repair policies' tolerations.
+	Repair RepairTolerations
 }
 
 // Assemble builds the KakaoCloud cloud provider and the instance provider it launches with
@@ -521,6 +524,6 @@ func Assemble(c Components) (*CloudProvider, *instance.Provider) {
 	prices := Prices{Table: instancetype.NewPriceTable(), Overrides: c.PriceOverrides}
 	instances := instance.NewProvider(c.Client, c.Keyring, c.ClusterName, instance.Options{Clock: clk})
 	p := New(c.Kube, c.Catalog, instancetype.NewProvider(c.Catalog, prices.Table, unavailable), prices, unavailable, instances, c.Recorder)
-	p.bootstrap, p.clock = c.Bootstrap, clk
+	p.bootstrap, p.clock, p.repair = c.Bootstrap, clk, c.Repair
 	return p, instances
 }

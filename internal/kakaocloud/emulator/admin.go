@@ -54,6 +54,33 @@ func (e *Emulator) FailNextInstances(n int, message string) {
 	e.failNextMessage = cmp.Or(message, defaultBuildFailureMessage)
 }
 
+// SetInstanceState puts an active instance in a state it gets into without this operator:
+// kakaocloud.InstanceStatusStopped (someone shut it off) or kakaocloud.InstanceStatusError (its
+// host failed). The stand-in kubelet of a local cluster stops with it.
+func (e *Emulator) SetInstanceState(id, status string) error {
+	if status != kakaocloud.InstanceStatusStopped && status != kakaocloud.InstanceStatusError {
+		return badRequest("status %q is not %s or %s", status, kakaocloud.InstanceStatusStopped, kakaocloud.InstanceStatusError)
+	}
+	e.advance()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instanceLocked(id)
+	if err != nil {
+		return err
+	}
+	if in.Status != kakaocloud.InstanceStatusActive {
+		return badRequest("instance %s is %s, not active", id, in.Status)
+	}
+	now := e.now()
+	if status == kakaocloud.InstanceStatusStopped {
+		in.setState(kakaocloud.InstanceStatusStopped, "stopped", "", powerStateShutdown, now)
+		in.log(actionStop, now)
+		return nil
+	}
+	in.setState(kakaocloud.InstanceStatusError, "error", "", powerStateNoState, now)
+	return nil
+}
+
 // Instances returns a snapshot of every instance, deleting ones included, oldest first.
 func (e *Emulator) Instances() []kakaocloud.Instance {
 	e.advance()

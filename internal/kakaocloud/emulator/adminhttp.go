@@ -39,6 +39,7 @@ var adminEndpoints = []struct {
 	{"POST /list-lag", withBody((*Emulator).adminSetListLag)},
 	{"POST /capacity", withBody((*Emulator).adminSetCapacity)},
 	{"POST /fail-instances", withBody((*Emulator).adminFailInstances)},
+	{"POST /instance-state", withBody((*Emulator).adminSetInstanceState)},
 	{"POST /tokens/expire", acknowledging((*Emulator).ExpireTokens)},
 	{"POST /credentials", withBody((*Emulator).adminAddCredential)},
 	{"DELETE /credentials/{id}", (*Emulator).adminRemoveCredential},
@@ -206,6 +207,17 @@ func (e *Emulator) adminFailInstances(request AdminFailInstances) error {
 	}
 	e.FailNextInstances(request.Count, request.Message)
 	return nil
+}
+
+// AdminInstanceState is the body of POST /_emulator/instance-state: an active instance put in
+// status "stopped" or "error" (SetInstanceState).
+type AdminInstanceState struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+func (e *Emulator) adminSetInstanceState(request AdminInstanceState) error {
+	return e.SetInstanceState(request.ID, request.Status)
 }
 
 // AdminCredential is the body of POST /_emulator/credentials.

@@ -196,6 +196,7 @@ func TestAdminRejectsBadRequests(t *testing.T) {
 		{"capacity of an unknown flavor", http.MethodPost, "/capacity", emulator.AdminCapacity{Flavor: "x9.huge", Zone: emulator.ZoneA}, http.StatusBadRequest, `flavor "x9.huge": no such flavor`},
 		{"capacity in a zone without the flavor", http.MethodPost, "/capacity", emulator.AdminCapacity{Flavor: "gn1i.xlarge", Zone: emulator.ZoneC}, http.StatusBadRequest, "gn1i.xlarge is offered in"},
 		{"negative failing instances", http.MethodPost, "/fail-instances", emulator.AdminFailInstances{Count: -1}, http.StatusBadRequest, "count -1 is negative"},
+		{"state of an unknown instance", http.MethodPost, "/instance-state", emulator.AdminInstanceState{ID: "nope", Status: "stopped"}, http.StatusNotFound, "not found"},
 		{"credential without secret", http.MethodPost, "/credentials", emulator.AdminCredential{ID: "x"}, http.StatusBadRequest, "needs both id and secret"},
 		{"unknown cluster phase", http.MethodPost, "/cluster", emulator.AdminControlPlane{Phase: "Upgrading"}, http.StatusBadRequest, `phase "Upgrading" is not one of`},
 		{"deprecating an unknown version", http.MethodPost, "/versions", emulator.AdminVersions{Action: emulator.VersionActionDeprecate, MinorVersion: "1.20"}, http.StatusNotFound, `version "1.20" is not offered`},

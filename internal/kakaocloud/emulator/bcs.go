@@ -29,6 +29,7 @@ const (
 	actionCreate = "create"
 	actionUpdate = "update"
 	actionDelete = "delete"
+	actionStop   = "stop"
 )
 
 // firstHostOffset skips the network address and the addresses a cloud keeps for its gateway

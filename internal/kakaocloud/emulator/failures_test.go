@@ -62,6 +62,31 @@ func TestFailNextInstances(t *testing.T) {
 	wantError(t, h.api(http.MethodGet, instancesPath+"/"+failing, nil), http.StatusNotFound, "NotFound", "not found")
 }
 
+func TestSetInstanceState(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	stopped, failed, building := h.create(h.validCreate("stopped")), h.create(h.validCreate("failed")), ""
+	h.clock.Step(emulator.DefaultBuildDelay)
+	building = h.create(h.validCreate("building"))
+
+	h.admin(http.MethodPost, "/instance-state", emulator.AdminInstanceState{ID: stopped, Status: kakaocloud.InstanceStatusStopped}, http.StatusOK, nil)
+	if got := h.getInstance(stopped); got.Status != kakaocloud.InstanceStatusStopped || got.VMState != "stopped" || got.PowerState != "SHUTDOWN" {
+		t.Errorf("stopped: status %s, vm_state %s, power_state %s", got.Status, got.VMState, got.PowerState)
+	}
+	if logs := h.actionLogs(stopped); logs[len(logs)-1].Action != "stop" {
+		t.Errorf("action logs %+v, want a stop last", logs)
+	}
+	if err := h.emulator.SetInstanceState(failed, kakaocloud.InstanceStatusError); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.getInstance(failed); got.Status != kakaocloud.InstanceStatusError || got.VMState != "error" {
+		t.Errorf("failed: status %s, vm_state %s", got.Status, got.VMState)
+	}
+	wantError(t, h.do(http.MethodPost, emulator.AdminPrefix+"/instance-state", emulator.AdminInstanceState{ID: building, Status: "stopped"}, nil),
+		http.StatusBadRequest, "BadRequest", "is building, not active")
+	wantError(t, h.do(http.MethodPost, emulator.AdminPrefix+"/instance-state", emulator.AdminInstanceState{ID: building, Status: "paused"}, nil),
+		http.StatusBadRequest, "BadRequest", `status "paused" is not stopped or error`)
+}
+
 func TestSetCapacity(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
 	h.emulator.SetCapacity("m2a.large", emulator.ZoneA, 1)

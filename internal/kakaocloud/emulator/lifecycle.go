@@ -23,8 +23,9 @@ import (
 
 // Power states an instance shows (the BCS power_state enum).
 const (
-	powerStateNoState = "NOSTATE"
-	powerStateRunning = "RUNNING"
+	powerStateNoState  = "NOSTATE"
+	powerStateRunning  = "RUNNING"
+	powerStateShutdown = "SHUTDOWN"
 )
 
 // NoValidHostMessage is the action-log message of an instance whose build found no capacity,

@@ -27,6 +27,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -122,6 +123,9 @@ func (r *Registrar) Start(ctx context.Context) {
 		if err := r.RemoveNodesOfGoneVMs(ctx); err != nil && ctx.Err() == nil {
 			r.log.Error("looking for nodes of VMs that are gone", "error", err)
 		}
+		if err := r.StopKubeletsOfDownVMs(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error("looking for nodes of VMs that are down", "error", err)
+		}
 	}, r.opts.ResyncInterval)
 }
 
@@ -213,6 +217,39 @@ func (r *Registrar) current(id string) (kakaocloud.Instance, bool) {
 		}
 	}
 	return kakaocloud.Instance{}, false
+}
+
+// StopKubeletsOfDownVMs stops the kubelet of every node whose VM is stopped or in error, as a
+// VM that stops takes its kubelet with it: kwok stops renewing the node's lease, and the node
+// lifecycle controller turns the node's Ready condition Unknown once the lease runs out.
+func (r *Registrar) StopKubeletsOfDownVMs(ctx context.Context) error {
+	down := map[string]bool{}
+	for _, in := range r.cloud.Instances() {
+		if in.Status == kakaocloud.InstanceStatusStopped || in.Status == kakaocloud.InstanceStatusError {
+			down[in.ID] = true
+		}
+	}
+	if len(down) == 0 {
+		return nil
+	}
+	nodes, err := r.opts.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, node := range nodes.Items {
+		id, ours := strings.CutPrefix(node.Spec.ProviderID, providerIDPrefix)
+		if !ours || !down[id] || node.Annotations[KwokNodeAnnotation] != KwokNodeAnnotationValue {
+			continue
+		}
+		patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":null}}}`)
+		if _, err := r.opts.Client.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		r.log.Info("the kubelet stopped: its VM is down", "node", node.Name, "providerID", node.Spec.ProviderID)
+	}
+	return errors.Join(errs...)
 }
 
 // RemoveNodesOfGoneVMs deletes the kwok-managed nodes of this cloud whose VM no longer

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
@@ -189,6 +190,39 @@ func TestRemoveNodesOfGoneVMs(t *testing.T) {
 	for _, n := range names {
 		if n == "gone" {
 			t.Errorf("the node of a VM that is gone is left")
+		}
+	}
+}
+
+func TestStopKubeletsOfDownVMs(t *testing.T) {
+	ctx := context.Background()
+	cloud := &fakeCloud{}
+	for _, vm := range []struct{ id, status string }{
+		{"running", kakaocloud.InstanceStatusActive}, {"stopped", kakaocloud.InstanceStatusStopped}, {"failed", kakaocloud.InstanceStatusError},
+	} {
+		inst := testVM(vm.id, "host-"+vm.id)
+		inst.Status = vm.status
+		cloud.boot(inst, "")
+	}
+	var nodes []runtime.Object
+	for _, id := range []string{"running", "stopped", "failed"} {
+		nodes = append(nodes, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{kubelet.KwokNodeAnnotation: kubelet.KwokNodeAnnotationValue}},
+			Spec:       corev1.NodeSpec{ProviderID: kcv1.ProviderIDPrefix + id},
+		})
+	}
+	client := fake.NewClientset(nodes...)
+	r := kubelet.New(cloud, kubelet.Options{Client: client, Logger: quietLogger()})
+	if err := r.StopKubeletsOfDownVMs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, managed := range map[string]bool{"running": true, "stopped": false, "failed": false} {
+		n, err := client.CoreV1().Nodes().Get(ctx, id, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := n.Annotations[kubelet.KwokNodeAnnotation]; ok != managed {
+			t.Errorf("node %s of a VM %s: kwok manages it %v, want %v", id, id, ok, managed)
 		}
 	}
 }

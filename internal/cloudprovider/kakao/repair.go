@@ -1,0 +1,79 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package kakao
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+)
+
+// Default tolerations of the repair policies. A node NotReady for half an hour is replaced, as
+// upstream Karpenter's AWS provider does; one whose VM KakaoCloud reports failed or stopped
+// sooner, since KakaoCloud does not start such a VM again by itself (assumption A21).
+const (
+	DefaultNotReadyToleration       = 30 * time.Minute
+	DefaultInstanceFailedToleration = 10 * time.Minute
+)
+
+// RepairTolerations are how long the repair policies wait; zero fields mean the defaults.
+type RepairTolerations struct {
+	NotReady, InstanceFailed time.Duration
+}
+
+// failedInstanceStates are the VM states a node does not come back from by itself.
+var failedInstanceStates = []string{kakaocloud.InstanceStatusError, kakaocloud.InstanceStatusStopped}
+
+// RepairPolicies are a node whose Ready condition is False or Unknown, past the NotReady
+// toleration, or past the shorter InstanceFailed one while KakaoCloud reports its VM in error
+// or stopped.
+func (p *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
+	notReady := p.repair.NotReady
+	if notReady <= 0 {
+		notReady = DefaultNotReadyToleration
+	}
+	failed := p.repair.InstanceFailed
+	if failed <= 0 {
+		failed = DefaultInstanceFailedToleration
+	}
+	var policies []cloudprovider.RepairPolicy
+	for _, status := range []corev1.ConditionStatus{corev1.ConditionFalse, corev1.ConditionUnknown} {
+		policies = append(policies,
+			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, InstanceStates: failedInstanceStates, TolerationDuration: failed},
+			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, TolerationDuration: notReady},
+		)
+	}
+	return policies
+}
+
+// InstanceState reads the VM's state from the listing CheckLaunch shares (at most
+// launchStatusTTL old, one list call for every node asked about in that time), in lower case.
+func (p *CloudProvider) InstanceState(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error) {
+	id, err := instanceID(nodeClaim.Status.ProviderID)
+	if err != nil {
+		return "", nil
+	}
+	inst, ok, err := p.launchStatus(ctx, id)
+	if err != nil || !ok {
+		return "", err
+	}
+	return strings.ToLower(inst.Status), nil
+}

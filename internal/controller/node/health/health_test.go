@@ -1,0 +1,107 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package health_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
+)
+
+var _ = Describe("Node repair", func() {
+	It("replaces a node NotReady past its toleration, without waiting on PodDisruptionBudgets, and not before", func() {
+		nodePool := pool()
+		nodeClaim, node := readyNode(nodePool)
+		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeZero(), "a Ready node is left alone")
+
+		node = notReady(node)
+		// The condition's transition time is kept to the second.
+		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeNumerically("~", kakao.DefaultNotReadyToleration, time.Second))
+		env.Step(kakao.DefaultNotReadyToleration - time.Second)
+		ExpectReconciled(env.Ctx, controllers.Health, node)
+		Expect(deleting(nodeClaim)).To(BeFalse())
+		ExpectNoEvent(env.Recorder, node.Name, health.ReasonNodeRepair)
+
+		before := test.MetricValue("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name})
+		env.Step(2 * time.Second)
+		ExpectReconciled(env.Ctx, controllers.Health, node)
+		Expect(deleting(nodeClaim)).To(BeTrue())
+		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKeyWithValue(karpv1.NodeClaimTerminationTimestampAnnotationKey,
+			env.Clock.Now().UTC().Format(time.RFC3339)), "its terminationGracePeriod is over: the drain does not wait on PodDisruptionBudgets")
+		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "its Ready condition has been Unknown for 30m")
+		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "past the 30m0s its repair policy tolerates")
+		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepair, "without waiting on PodDisruptionBudgets")
+		ExpectMetric("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name}, Equal(before+1))
+		ExpectMetric("karpenter_nodeclaims_disrupted_total", map[string]string{"reason": "unhealthy", "nodepool": nodePool.Name}, BeNumerically(">=", 1))
+	})
+
+	It("replaces a node sooner when KakaoCloud reports its VM stopped", func() {
+		nodeClaim, node := readyNode(pool())
+		Expect(env.Emulator.SetInstanceState(instanceID(nodeClaim), kakaocloud.InstanceStatusStopped)).To(Succeed())
+		node = notReady(node)
+		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeNumerically("~", kakao.DefaultInstanceFailedToleration, time.Second))
+		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
+		ExpectReconciled(env.Ctx, controllers.Health, node)
+		Expect(deleting(nodeClaim)).To(BeTrue())
+		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM stopped, past the 10m0s its repair policy tolerates")
+	})
+
+	It("holds repair while more of a NodePool's nodes than its repair.maxUnhealthy are unhealthy, and says so", func() {
+		nodePool := pool()
+		var unhealthy []*karpv1.NodeClaim
+		var nodes []string
+		for i := range 3 {
+			nodeClaim, node := readyNode(nodePool)
+			if i < 2 {
+				notReady(node)
+				unhealthy = append(unhealthy, nodeClaim)
+				nodes = append(nodes, node.Name)
+			}
+		}
+		env.Step(kakao.DefaultNotReadyToleration + time.Second)
+		for i, nodeClaim := range unhealthy {
+			Expect(ExpectReconciled(env.Ctx, controllers.Health, nodeByName(nodes[i])).RequeueAfter).To(Equal(time.Minute))
+			Expect(deleting(nodeClaim)).To(BeFalse())
+			ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepairBlocked,
+				"repair is held: 2 of the 3 nodes of NodePool "+nodePool.Name+" are unhealthy, more than its repair.maxUnhealthy (20%, 1 nodes) allows")
+		}
+
+		By("letting repair go on with two unhealthy nodes")
+		nodePool = ExpectExists(env.Ctx, env.Client, nodePool)
+		nodePool.Spec.Disruption.Repair = &karpv1.Repair{MaxUnhealthy: "2"}
+		ExpectApplied(env.Ctx, env.Client, nodePool)
+		ExpectReconciled(env.Ctx, controllers.Health, nodeByName(nodes[0]))
+		Expect(deleting(unhealthy[0])).To(BeTrue())
+	})
+
+	It("does not repair in a NodePool whose repair.maxUnhealthy is 0", func() {
+		nodeClaim, node := readyNode(pool(func(nodePool *karpv1.NodePool) {
+			nodePool.Spec.Disruption.Repair = &karpv1.Repair{MaxUnhealthy: "0"}
+		}))
+		node = notReady(node)
+		env.Step(kakao.DefaultNotReadyToleration + time.Second)
+		ExpectReconciled(env.Ctx, controllers.Health, node)
+		Expect(deleting(nodeClaim)).To(BeFalse())
+		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepairBlocked, "repair is turned off for NodePool")
+	})
+})
