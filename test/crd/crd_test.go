@@ -342,6 +342,12 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 				set(u, "1h30m", "spec", "template", "spec", "terminationGracePeriod")
 			})
 		}),
+		Entry("NodePool with repair held beyond 2 unhealthy nodes", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) { set(u, "2", "spec", "disruption", "repair", "maxUnhealthy") })
+		}),
+		Entry("NodePool with repair held beyond a third of its nodes unhealthy", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) { set(u, "33%", "spec", "disruption", "repair", "maxUnhealthy") })
+		}),
 		Entry("static NodePool with only limits.nodes", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
 				set(u, int64(3), "spec", "replicas")
@@ -563,6 +569,12 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		Entry("weight 101", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) { set(u, int64(101), "spec", "weight") })
 		}, "spec.weight in body should be less than or equal to 100"),
+		Entry("repair.maxUnhealthy that is neither a count nor a percentage", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) { set(u, "a few", "spec", "disruption", "repair", "maxUnhealthy") })
+		}, `spec.disruption.repair.maxUnhealthy: Invalid value: "a few": spec.disruption.repair.maxUnhealthy in body should match`),
+		Entry("repair.maxUnhealthy over 100%", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) { set(u, "150%", "spec", "disruption", "repair", "maxUnhealthy") })
+		}, "spec.disruption.repair.maxUnhealthy in body should match"),
 		Entry("a static NodePool with a cpu limit", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) { set(u, int64(2), "spec", "replicas") })
 		}, "only 'limits.nodes' is supported on static NodePools"),
