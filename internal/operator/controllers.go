@@ -39,6 +39,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/podevents"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool/static"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
@@ -89,6 +90,7 @@ type Controllers struct {
 
 	NodeClass          *nodeclass.Reconciler
 	NodePool           *nodepool.Reconciler
+	Static             *static.Reconciler
 	Lifecycle          *lifecycle.Reconciler
 	Provisioner        *provisioning.Provisioner
 	Conditions         *nodeclaimdisruption.Reconciler
@@ -140,6 +142,7 @@ func NewControllers(o Options) *Controllers {
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
 		NodePool: &nodepool.Reconciler{Client: o.Client, RegistrationHealth: registrations},
+		Static:   &static.Reconciler{Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder},
 		Lifecycle: &lifecycle.Reconciler{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
@@ -165,6 +168,7 @@ func NewControllers(o Options) *Controllers {
 const (
 	NodeClass          = "nodeclass"
 	NodePool           = "nodepool"
+	Static             = "nodepool.static"
 	Lifecycle          = "nodeclaim.lifecycle"
 	Provisioning       = "provisioning"
 	Conditions         = "nodeclaim.disruption"
@@ -186,6 +190,7 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 	}{
 		{NodeClass, func() error { return c.NodeClass.SetupWithManager(mgr) }},
 		{NodePool, func() error { return c.NodePool.SetupWithManager(mgr) }},
+		{Static, func() error { return c.Static.SetupWithManager(mgr) }},
 		{Lifecycle, func() error { return c.Lifecycle.SetupWithManager(ctx, mgr) }},
 		{Provisioning, func() error { return c.Provisioner.SetupWithManager(mgr) }},
 		{Conditions, func() error { return c.Conditions.SetupWithManager(mgr) }},

@@ -22,7 +22,8 @@
 // internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
 // internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
-// internal/controller/nodepool, internal/controller/operatorcondition,
+// internal/controller/nodepool, internal/controller/nodepool/static,
+// internal/controller/operatorcondition,
 // internal/controller/provisioning, internal/events, internal/instance, internal/instancetype,
 // internal/kakaocloud, internal/signing, internal/state, internal/utils/singleton.
 package operator

@@ -378,6 +378,19 @@ func keepForMinValues(reqs Requirements, n int, reqsOf func(int) Requirements) s
 	return keep
 }
 
+// StaticNodeClaim is a NodeClaim of the NodePool for no pod in particular, as a static NodePool
+// keeps them: every instance type its template allows, cheapest first (capped as any
+// NodeClaim's), and the requirements they imply. The launch picks the cheapest.
+func StaticNodeClaim(in NodePoolInput) (*NewNodeClaim, error) {
+	t := newPoolTemplate(&in, nil)
+	if t.err != nil {
+		return nil, t.err
+	}
+	n := &NewNodeClaim{NodePoolName: t.name, NodePool: t.pool, tmpl: t, reqs: t.base, types: t.types}
+	n.finalize()
+	return n, nil
+}
+
 // ToNodeClaim renders the NodeClaim to create: the template's taints, startup taints, node
 // class, expiry and termination grace period; the requirements including the instance types
 // and NodePool; the requests; labels from the template and single-valued requirements; and

@@ -15,12 +15,14 @@
 package provisioning
 
 import (
+	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
@@ -105,5 +107,18 @@ func TestSchedulingInput(t *testing.T) {
 	}
 	if len(in.Pods) != 1 || in.Pods[0].Name != "pending" {
 		t.Errorf("pods to provision = %v, want only the pending pod (a pod the kube-scheduler nominated for preemption is not provisioned for)", in.Pods)
+	}
+}
+
+// TestStaticNodePoolsCauseNoNodeClaims: a static NodePool keeps its replicas; pods never
+// cause its nodes, so the scheduling input leaves it out.
+func TestStaticNodePoolsCauseNoNodeClaims(t *testing.T) {
+	ready := []metav1.Condition{{Type: karpv1.ConditionTypeReady, Status: metav1.ConditionTrue}}
+	dynamic := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "dynamic"}, Status: karpv1.NodePoolStatus{Conditions: ready}}
+	static := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "static"}, Spec: karpv1.NodePoolSpec{Replicas: new(int64(3))}, Status: karpv1.NodePoolStatus{Conditions: ready}}
+	pools := NodePools(t.Context(), &state.Cluster{NodePools: []*karpv1.NodePool{dynamic, static}},
+		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) { return nil, nil })
+	if len(pools) != 1 || pools[0].NodePool.Name != "dynamic" {
+		t.Errorf("pools %v, want only the dynamic one", pools)
 	}
 }

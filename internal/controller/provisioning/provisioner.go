@@ -180,7 +180,9 @@ func PendingPods(cluster *state.Cluster) []*corev1.Pod {
 func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error)) []scheduling.NodePoolInput {
 	var out []scheduling.NodePoolInput
 	for _, np := range cluster.NodePools {
-		if !np.DeletionTimestamp.IsZero() {
+		// A static NodePool keeps spec.replicas nodes whatever the pods need: pods land on its
+		// nodes, never cause one.
+		if !np.DeletionTimestamp.IsZero() || np.Spec.Replicas != nil {
 			continue
 		}
 		if !meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady) {
