@@ -15,9 +15,41 @@
 package pod
 
 import (
+	"fmt"
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// DoNotDisruptAnnotation is karpenter.sh/do-not-disrupt (api/karpenter/v1 names it too; this
+// package imports nothing of the project).
+const DoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
+
+// DoNotDisrupt reads the pod's karpenter.sh/do-not-disrupt annotation at now: whether it
+// protects the pod from voluntary disruption and eviction, and until when (zero for "true",
+// which protects as long as it is there). A duration ("30m") protects the pod for that long
+// after it started, and from the start while the pod has not started. A value that is neither
+// protects as "true" does, and err says why it is not valid: upstream Karpenter ignores such a
+// value, and would evict a pod whose owner meant to protect it.
+func DoNotDisrupt(pod *corev1.Pod, now time.Time) (active bool, until time.Time, err error) {
+	value, ok := pod.Annotations[DoNotDisruptAnnotation]
+	switch {
+	case !ok:
+		return false, time.Time{}, nil
+	case value == "true":
+		return true, time.Time{}, nil
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 {
+		return true, time.Time{}, fmt.Errorf("%s=%q is neither \"true\" nor a positive duration such as 30m", DoNotDisruptAnnotation, value)
+	}
+	if pod.Status.StartTime == nil {
+		return true, time.Time{}, nil
+	}
+	until = pod.Status.StartTime.Add(d)
+	return now.Before(until), until, nil
+}
 
 // IsTerminal says whether the pod has finished (Succeeded or Failed) and holds nothing.
 func IsTerminal(pod *corev1.Pod) bool {

@@ -16,6 +16,7 @@ package pod
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,39 @@ func TestPredicates(t *testing.T) {
 				if check.got != check.want {
 					t.Errorf("%s = %t, want %t", check.name, check.got, check.want)
 				}
+			}
+		})
+	}
+}
+
+func TestDoNotDisrupt(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	started := func(ago time.Duration) *metav1.Time { return &metav1.Time{Time: now.Add(-ago)} }
+	for _, tc := range []struct {
+		name      string
+		value     *string
+		startTime *metav1.Time
+		active    bool
+		until     time.Time
+		invalid   bool
+	}{
+		{name: "no annotation"},
+		{name: "true", value: new("true"), active: true},
+		{name: "a duration not over", value: new("30m"), startTime: started(10 * time.Minute), active: true, until: now.Add(20 * time.Minute)},
+		{name: "a duration over", value: new("30m"), startTime: started(31 * time.Minute), until: now.Add(-time.Minute)},
+		{name: "a duration, the pod not started yet", value: new("30m"), active: true},
+		{name: "not a duration: protects, and says so", value: new("forever"), startTime: started(time.Hour), active: true, invalid: true},
+		{name: "a negative duration: protects, and says so", value: new("-5m"), active: true, invalid: true},
+		{name: "false is no value of it either", value: new("false"), active: true, invalid: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &corev1.Pod{Status: corev1.PodStatus{StartTime: tc.startTime}}
+			if tc.value != nil {
+				pod.Annotations = map[string]string{DoNotDisruptAnnotation: *tc.value}
+			}
+			active, until, err := DoNotDisrupt(pod, now)
+			if active != tc.active || !until.Equal(tc.until) || (err != nil) != tc.invalid {
+				t.Errorf("got %v until %v (%v), want %v until %v, invalid %v", active, until, err, tc.active, tc.until, tc.invalid)
 			}
 		})
 	}

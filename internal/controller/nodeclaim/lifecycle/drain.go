@@ -140,11 +140,12 @@ func (w waits) String() string {
 // evictOrWait evicts one pod of the tier being drained, or notes why it waits.
 func (r *Reconciler) evictOrWait(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, pod *corev1.Pod, w *waits) error {
 	name := pod.Namespace + "/" + pod.Name
+	protected, _, _ := podutil.DoNotDisrupt(pod, r.now())
 	switch {
 	case !pod.DeletionTimestamp.IsZero():
 		w.terminating = append(w.terminating, name)
 		return nil
-	case pod.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true":
+	case protected:
 		// Not evicted; the drain stalls until the pod goes or the deadline passes.
 		w.held = append(w.held, name)
 		return nil

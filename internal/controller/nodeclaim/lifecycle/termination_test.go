@@ -188,6 +188,21 @@ var _ = Describe("Termination", func() {
 		ExpectEvent(env.Recorder, held.Name, lifecycle.ReasonDisrupted, "bypasses the PDB of the pod and the do-not-disrupt annotation")
 	})
 
+	It("holds a pod whose do-not-disrupt duration is not over and evicts one whose is; a value that is no duration holds", func() {
+		nodeClaim, node := initializedNodeClaim()
+		startedAgo := func(d time.Duration) func(*corev1.Pod) {
+			return func(p *corev1.Pod) { p.Status.StartTime = &metav1.Time{Time: env.Clock.Now().Add(-d)} }
+		}
+		fresh := runningOn(node, test.Annotated(karpv1.DoNotDisruptAnnotationKey, "1h"), startedAgo(10*time.Minute))
+		old := runningOn(node, test.Annotated(karpv1.DoNotDisruptAnnotationKey, "1h"), startedAgo(2*time.Hour))
+		typo := runningOn(node, test.Annotated(karpv1.DoNotDisruptAnnotationKey, "ture"), startedAgo(2*time.Hour))
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(deleting(old)).To(BeTrue(), "its hour is over")
+		Expect(deleting(fresh)).To(BeFalse(), "50 minutes of its hour are left")
+		Expect(deleting(typo)).To(BeFalse(), "a value that is neither true nor a duration protects, rather than being ignored")
+	})
+
 	It("deletes at once, with the time left, a pod whose grace period outlasts the whole terminationGracePeriod", func() {
 		nodeClaim, node := initializedNodeClaim(terminationGracePeriod(time.Minute))
 		slow := runningOn(node, test.GracePeriod(600))

@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -141,6 +142,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 		pods              int
 	}
 	candidates := make([]candidate, 0, len(live))
+	now := time.Now()
 	for _, nodeClaim := range live {
 		c := candidate{nodeClaim: nodeClaim, launched: nodeClaim.Status.ProviderID != ""}
 		if c.launched && nodeClaim.Status.NodeName != "" {
@@ -153,7 +155,8 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 				if podutil.IsReschedulable(pod) {
 					c.pods++
 				}
-				c.blocked = c.blocked || pod.Annotations[karpv1.DoNotDisruptAnnotationKey] != ""
+				protected, _, _ := podutil.DoNotDisrupt(pod, now)
+				c.blocked = c.blocked || protected
 			}
 		}
 		candidates = append(candidates, c)
