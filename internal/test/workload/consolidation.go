@@ -218,11 +218,11 @@ func (f catalogFlavors) Flavors(context.Context) ([]kakaocloud.Flavor, error) { 
 // consolidationInstanceTypes lists the instance types as the cloud provider does: the same
 // provider over the flavors the emulator serves.
 func consolidationInstanceTypes(nodeClass *kcv1.KCNodeClass) []*cloudprovider.InstanceType {
-	types, err := instancetype.NewProvider(catalogFlavors(emulator.DefaultCatalog().Flavors), nil, nil).List(context.Background(), nodeClass)
+	instanceTypes, err := instancetype.NewProvider(catalogFlavors(emulator.DefaultCatalog().Flavors), nil, nil).List(context.Background(), nodeClass)
 	if err != nil {
 		panic(err) // the built-in catalog and a valid node class
 	}
-	return types
+	return instanceTypes
 }
 
 func consolidationNodePool(shape poolShape, now time.Time) *karpv1.NodePool {
