@@ -60,7 +60,11 @@ type existingNode struct {
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
-	e := &existingNode{node: n, available: withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested)), hostname: n.Name}
+	e := &existingNode{node: n, hostname: n.Name}
+	// A node that takes no pods needs no room or ports: only its labels and pods count.
+	if !n.TopologyOnly {
+		e.available = withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested))
+	}
 	if n.Requirements != nil {
 		e.reqs = n.Requirements
 		return e
@@ -72,8 +76,10 @@ func newExistingNode(n *ExistingNode) *existingNode {
 	if h, ok := e.labels[corev1.LabelHostname]; ok {
 		e.hostname = h
 	}
-	for _, pod := range n.Pods {
-		e.ports = append(e.ports, podHostPorts(pod)...)
+	if !n.TopologyOnly {
+		for _, pod := range n.Pods {
+			e.ports = append(e.ports, podHostPorts(pod)...)
+		}
 	}
 	return e
 }
@@ -91,6 +97,9 @@ var cordoned = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.T
 // reserveDaemons keeps room for the daemonsets that will run on the node and have no pod there
 // yet (a NodeClaim in flight, a node just registered): their pods come whatever else lands.
 func (e *existingNode) reserveDaemons(daemons []*podInfo) {
+	if e.node.TopologyOnly {
+		return
+	}
 	for _, d := range daemons {
 		name := daemonSetName(d.pod)
 		if name == "" || tolerates(d.pod, e.node.Taints, false) != nil {
