@@ -69,10 +69,7 @@ func newExistingNode(n *ExistingNode) *existingNode {
 		e.reqs = n.Requirements
 		return e
 	}
-	e.labels = make(map[string]string, len(n.Labels))
-	for k, v := range n.Labels {
-		e.labels[NormalizeKey(k)] = v
-	}
+	e.labels = normalizedLabels(n.Labels)
 	if h, ok := e.labels[corev1.LabelHostname]; ok {
 		e.hostname = h
 	}
@@ -82,6 +79,26 @@ func newExistingNode(n *ExistingNode) *existingNode {
 		}
 	}
 	return e
+}
+
+// normalizedLabels are the labels with their keys normalized: the labels themselves when no
+// key needs it (the run only reads them), else a copy.
+func normalizedLabels(l map[string]string) map[string]string {
+	normalized := true
+	for k := range l {
+		if NormalizeKey(k) != k {
+			normalized = false
+			break
+		}
+	}
+	if normalized && l != nil {
+		return l
+	}
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[NormalizeKey(k)] = v
+	}
+	return out
 }
 
 // insufficientError is formatted only when read: most are discarded while other nodes are tried.
