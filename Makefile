@@ -136,6 +136,22 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
 	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
 
+# Consolidation at scale (workload.ConsolidationCluster: three NodePools, DaemonSets, PDBs, zone
+# spreads and zonal anti-affinity, about 10 pods per node) at 1,000 and 5,000 nodes: the
+# decision in memory, the controller's whole pass on a real API server filled with the cluster
+# (minutes at 5,000 nodes), and the kube-scheduler judge of the commands it finds.
+.PHONY: bench-consolidation
+bench-consolidation: k8s-binaries ## Time consolidation passes on 1,000 and 5,000 realistic nodes (in memory and on envtest) and judge their commands with the kube-scheduler.
+	go test ./internal/controller/disruption/ -run='^$$' -bench='ConsolidationRealistic(1000|5000)$$' -benchtime=3x \
+		| grep -E '^(Benchmark|ok|FAIL|---)|_test.go:[0-9]+:'
+	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
+		go test ./internal/controller/disruption/ -run='^$$' -bench='ConsolidationPass(1000|5000)$$' -benchtime=1x -timeout=60m \
+		| grep -E '^(Benchmark|ok|FAIL|---)|_test.go:[0-9]+:'
+	cd test/conformance && for nodes in 1000 5000; do \
+		go test ./... -count=1 -v -seed=$(SEED) -scale-nodes=$$nodes -run='ConsolidationAtScale' \
+			| grep -E '^(--- |FAIL|ok)|_test.go:[0-9]+:'; \
+	done
+
 # Upstream Karpenter's own scheduling benchmark beside ours (hack/bench-upstream, its own Go
 # module pinning sigs.k8s.io/karpenter; upstream needs a newer Go than the operator, and the Go
 # module proxy serves that toolchain). Both are built by it and run interleaved.

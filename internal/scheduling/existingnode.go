@@ -60,22 +60,45 @@ type existingNode struct {
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
-	e := &existingNode{node: n, available: withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested)), hostname: n.Name}
+	e := &existingNode{node: n, hostname: n.Name}
+	// A node that takes no pods needs no room or ports: only its labels and pods count.
+	if !n.TopologyOnly {
+		e.available = withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested))
+	}
 	if n.Requirements != nil {
 		e.reqs = n.Requirements
 		return e
 	}
-	e.labels = make(map[string]string, len(n.Labels))
-	for k, v := range n.Labels {
-		e.labels[NormalizeKey(k)] = v
-	}
+	e.labels = normalizedLabels(n.Labels)
 	if h, ok := e.labels[corev1.LabelHostname]; ok {
 		e.hostname = h
 	}
-	for _, pod := range n.Pods {
-		e.ports = append(e.ports, podHostPorts(pod)...)
+	if !n.TopologyOnly {
+		for _, pod := range n.Pods {
+			e.ports = append(e.ports, podHostPorts(pod)...)
+		}
 	}
 	return e
+}
+
+// normalizedLabels are the labels with their keys normalized: the labels themselves when no
+// key needs it (the run only reads them), else a copy.
+func normalizedLabels(l map[string]string) map[string]string {
+	normalized := true
+	for k := range l {
+		if NormalizeKey(k) != k {
+			normalized = false
+			break
+		}
+	}
+	if normalized && l != nil {
+		return l
+	}
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[NormalizeKey(k)] = v
+	}
+	return out
 }
 
 // insufficientError is formatted only when read: most are discarded while other nodes are tried.
@@ -91,6 +114,9 @@ var cordoned = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.T
 // reserveDaemons keeps room for the daemonsets that will run on the node and have no pod there
 // yet (a NodeClaim in flight, a node just registered): their pods come whatever else lands.
 func (e *existingNode) reserveDaemons(daemons []*podInfo) {
+	if e.node.TopologyOnly {
+		return
+	}
 	for _, d := range daemons {
 		name := daemonSetName(d.pod)
 		if name == "" || tolerates(d.pod, e.node.Taints, false) != nil {

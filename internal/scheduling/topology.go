@@ -29,6 +29,7 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -106,6 +107,11 @@ type topology struct {
 	// labels of existing nodes. Hostname domains are added as nodes are opened.
 	domains  map[string][]string
 	nsLabels map[string]map[string]string
+	// groupIndex finds the groups that may count a pod (see index).
+	groupIndex *groupIndex
+	// keys are the groups' topology keys but the hostname, listed when keysOf groups existed.
+	keys   []string
+	keysOf int
 }
 
 func newTopology(nsLabels map[string]map[string]string) *topology {
@@ -269,6 +275,10 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 	for k := range t.domains {
 		slices.Sort(t.domains[k])
 	}
+	// Spreads whose filters are the same (the same id) on the same key see the same domains:
+	// the nodes are looked at once for all of them.
+	type seen struct{ filter, key string }
+	sealed := map[seen]*topologyGroup{}
 	for _, g := range t.ordered {
 		for _, d := range t.domains[g.key] {
 			if _, ok := g.counts[d]; !ok {
@@ -278,6 +288,11 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 		if g.filter == nil || g.key == corev1.LabelHostname {
 			continue
 		}
+		if first, ok := sealed[seen{g.filter.id, g.key}]; ok {
+			g.nodeDomains, g.poolDomains = first.nodeDomains.Clone(), maps.Clone(first.poolDomains)
+			continue
+		}
+		sealed[seen{g.filter.id, g.key}] = g
 		g.nodeDomains, g.poolDomains = sets.New[string](), map[string][]*poolTemplate{}
 		for _, e := range existing {
 			if v := e.view(); g.filter.admits(v) {
@@ -614,24 +629,91 @@ func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
 // marks the node's domains as taken for the anti-affinity terms they own. A spread counts only
 // the nodes its filter admits and, like the kube-scheduler, no pod that is terminating.
 func (t *topology) countNode(pods []*corev1.Pod, terms map[*corev1.Pod][]podTerm, v *nodeView) {
-	for _, g := range t.ordered {
-		if g.filter != nil && !g.filter.admits(v) {
-			continue
-		}
-		for _, pod := range pods {
-			if !g.matches(pod) || (g.kind == kindSpread && !pod.DeletionTimestamp.IsZero()) {
-				continue
+	index := t.index()
+	for _, pod := range pods {
+		index.each(pod, func(g *topologyGroup) {
+			if !g.matches(pod) || (g.kind == kindSpread && !pod.DeletionTimestamp.IsZero()) || (g.filter != nil && !g.filter.admits(v)) {
+				return
 			}
 			t.eachDomain(v, g.key, func(d string) {
 				g.counts[d]++
 				g.total++
 			})
-		}
+		})
 	}
 	for _, pod := range pods {
 		for _, term := range terms[pod] {
 			t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
 		}
+	}
+}
+
+// groupIndex narrows the groups a pod may be counted by, so that counting the pods of every
+// existing node does not try every group on every pod. A group whose selector requires a label
+// to have one of some values (the first such requirement, by key) is listed under those
+// values: only pods with one of them can match it. The others are tried on every pod.
+type groupIndex struct {
+	// size is how many of the topology's groups it lists; groups made later rebuild it.
+	size    int
+	keys    []string
+	byLabel map[string]map[string][]*topologyGroup
+	rest    []*topologyGroup
+}
+
+// index returns the index of the topology's groups as they are now.
+func (t *topology) index() *groupIndex {
+	if t.groupIndex != nil && t.groupIndex.size == len(t.ordered) {
+		return t.groupIndex
+	}
+	index := &groupIndex{size: len(t.ordered), byLabel: map[string]map[string][]*topologyGroup{}}
+	for _, g := range t.ordered {
+		key, values := requiredValues(g.selector)
+		if key == "" {
+			index.rest = append(index.rest, g)
+			continue
+		}
+		byValue, ok := index.byLabel[key]
+		if !ok {
+			byValue = map[string][]*topologyGroup{}
+			index.byLabel[key] = byValue
+			index.keys = append(index.keys, key)
+		}
+		for _, value := range values {
+			byValue[value] = append(byValue[value], g)
+		}
+	}
+	t.groupIndex = index
+	return index
+}
+
+// requiredValues is the first label, by key, that the selector requires to have one of some
+// values, and those values, each once; "" when it requires none.
+func requiredValues(sel labels.Selector) (string, []string) {
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return "", nil
+	}
+	for _, r := range reqs {
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			return r.Key(), sets.List(sets.New(r.ValuesUnsorted()...))
+		}
+	}
+	return "", nil
+}
+
+// each calls fn with every group that may match the pod: each at most once, and every one
+// that matches it.
+func (index *groupIndex) each(pod *corev1.Pod, fn func(*topologyGroup)) {
+	for _, key := range index.keys {
+		if value, ok := pod.Labels[key]; ok {
+			for _, g := range index.byLabel[key][value] {
+				fn(g)
+			}
+		}
+	}
+	for _, g := range index.rest {
+		fn(g)
 	}
 }
 
@@ -688,9 +770,22 @@ func (t *topology) domainsFromPools(pools []*poolTemplate) {
 
 // domainsFromLabels registers an existing node's label values for every topology key.
 func (t *topology) domainsFromLabels(l map[string]string) {
-	for _, g := range t.ordered {
-		if v, ok := l[g.key]; ok && g.key != corev1.LabelHostname {
-			t.addDomains(g.key, v)
+	for _, key := range t.labelKeys() {
+		if v, ok := l[key]; ok {
+			t.addDomains(key, v)
 		}
 	}
+}
+
+// labelKeys are the groups' topology keys but the hostname, each once, in the groups' order.
+func (t *topology) labelKeys() []string {
+	if t.keysOf != len(t.ordered) {
+		t.keys, t.keysOf = nil, len(t.ordered)
+		for _, g := range t.ordered {
+			if g.key != corev1.LabelHostname && !slices.Contains(t.keys, g.key) {
+				t.keys = append(t.keys, g.key)
+			}
+		}
+	}
+	return t.keys
 }

@@ -469,3 +469,40 @@ func TestUnavailableNodePoolIsNamedInTheReason(t *testing.T) {
 		t.Errorf("errors = %v", errorsOf(res))
 	}
 }
+
+// TestGroupIndex checks that the index offers every group that matches a pod, each once.
+func TestGroupIndex(t *testing.T) {
+	selectors := []*metav1.LabelSelector{
+		{MatchLabels: map[string]string{"app": "web"}},
+		{MatchLabels: map[string]string{"app": "web", "tier": "front"}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"web", "db", "web"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOpExists}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"web"}}}},
+		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: metav1.LabelSelectorOpDoesNotExist}, {Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"back"}}}},
+		{},
+		nil,
+	}
+	topo := newTopology(nil)
+	for i, sel := range selectors {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprint(i)}, Spec: corev1.PodSpec{Affinity: &corev1.Affinity{
+			PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}}}
+		if _, err := topo.termsOf(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, podLabels := range []map[string]string{
+		nil, {"app": "web"}, {"app": "web", "tier": "front"}, {"app": "db", "tier": "back"}, {"tier": "back"}, {"app": "cache", "a": "1", "tier": "back"},
+	} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Labels: podLabels}}
+		offered := map[*topologyGroup]int{}
+		topo.index().each(pod, func(g *topologyGroup) { offered[g]++ })
+		for _, g := range topo.ordered {
+			if offered[g] > 1 {
+				t.Errorf("pod %v: group %s offered %d times", podLabels, g.describe, offered[g])
+			}
+			if g.matches(pod) && offered[g] == 0 {
+				t.Errorf("pod %v: group %s matches it and is not offered", podLabels, g.describe)
+			}
+		}
+	}
+}

@@ -69,7 +69,7 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	c.Pods = pointers(pods.Items)
 	c.PDBs = pointers(pdbs.Items)
 	for i := range daemonSets.Items {
-		c.DaemonSetPods = append(c.DaemonSetPods, daemonSetPod(&daemonSets.Items[i]))
+		c.DaemonSetPods = append(c.DaemonSetPods, DaemonSetPod(&daemonSets.Items[i]))
 	}
 	c.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
 	for _, ns := range namespaces.Items {
@@ -78,9 +78,9 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	return c, nil
 }
 
-// daemonSetPod is the pod a DaemonSet adds to a node: its template, named and owned like the
+// DaemonSetPod is the pod a DaemonSet adds to a node: its template, named and owned like the
 // pods it creates, so that a node that already runs one can be told from one that does not.
-func daemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
+func DaemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
 	pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: ds.Spec.Template.Spec}
 	pod.Name, pod.Namespace = ds.Name, ds.Namespace
 	pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}

@@ -52,7 +52,7 @@ type Judge struct {
 	lister    *swappableLister
 }
 
-// swappableLister lets one framework look at a new snapshot for every question.
+// swappableLister lets one framework look at the snapshot of whichever cluster a question is about.
 type swappableLister struct{ fwk.SharedLister }
 
 // unsupported are default plugins for features the simulation does not claim (dynamic resource
@@ -92,14 +92,70 @@ func NewJudge(ctx context.Context, objects ...runtime.Object) (*Judge, error) {
 type Cluster struct {
 	Nodes []*corev1.Node
 	Pods  []*corev1.Pod // bound: spec.nodeName set
+
+	// snapshot is the kube-scheduler's snapshot of Nodes and Pods as they were when it was
+	// taken (seen), kept up to date by Bind: a question asked after Bind reuses it instead of
+	// taking a new one of the whole cluster. Nodes or pods added otherwise make it stale.
+	snapshot *internalcache.Snapshot
+	seen     clusterMark
+}
+
+// clusterMark identifies the cluster's lists as a snapshot saw them: their lengths, their
+// arrays and their last elements.
+type clusterMark struct {
+	nodes, pods int
+	firstNode   **corev1.Node
+	firstPod    **corev1.Pod
+	lastNode    *corev1.Node
+	lastPod     *corev1.Pod
+}
+
+func (c *Cluster) mark() clusterMark {
+	m := clusterMark{nodes: len(c.Nodes), pods: len(c.Pods)}
+	if len(c.Nodes) > 0 {
+		m.lastNode, m.firstNode = c.Nodes[len(c.Nodes)-1], &c.Nodes[0]
+	}
+	if len(c.Pods) > 0 {
+		m.lastPod, m.firstPod = c.Pods[len(c.Pods)-1], &c.Pods[0]
+	}
+	return m
 }
 
 // Bind returns a copy of pod bound to node, added to the cluster.
 func (c *Cluster) Bind(pod *corev1.Pod, node string) *corev1.Pod {
 	bound := pod.DeepCopy()
 	bound.Spec.NodeName = node
+	current := c.snapshot != nil && c.seen == c.mark()
 	c.Pods = append(c.Pods, bound)
+	if current && c.assume(bound) {
+		c.seen = c.mark()
+	}
 	return bound
+}
+
+// assume adds a pod bound to a node of the snapshot to it, as the snapshot of the cluster with
+// the pod would hold it (its node's pods and the snapshot's affinity and volume indexes), and
+// reports whether it could: the kube-scheduler keys assumed pods by UID, so a pod without one
+// leaves the snapshot stale.
+func (c *Cluster) assume(pod *corev1.Pod) bool {
+	if pod.UID == "" {
+		return false
+	}
+	if _, err := c.snapshot.NodeInfos().Get(pod.Spec.NodeName); err != nil {
+		return false
+	}
+	// As a new snapshot adds a pod: its affinity terms parsed, an error in them ignored.
+	info, _ := framework.NewPodInfo(pod)
+	return c.snapshot.AssumePod(info) == nil
+}
+
+// schedulerSnapshot is the kube-scheduler's snapshot of the cluster now.
+func (c *Cluster) schedulerSnapshot() *internalcache.Snapshot {
+	if c.snapshot == nil || c.seen != c.mark() {
+		c.snapshot = internalcache.NewSnapshot(c.Pods, c.Nodes)
+		c.seen = c.mark()
+	}
+	return c.snapshot
 }
 
 // Fits runs PreFilter and the Filter plugins for pod on node; nil when the kube-scheduler would
@@ -133,7 +189,7 @@ func (j *Judge) Feasible(ctx context.Context, c *Cluster, pod *corev1.Pod) ([]st
 // prefilter loads the cluster into the framework and runs PreFilter. ok is false (with the
 // reason in err for Fits) when PreFilter already rules out every node.
 func (j *Judge) prefilter(ctx context.Context, c *Cluster, pod *corev1.Pod) (fwk.CycleState, bool, error) {
-	j.lister.SharedLister = internalcache.NewSnapshot(c.Pods, c.Nodes)
+	j.lister.SharedLister = c.schedulerSnapshot()
 	state := framework.NewCycleState()
 	_, status, _ := j.framework.RunPreFilterPlugins(ctx, state, pod)
 	if !status.IsSuccess() && !status.IsSkip() {

@@ -135,7 +135,13 @@ func doNotDisrupt(pod *corev1.Pod, now time.Time) string {
 func (s *Snapshot) pdbBlocks(pod *corev1.Pod) string {
 	var matching []string
 	var zero string
-	for _, p := range s.pdbs[pod.Namespace] {
+	index := s.pdbIndex[pod.Namespace]
+	if index == nil {
+		return ""
+	}
+	pdbs := s.pdbs[pod.Namespace]
+	for _, i := range index.candidates(pod.Labels) {
+		p := pdbs[i]
 		if !p.selector.Matches(labelSet(pod.Labels)) {
 			continue
 		}

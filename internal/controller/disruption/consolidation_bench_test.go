@@ -18,12 +18,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 )
 
 // benchCluster builds a cluster of nodes nodes and pods pods (seed 42): instance types of
@@ -152,4 +156,61 @@ func decideEach(b *testing.B, c *cluster) *Decision {
 	}
 	b.StopTimer()
 	return d
+}
+
+// realisticInput is what the loop reads of workload.ConsolidationCluster(nodes, 1): its
+// objects as state.Read lists them, and every NodePool with the cloud provider's instance
+// types.
+func realisticInput(nodes int) SnapshotInput {
+	c := workload.ConsolidationCluster(nodes, 1)
+	in := SnapshotInput{Now: c.Now, NodePools: c.NodePools, InstanceTypes: map[string][]*cloudprovider.InstanceType{},
+		NodeClaims: c.NodeClaims, Nodes: c.Nodes, Pods: c.Pods, PDBs: c.PDBs, NamespaceLabels: map[string]map[string]string{}}
+	for _, np := range c.NodePools {
+		in.InstanceTypes[np.Name] = c.InstanceTypes
+	}
+	for _, ds := range c.DaemonSets {
+		in.DaemonSetPods = append(in.DaemonSetPods, state.DaemonSetPod(ds))
+	}
+	for _, ns := range c.Namespaces {
+		in.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	return in
+}
+
+// BenchmarkConsolidationRealistic1000 and BenchmarkConsolidationRealistic5000 time the
+// decision and its validation, in memory, on workload.ConsolidationCluster: three NodePools,
+// DaemonSets, PodDisruptionBudgets, zone spreads and zonal anti-affinity, about 10 pods per
+// node. BenchmarkConsolidationPass in the envtest suite times the whole pass on the same
+// cluster.
+func BenchmarkConsolidationRealistic1000(b *testing.B) { benchmarkRealistic(b, 1000) }
+
+func BenchmarkConsolidationRealistic5000(b *testing.B) { benchmarkRealistic(b, 5000) }
+
+func benchmarkRealistic(b *testing.B, nodes int) {
+	in := realisticInput(nodes)
+	later := in
+	later.Now = in.Now.Add(DefaultValidationDelay)
+	var decide, validate time.Duration
+	var d *Decision
+	var cmd *Command
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		d = NewSnapshot(in).Decide(Options{})
+		decided := time.Now()
+		if d.Command == nil {
+			b.Fatalf("no command; %d nodes held", len(d.Blocked))
+		}
+		var why string
+		if cmd, why = NewSnapshot(later).Validate(d.Command); cmd == nil {
+			b.Fatalf("%s no longer holds: %s", d.Command, why)
+		}
+		decide, validate = decide+decided.Sub(start), validate+time.Since(decided)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(decide.Milliseconds())/float64(b.N), "decide-ms")
+	b.ReportMetric(float64(validate.Milliseconds())/float64(b.N), "validate-ms")
+	b.ReportMetric(float64(len(cmd.Candidates)), "candidates")
+	b.Logf("%d nodes, %d pods: %s via %s, %d candidates, %d pods moved, %d replacements, savings %.3f",
+		nodes, len(in.Pods), cmd.Method, cmd.Decision(), len(cmd.Candidates), len(cmd.Placed), len(cmd.Replacements), cmd.Savings)
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -74,6 +75,8 @@ type Snapshot struct {
 	namespaces map[string]map[string]string
 	volumes    map[*corev1.Pod]scheduling.Requirements
 	pdbs       map[string][]pdbInfo // by namespace
+	// pdbIndex finds, by namespace, the budgets that may select a pod.
+	pdbIndex map[string]*pdbIndex
 	// dests are where pods may go, emptiest first.
 	dests []*dest
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
@@ -104,6 +107,70 @@ type pdbInfo struct {
 	selector labels.Selector
 }
 
+// pdbIndex lists a namespace's budgets (their positions in its list) under the values of the
+// first label, by key, that each one's selector requires to have one of some values: only
+// pods with one of those values can be selected by it. Budgets whose selector requires no
+// such label are tried on every pod.
+type pdbIndex struct {
+	keys    []string
+	byLabel map[string]map[string][]int
+	rest    []int
+}
+
+func newPDBIndex(pdbs []pdbInfo) *pdbIndex {
+	index := &pdbIndex{byLabel: map[string]map[string][]int{}}
+	for i, p := range pdbs {
+		key, values := requiredValues(p.selector)
+		if key == "" {
+			index.rest = append(index.rest, i)
+			continue
+		}
+		byValue, ok := index.byLabel[key]
+		if !ok {
+			byValue = map[string][]int{}
+			index.byLabel[key] = byValue
+			index.keys = append(index.keys, key)
+		}
+		for _, v := range values {
+			byValue[v] = append(byValue[v], i)
+		}
+	}
+	return index
+}
+
+// candidates are the positions of the budgets that may select a pod with these labels, in
+// the namespace's order.
+func (index *pdbIndex) candidates(podLabels map[string]string) []int {
+	var out []int
+	for _, key := range index.keys {
+		if v, ok := podLabels[key]; ok {
+			out = append(out, index.byLabel[key][v]...)
+		}
+	}
+	if len(out) == 0 {
+		return index.rest
+	}
+	out = append(out, index.rest...)
+	slices.Sort(out)
+	return out
+}
+
+// requiredValues is the first label, by key, that the selector requires to have one of some
+// values, and those values, each once; "" when it requires none.
+func requiredValues(sel labels.Selector) (string, []string) {
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return "", nil
+	}
+	for _, r := range reqs {
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			return r.Key(), sets.List(sets.New(r.ValuesUnsorted()...))
+		}
+	}
+	return "", nil
+}
+
 type budgetState struct {
 	Allowance
 	total, disrupting int
@@ -119,6 +186,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		namespaces: in.NamespaceLabels,
 		volumes:    in.VolumeRequirements,
 		pdbs:       map[string][]pdbInfo{},
+		pdbIndex:   map[string]*pdbIndex{},
 		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
 	}
 	for _, np := range in.NodePools {
@@ -195,6 +263,9 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			sel = labels.Nothing()
 		}
 		s.pdbs[pdb.Namespace] = append(s.pdbs[pdb.Namespace], pdbInfo{pdb: pdb, selector: sel})
+	}
+	for ns, pdbs := range s.pdbs {
+		s.pdbIndex[ns] = newPDBIndex(pdbs)
 	}
 
 	s.buildDests(in.Nodes, managedNodes, podsByNode)

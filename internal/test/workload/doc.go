@@ -16,7 +16,11 @@
 // rebuilds upstream Karpenter's scheduling benchmark (scheduling_benchmark_test.go of
 // pkg/controllers/provisioning/scheduling, v1.15.0) fact for fact: its fake cloud provider's
 // 400 instance types, its NodePool and its mix of pods, so that our figures and upstream's are
-// measured on the same input.
+// measured on the same input. ConsolidationCluster draws a running cluster of thousands of
+// nodes for the disruption pass's benchmark and judge: several NodePools and instance
+// families, DaemonSets, Deployments with PodDisruptionBudgets, zone spreads and zonal
+// anti-affinity.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
+// internal/instancetype, internal/kakaocloud, internal/kakaocloud/emulator.
 package workload

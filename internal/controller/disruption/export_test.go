@@ -1,0 +1,35 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package disruption
+
+import "context"
+
+// What the envtest suite's pass benchmark reads of a Controller besides Pass, to time the
+// pieces of a pass by calling what Pass calls.
+
+// ReadSnapshotInput is the first step of Pass: the cluster from the cache, each NodePool's
+// instance types from the cloud provider, what the orchestration has under way.
+func (c *Controller) ReadSnapshotInput(ctx context.Context) (SnapshotInput, error) {
+	c.init()
+	return c.snapshotInput(ctx)
+}
+
+// Validating is the command waiting out its validation delay, nil when none.
+func (c *Controller) Validating() *Command {
+	if c.validating == nil {
+		return nil
+	}
+	return c.validating.cmd
+}

@@ -1,0 +1,378 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package disruption_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+// BenchmarkConsolidationPass1000 and BenchmarkConsolidationPass5000 time the disruption
+// controller's passes on workload.ConsolidationCluster (seed 1) as the operator runs them: the
+// objects live in a real kube-apiserver and etcd, the controller reads them through the
+// manager's cache (state.Read), and the cloud provider lists instance types from the
+// KakaoCloud emulator over HTTP. Each iteration times the pieces of a pass by calling what
+// Pass calls: read (state.Read, instance types, volumes), snapshot, decide and, on the
+// snapshot the loop takes after the validation delay, validate. Then Pass itself runs once
+// to decide (pass1), the fake clock moves on by the validation delay, and Pass runs again
+// (pass2): it reads the cluster again, validates the command and starts it (taints the
+// candidates' nodes, marks their NodeClaims, deletes them or launches the replacement).
+// Run with -benchtime=1x: filling the API server takes minutes.
+func BenchmarkConsolidationPass1000(b *testing.B) { benchmarkPass(b, 1000) }
+
+func BenchmarkConsolidationPass5000(b *testing.B) { benchmarkPass(b, 5000) }
+
+func benchmarkPass(b *testing.B, nodes int) {
+	cluster := workload.ConsolidationCluster(nodes, 1)
+	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = env.Stop() })
+	env.Clock.SetTime(time.Now())
+	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
+	if err := env.Start(); err != nil {
+		b.Fatal(err)
+	}
+	// The controller's own log lines (a command names its 100 candidates) stay out of the
+	// figures.
+	ctx := log.IntoContext(env.Ctx, logr.Discard())
+
+	started := time.Now()
+	populate(ctx, b, env, controllers, cluster)
+	b.Logf("%d nodes, %d pods, %d PodDisruptionBudgets created through the API server in %s",
+		len(cluster.Nodes), len(cluster.Pods), len(cluster.PDBs), time.Since(started).Round(time.Second))
+	started = time.Now()
+	waitForCache(ctx, b, env, cluster)
+	b.Logf("the manager's cache holds them all %s later", time.Since(started).Round(100*time.Millisecond))
+	checkInstanceTypes(ctx, b, controllers, cluster)
+
+	c := controllers.Disruption
+	var read, snapshot, decide, validate time.Duration
+	var d *disruption.Decision
+	var in disruption.SnapshotInput
+	for b.Loop() {
+		start := time.Now()
+		if in, err = c.ReadSnapshotInput(ctx); err != nil {
+			b.Fatal(err)
+		}
+		readAt := time.Now()
+		snap := disruption.NewSnapshot(in)
+		snapshotAt := time.Now()
+		d = snap.Decide(disruption.Options{})
+		decidedAt := time.Now()
+		if d.Command == nil {
+			b.Fatalf("no command found; %d nodes held", len(d.Blocked))
+		}
+		later := in
+		later.Now = in.Now.Add(disruption.DefaultValidationDelay)
+		laterSnap := disruption.NewSnapshot(later)
+		validateAt := time.Now()
+		if cmd, why := laterSnap.Validate(d.Command); cmd == nil {
+			b.Fatalf("%s does not hold after the validation delay: %s", d.Command.Method, why)
+		}
+		read, snapshot, decide = read+readAt.Sub(start), snapshot+snapshotAt.Sub(readAt), decide+decidedAt.Sub(snapshotAt)
+		validate += time.Since(validateAt)
+	}
+	b.StopTimer()
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(per(read), "read-ms")
+	b.ReportMetric(per(snapshot), "snapshot-ms")
+	b.ReportMetric(per(decide), "decide-ms")
+	b.ReportMetric(per(validate), "validate-ms")
+	b.ReportMetric(float64(len(in.Nodes)), "nodes")
+	b.ReportMetric(float64(len(in.Pods)), "pods")
+
+	// The passes themselves, once: the first decides, the second validates and starts.
+	start := time.Now()
+	if err := c.Pass(ctx); err != nil {
+		b.Fatal(err)
+	}
+	pass1 := time.Since(start)
+	cmd := c.Validating()
+	if cmd == nil {
+		b.Fatal("the first pass left no command waiting for validation")
+	}
+	env.Step(disruption.DefaultValidationDelay)
+	start = time.Now()
+	if err := c.Pass(ctx); err != nil {
+		b.Fatal(err)
+	}
+	pass2 := time.Since(start)
+	if c.Validating() != nil {
+		b.Fatal("the second pass did not validate the command")
+	}
+	b.ReportMetric(float64(pass1.Microseconds())/1000, "pass1-ms")
+	b.ReportMetric(float64(pass2.Microseconds())/1000, "pass2-ms")
+	tainted := 0
+	for _, cand := range cmd.Candidates {
+		node := &corev1.Node{}
+		if err := env.APIClient.Get(ctx, client.ObjectKey{Name: cand.Node.Name}, node); err == nil && slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool {
+			return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint)
+		}) {
+			tainted++
+		}
+	}
+	if tainted != len(cmd.Candidates) {
+		b.Fatalf("the second pass tainted %d of the %d candidates' nodes", tainted, len(cmd.Candidates))
+	}
+	b.Logf("%s: %s of %d nodes (%d pods moved), %d replacements, savings %.3f; pass1 %s, pass2 %s (it started the command)",
+		cmd.Method, cmd.Decision(), len(cmd.Candidates), len(cmd.Placed), len(cmd.Replacements), cmd.Savings, pass1.Round(time.Millisecond), pass2.Round(time.Millisecond))
+}
+
+// populate creates the cluster's objects through the API server, as they would be there:
+// the KCNodeClass resolved by its controller; NodePools, NodeClaims and PodDisruptionBudgets
+// with the status their controllers give them; nodes as the kubelet registers them; pods bound.
+func populate(ctx context.Context, b *testing.B, env *test.Environment, controllers *operator.Controllers, cluster *workload.Cluster) {
+	// A client of its own, without client-side rate limits, writes the objects concurrently.
+	cfg := rest.CopyConfig(env.Env.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	writer, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ns := range cluster.Namespaces {
+		if err := writer.Create(ctx, ns.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+			b.Fatal(err)
+		}
+	}
+	nodeClass := cluster.NodeClass.DeepCopy()
+	nodeClass.Status = kcv1.KCNodeClassStatus{}
+	if err := writer.Create(ctx, nodeClass); err != nil {
+		b.Fatal(err)
+	}
+	resolveNodeClass(ctx, b, env, controllers, nodeClass.Name)
+
+	type write struct {
+		obj    client.Object
+		status bool // the status is written after the object
+	}
+	writes := []write{}
+	for _, np := range cluster.NodePools {
+		writes = append(writes, write{np.DeepCopy(), true})
+	}
+	for _, ds := range cluster.DaemonSets {
+		writes = append(writes, write{ds.DeepCopy(), false})
+	}
+	for _, pdb := range cluster.PDBs {
+		writes = append(writes, write{pdb.DeepCopy(), true})
+	}
+	for _, node := range cluster.Nodes {
+		writes = append(writes, write{node.DeepCopy(), false})
+	}
+	for _, nodeClaim := range cluster.NodeClaims {
+		writes = append(writes, write{nodeClaim.DeepCopy(), true})
+	}
+	for _, pod := range cluster.Pods {
+		writes = append(writes, write{pod.DeepCopy(), false})
+	}
+	each(b, writes, func(w write) error {
+		obj := w.obj
+		obj.SetUID("")
+		obj.SetCreationTimestamp(metav1.Time{})
+		status := statusOf(obj)
+		if err := writer.Create(ctx, obj); err != nil {
+			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+		}
+		if node, ok := obj.(*corev1.Node); ok {
+			return registered(ctx, writer, node, status)
+		}
+		if !w.status {
+			return nil
+		}
+		status(obj)
+		if err := writer.Status().Update(ctx, obj); err != nil {
+			return fmt.Errorf("writing the status of %T %s: %w", obj, obj.GetName(), err)
+		}
+		return nil
+	})
+}
+
+// registered does for a node just created what its kubelet and the node lifecycle controller
+// do for a node that is up: the status it registered with (the API server keeps it, but put
+// back if not), and no node.kubernetes.io/not-ready taint, which the API server adds to every
+// new node until that controller sees it Ready.
+func registered(ctx context.Context, writer client.Client, node *corev1.Node, status func(client.Object)) error {
+	if len(node.Status.Allocatable) == 0 {
+		status(node)
+		if err := writer.Status().Update(ctx, node); err != nil {
+			return fmt.Errorf("writing the status of node %s: %w", node.Name, err)
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+	if len(kept) == len(node.Spec.Taints) {
+		return nil
+	}
+	node.Spec.Taints = kept
+	if err := writer.Update(ctx, node); err != nil {
+		return fmt.Errorf("untainting node %s: %w", node.Name, err)
+	}
+	return nil
+}
+
+// statusOf keeps an object's status, which creating it drops, to put back before the status
+// is written.
+func statusOf(obj client.Object) func(client.Object) {
+	switch o := obj.(type) {
+	case *karpv1.NodePool:
+		s := o.Status
+		return func(obj client.Object) { obj.(*karpv1.NodePool).Status = s }
+	case *karpv1.NodeClaim:
+		s := o.Status
+		return func(obj client.Object) { obj.(*karpv1.NodeClaim).Status = s }
+	case *corev1.Node:
+		s := o.Status
+		return func(obj client.Object) { obj.(*corev1.Node).Status = s }
+	case *policyv1.PodDisruptionBudget:
+		s := o.Status
+		return func(obj client.Object) { obj.(*policyv1.PodDisruptionBudget).Status = s }
+	}
+	return func(client.Object) {}
+}
+
+// each runs fn on every item from a pool of workers, and fails on the first error.
+func each[T any](b *testing.B, items []T, fn func(T) error) {
+	const workers = 48
+	work := make(chan T)
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for item := range work {
+				if err := fn(item); err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, item := range items {
+		work <- item
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		b.Fatal(first)
+	}
+}
+
+// resolveNodeClass runs the KCNodeClass controller until the node class is Ready: its status
+// (subnets and their zones) is what instance types are listed from.
+func resolveNodeClass(ctx context.Context, b *testing.B, env *test.Environment, controllers *operator.Controllers, name string) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := controllers.NodeClass.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}}); err != nil {
+			b.Logf("reconciling KCNodeClass %s: %v", name, err)
+		}
+		nodeClass := &kcv1.KCNodeClass{}
+		if err := env.APIClient.Get(ctx, client.ObjectKey{Name: name}, nodeClass); err != nil {
+			b.Fatal(err)
+		}
+		if meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("KCNodeClass %s is not ready: %v", name, nodeClass.Status.Conditions)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitForCache waits until the manager's cache, which the controller reads, holds every
+// object.
+func waitForCache(ctx context.Context, b *testing.B, env *test.Environment, cluster *workload.Cluster) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		read, err := state.Read(ctx, env.Manager.GetClient())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(read.Nodes) == len(cluster.Nodes) && len(read.NodeClaims) == len(cluster.NodeClaims) && len(read.Pods) == len(cluster.Pods) &&
+			len(read.PDBs) == len(cluster.PDBs) && len(read.DaemonSetPods) == len(cluster.DaemonSets) && len(read.NodePools) == len(cluster.NodePools) &&
+			!slices.ContainsFunc(read.NodeClaims, func(nodeClaim *karpv1.NodeClaim) bool {
+				return !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
+			}) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the cache holds %d nodes, %d NodeClaims and %d pods", len(read.Nodes), len(read.NodeClaims), len(read.Pods))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkInstanceTypes fails unless the cloud provider, over the emulator, gives every NodePool
+// the instance types the cluster was drawn with: the nodes' prices and room are theirs.
+func checkInstanceTypes(ctx context.Context, b *testing.B, controllers *operator.Controllers, cluster *workload.Cluster) {
+	describe := func(types []*cloudprovider.InstanceType) []string {
+		var out []string
+		for _, it := range types {
+			s := fmt.Sprintf("%s capacity=%v allocatable=%v", it.Name, quantities(it.Capacity), quantities(it.Allocatable()))
+			for _, of := range it.Offerings {
+				s += fmt.Sprintf(" %s/%s/%g/%t", of.Zone, of.CapacityType, of.Price, of.Available)
+			}
+			out = append(out, s)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := describe(cluster.InstanceTypes)
+	for _, np := range cluster.NodePools {
+		got, err := controllers.CloudProvider.GetInstanceTypes(ctx, np)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if have := describe(got); !slices.Equal(have, want) {
+			b.Fatalf("NodePool %s: the cloud provider lists instance types other than the cluster's:\n%v\nwant\n%v", np.Name, have, want)
+		}
+	}
+}
+
+func quantities(l corev1.ResourceList) string {
+	var out []string
+	for name, q := range l {
+		out = append(out, fmt.Sprintf("%s=%s", name, q.String()))
+	}
+	slices.Sort(out)
+	return fmt.Sprint(out)
+}
