@@ -28,7 +28,7 @@ package main
 import (
 	"bufio"
 	"bytes"
-		"flag"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
