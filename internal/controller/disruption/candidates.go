@@ -200,8 +200,10 @@ func podEvictionCost(pod *corev1.Pod) float64 {
 
 // consolidatable reports whether consolidation may look at the node now: its NodePool
 // consolidates and the node's Consolidatable condition is True.
+// A static NodePool's nodes are never consolidated: it keeps spec.replicas of them whatever
+// they run, as upstream's static NodePools do.
 func consolidatable(n *StateNode) bool {
-	return n.pool.np.Spec.Disruption.ConsolidateAfter.Duration != nil &&
+	return !n.pool.static() && n.pool.np.Spec.Disruption.ConsolidateAfter.Duration != nil &&
 		meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
 }
 

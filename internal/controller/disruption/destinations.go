@@ -234,7 +234,7 @@ func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
 	out := make([]scheduling.NodePoolInput, 0, len(s.poolNames))
 	for _, name := range s.poolNames {
 		p := s.pools[name]
-		if !p.launchable || len(p.types) == 0 {
+		if !p.launchable || len(p.types) == 0 || p.static() {
 			continue
 		}
 		in := scheduling.NodePoolInput{NodePool: p.np, InstanceTypes: p.types, Remaining: p.remaining}

@@ -15,7 +15,10 @@
 package disruption
 
 import (
+	"fmt"
+
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // drift replaces drifted nodes: the empty ones are deleted together within the budgets;
@@ -36,6 +39,12 @@ func (s *Snapshot) drift(d *Decision) *Command {
 		return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: empty, Savings: totalPrice(empty)}
 	}
 	for _, c := range cands {
+		if c.pool.static() {
+			if cmd := s.staticDrift(d, c); cmd != nil {
+				return cmd
+			}
+			continue
+		}
 		res := s.simulate([]*Candidate{c})
 		if err := firstPodError(res); err != "" {
 			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
@@ -47,4 +56,24 @@ func (s *Snapshot) drift(d *Decision) *Command {
 		return cmd
 	}
 	return nil
+}
+
+// staticDrift replaces a drifted node of a static NodePool with a node of its template: the
+// NodePool keeps its replicas, and the pods go wherever the kube-scheduler puts them, as
+// upstream's static drift does.
+func (s *Snapshot) staticDrift(d *Decision, c *Candidate) *Command {
+	if !c.pool.launchable {
+		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
+			Message: fmt.Sprintf("cannot replace the drifted node: its static NodePool %s cannot launch now", c.pool.np.Name)})
+		return nil
+	}
+	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: c.pool.np, InstanceTypes: c.pool.types})
+	if err != nil {
+		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
+			Message: "cannot replace the drifted node: " + err.Error()})
+		return nil
+	}
+	replacements := []*scheduling.NewNodeClaim{replacement}
+	return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: replacements,
+		Savings: c.price - launchPrice(replacements)}
 }

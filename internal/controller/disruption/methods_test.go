@@ -191,6 +191,18 @@ func TestDrift(t *testing.T) {
 		expectBlocked(t, d, "a", EventDisruptionBlocked, "for another 1h0m0s")
 		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
 	})
+	t.Run("replaces a drifted node of a static NodePool with a node of its template", func(t *testing.T) {
+		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"})
+		static.Spec.Replicas = new(int64(2))
+		c := newCluster(static)
+		a := c.node("a", "static", "m2a.large", isDrifted)
+		c.node("b", "static", "m2a.large")
+		c.pods(testPod("p1", a, "100m", "64Mi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+		if len(cmd.Replacements) != 1 || len(cmd.Replacements[0].InstanceTypes) != len(testInstanceTypes()) || len(cmd.Replacements[0].Pods) != 0 {
+			t.Fatalf("want one replacement of the template, for no pod in particular: %s", cmd)
+		}
+	})
 	t.Run("says so when the pods fit nowhere", func(t *testing.T) {
 		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
 		c := newCluster(pool)
@@ -203,6 +215,22 @@ func TestDrift(t *testing.T) {
 }
 
 func TestConsolidation(t *testing.T) {
+	t.Run("never removes or replaces a static NodePool's nodes, empty or underused", func(t *testing.T) {
+		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		static.Spec.Replicas = new(int64(3))
+		dynamic := testPool("dynamic", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		c := newCluster(static, dynamic)
+		c.node("empty", "static", "m2a.xlarge", isConsolidatable)
+		a := c.node("a", "static", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "static", "m2a.xlarge", isConsolidatable)
+		roomy := c.node("roomy", "dynamic", "m2a.4xlarge")
+		c.pods(testPod("p1", a, "100m", "64Mi"), testPod("p2", b, "100m", "64Mi"), testPod("busy", roomy, "1", "1Gi"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if d.Eligible[karpv1.DisruptionReasonEmpty] != 0 || d.Eligible[karpv1.DisruptionReasonUnderutilized] != 0 {
+			t.Errorf("static nodes counted as candidates: %v", d.Eligible)
+		}
+	})
 	t.Run("replaces two half-empty nodes with one cheaper node", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
 		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)

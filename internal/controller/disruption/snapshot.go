@@ -102,6 +102,10 @@ type pool struct {
 	launchable bool
 }
 
+// static reports whether the NodePool keeps spec.replicas nodes: pods never cause its nodes,
+// and a replacement of one of them is a node of its template.
+func (p *pool) static() bool { return p.np.Spec.Replicas != nil }
+
 type pdbInfo struct {
 	pdb      *policyv1.PodDisruptionBudget
 	selector labels.Selector
