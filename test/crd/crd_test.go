@@ -342,6 +342,12 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 				set(u, "1h30m", "spec", "template", "spec", "terminationGracePeriod")
 			})
 		}),
+		Entry("NodePool consolidating Balanced with its own k", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) {
+				set(u, "Balanced", "spec", "disruption", "consolidationPolicy")
+				set(u, int64(4), "spec", "disruption", "balancedK")
+			})
+		}),
 		Entry("NodePool with repair held beyond 2 unhealthy nodes", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) { set(u, "2", "spec", "disruption", "repair", "maxUnhealthy") })
 		}),
@@ -569,6 +575,18 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		Entry("weight 101", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) { set(u, int64(101), "spec", "weight") })
 		}, "spec.weight in body should be less than or equal to 100"),
+		Entry("balancedK without the Balanced policy", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) {
+				set(u, "WhenEmptyOrUnderutilized", "spec", "disruption", "consolidationPolicy")
+				set(u, int64(4), "spec", "disruption", "balancedK")
+			})
+		}, "balancedK applies to consolidationPolicy Balanced only"),
+		Entry("balancedK 0", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) {
+				set(u, "Balanced", "spec", "disruption", "consolidationPolicy")
+				set(u, int64(0), "spec", "disruption", "balancedK")
+			})
+		}, "spec.disruption.balancedK in body should be greater than or equal to 1"),
 		Entry("repair.maxUnhealthy that is neither a count nor a percentage", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) { set(u, "a few", "spec", "disruption", "repair", "maxUnhealthy") })
 		}, `spec.disruption.repair.maxUnhealthy: Invalid value: "a few": spec.disruption.repair.maxUnhealthy in body should match`),

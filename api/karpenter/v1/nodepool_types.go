@@ -51,6 +51,7 @@ type NodePoolSpec struct {
 }
 
 // Disruption is the NodePool's disruption policy.
+// +kubebuilder:validation:XValidation:rule="!has(self.balancedK) || (has(self.consolidationPolicy) && self.consolidationPolicy == 'Balanced')",message="balancedK applies to consolidationPolicy Balanced only"
 type Disruption struct {
 	// ConsolidateAfter is how long the controller waits after a node becomes consolidatable
 	// (empty, or underutilized with WhenEmptyOrUnderutilized) before it consolidates it.
@@ -62,11 +63,23 @@ type Disruption struct {
 	// +kubebuilder:validation:Schemaless
 	// +optional
 	ConsolidateAfter NillableDuration `json:"consolidateAfter"`
-	// ConsolidationPolicy says which nodes consolidation may remove or replace.
+	// ConsolidationPolicy says which nodes consolidation may remove or replace: only empty
+	// ones; also underutilized ones, whenever a cheaper arrangement exists; or, Balanced, also
+	// underutilized ones, but only by moves whose savings are worth the pods they disrupt.
 	// +kubebuilder:default:="WhenEmptyOrUnderutilized"
-	// +kubebuilder:validation:Enum:={WhenEmpty,WhenEmptyOrUnderutilized}
+	// +kubebuilder:validation:Enum:={WhenEmpty,WhenEmptyOrUnderutilized,Balanced}
 	// +optional
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
+	// BalancedK sets how much a Balanced move must save for what it disrupts: a move is made
+	// when the share of the NodePool's cost it saves is at least 1/k of the share of the
+	// NodePool's disruption cost it causes (a node counts 1, each pod it evicts 1 more, or
+	// more for pods with a higher priority or pod-deletion-cost). Defaults to 2, the k upstream
+	// Karpenter fixes; a larger k consolidates more readily. Only with consolidationPolicy
+	// Balanced.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	BalancedK *int32 `json:"balancedK,omitempty"`
 	// Budgets cap how many nodes may be disrupted at once. When several budgets are active the
 	// most restrictive wins. Defaults to one budget of 10%.
 	// +kubebuilder:validation:XValidation:message="'schedule' must be set with 'duration'",rule="self.all(x, has(x.schedule) == has(x.duration))"
@@ -131,7 +144,13 @@ type ConsolidationPolicy string
 const (
 	ConsolidationPolicyWhenEmpty                ConsolidationPolicy = "WhenEmpty"
 	ConsolidationPolicyWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
+	// ConsolidationPolicyBalanced consolidates underutilized nodes only by moves whose savings
+	// are worth their disruption (upstream v1.14's Balanced; see Disruption.BalancedK).
+	ConsolidationPolicyBalanced ConsolidationPolicy = "Balanced"
 )
+
+// DefaultBalancedK is Disruption.BalancedK when unset: upstream Karpenter's fixed k.
+const DefaultBalancedK = 2
 
 // DisruptionReason is a reason a budget may be scoped to.
 // +kubebuilder:validation:Enum={Underutilized,Empty,Drifted}

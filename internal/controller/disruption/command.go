@@ -51,6 +51,8 @@ type Command struct {
 	// Placed is where the simulation put the candidates' pods, in the order it placed them:
 	// on other nodes and on the replacements.
 	Placed []scheduling.Placement
+	// Scores are the move's scores in the Balanced NodePools it takes nodes from.
+	Scores []Score
 }
 
 // Decision is delete or replace.

@@ -69,7 +69,7 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 	switch len(res.NewNodeClaims) {
 	case 0:
 		cmd.Savings = price
-		return cmd, ""
+		return s.approve(cmd)
 	case 1:
 	default:
 		return nil, fmt.Sprintf("its pods would need %d new nodes", len(res.NewNodeClaims))
@@ -84,6 +84,21 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 	}
 	cmd.Replacements = res.NewNodeClaims
 	cmd.Savings = price - launchPrice(res.NewNodeClaims)
+	return s.approve(cmd)
+}
+
+// approve lets the move through when every Balanced NodePool it takes nodes from approves it
+// (balanced.go), with their scores, and otherwise says which refused.
+func (s *Snapshot) approve(cmd *Command) (*Command, string) {
+	scores, ok := s.score(cmd)
+	if !ok {
+		for _, score := range scores {
+			if !score.Approved() {
+				return nil, "Balanced consolidation passes it over: " + score.String()
+			}
+		}
+	}
+	cmd.Scores = scores
 	return cmd, ""
 }
 

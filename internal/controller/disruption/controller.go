@@ -253,6 +253,28 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for _, p := range d.BudgetBlocked {
 		budgetBlocked(c.recorder, p.NodePool, p.Message)
 	}
+	for _, score := range snap.scored {
+		decision := "approved"
+		if !score.Approved() {
+			decision = "rejected"
+		}
+		consolidationMoves.WithLabelValues(decision, score.NodePool, string(karpv1.ConsolidationPolicyBalanced)).Inc()
+		consolidationScore.WithLabelValues(decision, score.NodePool, string(karpv1.ConsolidationPolicyBalanced)).Observe(score.Value())
+	}
+	if d.Command != nil {
+		for _, score := range d.Command.Scores {
+			for _, cand := range d.Command.Candidates {
+				if cand.pool.np.Name != score.NodePool {
+					continue
+				}
+				message := "Balanced consolidation approves removing this node: " + score.String()
+				consolidationApproved(c.recorder, cand.NodeClaim, message)
+				if cand.Node != nil {
+					consolidationApproved(c.recorder, cand.Node, message)
+				}
+			}
+		}
+	}
 	for _, m := range d.TimedOut {
 		t := "multi"
 		if m == MethodSingleNode {

@@ -489,6 +489,26 @@ var _ = Describe("Disruption", func() {
 		Expect(test.MetricValue("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(before + 1))
 	})
 
+	It("makes a Balanced move whose savings are worth its disruption, with its score in the nodes' events", func() {
+		createNodeClass("balanced", "1.36")
+		createNodePool("balanced", func(np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements[0].Values = []string{"m2a", "c2a"}
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyBalanced
+			np.Spec.Disruption.Budgets = blockAll
+		})
+		a, b := twoNodesWithPods("balanced", "m2a.xlarge", "720h", "web", "1500m")
+		updatePool("balanced", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+
+		// Two nodes of one pod each become one cheaper node: more than half of the NodePool's
+		// cost saved for all of its (small) disruption.
+		for _, name := range []string{a, b} {
+			Eventually(env.Recorder.NotesOf(name, disruption.EventConsolidationApproved)).Should(ContainElement(
+				MatchRegexp(`^Balanced consolidation approves removing this node: score [0-9.]+ \(NodePool balanced's Balanced policy needs 0\.50, k=2\)`)))
+		}
+		Eventually(gone(a, b)).Should(Succeed())
+		Expect(test.MetricValue("karpenter_consolidation_moves_total", map[string]string{"decision": "approved", "nodepool": "balanced", "policy": "Balanced"})).To(BeNumerically(">=", 1))
+	})
+
 	It("holds drift outside a budget's maintenance window and replaces inside it", func() {
 		now := time.Now().UTC()
 		cronAt := func(t time.Time) string { return fmt.Sprintf("%d %d * * *", t.Minute(), t.Hour()) }

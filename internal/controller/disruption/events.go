@@ -36,6 +36,9 @@ const (
 	EventDisruptionTerminating = "DisruptionTerminating"
 	// EventDisruptionFailed: a command was abandoned and rolled back.
 	EventDisruptionFailed = "DisruptionFailed"
+	// EventConsolidationApproved: a Balanced NodePool approved a consolidation move of the
+	// node, with its score.
+	EventConsolidationApproved = "ConsolidationApproved"
 )
 
 // action is the action of every event of the disruption loop.
@@ -61,6 +64,12 @@ func launching(recorder events.EventRecorder, nodeClaim runtime.Object, message 
 // terminating says a command deletes the NodeClaim.
 func terminating(recorder events.EventRecorder, nodeClaim runtime.Object, message string) {
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, EventDisruptionTerminating, action, "%s", message)
+}
+
+// consolidationApproved says, on a NodeClaim or its Node, what a Balanced NodePool's score of
+// the move that removes it was.
+func consolidationApproved(recorder events.EventRecorder, object runtime.Object, message string) {
+	recorder.Eventf(object, nil, corev1.EventTypeNormal, EventConsolidationApproved, action, "%s", message)
 }
 
 // failed says a command for the NodeClaim was abandoned and rolled back.

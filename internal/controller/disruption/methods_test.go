@@ -15,6 +15,7 @@
 package disruption
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -211,6 +212,59 @@ func TestDrift(t *testing.T) {
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
 		expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "pod default/huge")
+	})
+}
+
+func TestBalancedConsolidation(t *testing.T) {
+	// a (m2a.xlarge, 6) runs 8 pods that fit on a c2a.xlarge (5); b (m2a.xlarge) is full. The
+	// NodePool costs 12 and its disruption is 14 (a: 1 + 8 pods, b: 1 + 4 pods): replacing a
+	// saves 1/12 of the cost for 9/14 of the disruption, a score of 0.13.
+	cluster := func(policy karpv1.ConsolidationPolicy, k *int32) *cluster {
+		pool := testPool("default", policy, karpv1.Budget{Nodes: "100%"})
+		pool.Spec.Disruption.BalancedK = k
+		c := newCluster(pool)
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge")
+		for i := range 8 {
+			c.pods(testPod(fmt.Sprintf("a-%d", i), a, "400m", "256Mi"))
+		}
+		for i := range 4 {
+			c.pods(testPod(fmt.Sprintf("b-%d", i), b, "950m", "256Mi"))
+		}
+		return c
+	}
+	t.Run("WhenEmptyOrUnderutilized makes the move: it saves something", func(t *testing.T) {
+		cmd := expectCommand(t, cluster(karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, nil).snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
+		if len(cmd.Scores) != 0 {
+			t.Errorf("scored outside a Balanced NodePool: %v", cmd.Scores)
+		}
+	})
+	t.Run("Balanced passes it over, and says by how much", func(t *testing.T) {
+		d := cluster(karpv1.ConsolidationPolicyBalanced, nil).snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventUnconsolidatable, "Balanced consolidation passes it over: score 0.13 (NodePool default's Balanced policy needs 0.50, k=2): it saves 8.3% of the NodePool's cost for 64.3% of its disruption")
+	})
+	t.Run("Balanced with a larger k makes it, with its score", func(t *testing.T) {
+		cmd := expectCommand(t, cluster(karpv1.ConsolidationPolicyBalanced, new(int32(10))).snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
+		if len(cmd.Scores) != 1 || !cmd.Scores[0].Approved() || fmt.Sprintf("%.2f", cmd.Scores[0].Value()) != "0.13" {
+			t.Errorf("scores %v", cmd.Scores)
+		}
+	})
+	t.Run("Balanced does not simulate a node that even deleting would not justify", func(t *testing.T) {
+		// small (m2a.large, 3) runs 30 pods, b (m2a.xlarge, 6) 4: deleting small outright
+		// saves 3/9 of the cost for 31/36 of the disruption, a score of 0.39.
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyBalanced, karpv1.Budget{Nodes: "100%"}))
+		small := c.node("small", "default", "m2a.large", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge")
+		for i := range 30 {
+			c.pods(testPod(fmt.Sprintf("s-%d", i), small, "10m", "16Mi"))
+		}
+		for i := range 4 {
+			c.pods(testPod(fmt.Sprintf("b-%d", i), b, "950m", "256Mi"))
+		}
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "small", EventUnconsolidatable, "Balanced consolidation passes it over: even deleting it, score 0.39")
 	})
 }
 

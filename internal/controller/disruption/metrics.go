@@ -37,6 +37,12 @@ var (
 	consolidationTimeouts = metrics.Counter("karpenter_voluntary_disruption_consolidation_timeouts_total",
 		"Consolidation passes that ran out of time, by consolidation type (multi, single).",
 		"consolidation_type")
+	consolidationMoves = metrics.Counter("karpenter_consolidation_moves_total",
+		"Consolidation moves Balanced NodePools scored, by decision (approved, rejected), NodePool and policy.",
+		"decision", "nodepool", "policy")
+	consolidationScore = metrics.HistogramVec("karpenter_consolidation_score",
+		"Scores of the consolidation moves Balanced NodePools scored, by decision (approved, rejected), NodePool and policy.",
+		[]float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16}, "decision", "nodepool", "policy")
 	queueFailures = metrics.Counter("karpenter_voluntary_disruption_queue_failures_total",
 		"Disruption commands abandoned and rolled back (a replacement failed or timed out, an API call failed), by decision, reason and consolidation type.",
 		"decision", "reason", "consolidation_type")

@@ -25,6 +25,12 @@ func (s *Snapshot) singleNode(d *Decision, opts Options) *Command {
 			d.TimedOut = append(d.TimedOut, MethodSingleNode)
 			return nil
 		}
+		if best, ok := s.bestCase(c); !ok {
+			// Not even deleting it outright would do: no simulation can find a move that does.
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventUnconsolidatable,
+				Message: "Balanced consolidation passes it over: even deleting it, " + best.String()})
+			continue
+		}
 		cmd, why := s.consolidate([]*Candidate{c})
 		if cmd != nil {
 			cmd.Method = MethodSingleNode

@@ -89,6 +89,10 @@ type Snapshot struct {
 	budgets map[karpv1.DisruptionReason]map[string]budgetState
 	// consolidationCands caches the consolidation candidates of a decision.
 	consolidationCands *[]*Candidate
+	// balanced caches the totals Balanced NodePools score moves against; scored lists the
+	// moves scored, for the metrics.
+	balanced map[string]poolTotals
+	scored   []Score
 }
 
 // pool is a NodePool with its instance types.
