@@ -88,13 +88,19 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 	if n.NodeClaim.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
 		return fmt.Sprintf("nodeclaim %s is annotated %s", n.Name(), karpv1.DoNotDisruptAnnotationKey)
 	}
+	held := ""
 	for _, pod := range n.Pods {
 		if !pod.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if why := doNotDisrupt(pod, s.now); why != "" {
-			return why
+		// Every pod is looked at, not only up to the first that holds: each is told how its
+		// annotation stands.
+		if why := s.doNotDisrupt(pod); why != "" && held == "" {
+			held = why
 		}
+	}
+	if held != "" {
+		return held
 	}
 	for _, pod := range n.Pods {
 		if !podutil.IsReschedulable(pod) {
@@ -107,28 +113,38 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 	return ""
 }
 
-// doNotDisrupt says how a pod's karpenter.sh/do-not-disrupt annotation protects its node: "true"
-// always, a duration for that long after the pod started.
-func doNotDisrupt(pod *corev1.Pod, now time.Time) string {
+// doNotDisrupt says how a pod's karpenter.sh/do-not-disrupt annotation holds its node ("" when
+// it does not), and notes what the pod is to be told: until when a duration holds it, that it
+// no longer does, or that the value is invalid (it then holds as "true" would).
+func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) string {
 	v, ok := pod.Annotations[karpv1.DoNotDisruptAnnotationKey]
 	if !ok {
 		return ""
 	}
-	if v == "true" {
+	active, until, err := podutil.DoNotDisrupt(pod, s.now)
+	switch {
+	case err != nil:
+		s.notices = append(s.notices, PodNotice{Pod: pod, Warning: true, Reason: EventInvalidDoNotDisruptAnnotation,
+			Message: err.Error() + "; it holds the pod's node from voluntary disruption as \"true\" would until it is corrected"})
+		return fmt.Sprintf("pod %s/%s is annotated %s=%q, which is not valid and holds as \"true\"", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v)
+	case active && until.IsZero():
 		return fmt.Sprintf("pod %s/%s is annotated %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey)
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
+	case active:
+		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptUntil,
+			Message: fmt.Sprintf("%s=%s holds this pod's node from voluntary disruption until %s", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
+		return fmt.Sprintf("pod %s/%s is annotated %s=%s, for another %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.Sub(s.now).Round(time.Second))
+	default:
+		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptGracePeriodElapsed,
+			Message: fmt.Sprintf("%s=%s elapsed at %s: the pod no longer holds its node", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
 		return ""
 	}
-	started := pod.CreationTimestamp.Time
-	if pod.Status.StartTime != nil {
-		started = pod.Status.StartTime.Time
-	}
-	if left := started.Add(d).Sub(now); left > 0 {
-		return fmt.Sprintf("pod %s/%s is annotated %s=%s, for another %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, left.Round(time.Second))
-	}
-	return ""
+}
+
+// PodNotice is what the loop tells a pod about its karpenter.sh/do-not-disrupt annotation.
+type PodNotice struct {
+	Pod             *corev1.Pod
+	Warning         bool
+	Reason, Message string
 }
 
 // pdbBlocks says which PodDisruptionBudget would refuse the pod's eviction now ("" when none).

@@ -253,6 +253,9 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for _, p := range d.BudgetBlocked {
 		budgetBlocked(c.recorder, p.NodePool, p.Message)
 	}
+	for _, notice := range snap.notices {
+		podNotified(c.recorder, notice)
+	}
 	for _, score := range snap.scored {
 		decision := "approved"
 		if !score.Approved() {

@@ -455,6 +455,32 @@ var _ = Describe("Disruption", func() {
 		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "dnd", "reason": "expired"})).To(BeNumerically(">=", 2))
 	})
 
+	It("holds consolidation while a do-not-disrupt duration runs and tells the pods until when, then consolidates", func() {
+		createNodeClass("dnd-for", "1.36")
+		createNodePool("dnd-for", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = blockAll })
+		a, b := twoNodesWithPods("dnd-for", "m2a.xlarge", "720h", "warming", "500m", annotated(karpv1.DoNotDisruptAnnotationKey, "8s"))
+		pods := podsOf("warming")(Default)
+		Expect(pods).To(HaveLen(2))
+		for name := range pods {
+			// What the kubelet reports once it starts the pod: the duration counts from then.
+			pod := &corev1.Pod{}
+			Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Namespace: "default", Name: name}, pod)).To(Succeed())
+			pod.Status.Phase, pod.Status.StartTime = corev1.PodRunning, &metav1.Time{Time: time.Now()}
+			Expect(env.APIClient.Status().Update(env.Ctx, pod)).To(Succeed())
+		}
+		updatePool("dnd-for", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
+
+		for pod := range pods {
+			Eventually(env.Recorder.NotesOf(pod, disruption.EventDoNotDisruptUntil)).Should(ContainElement(
+				HavePrefix("karpenter.sh/do-not-disrupt=8s holds this pod's node from voluntary disruption until ")))
+		}
+		By("consolidating once the 8 s are over, the pods told")
+		Eventually(gone(a, b), 30*time.Second).Should(Succeed())
+		for pod := range pods {
+			Expect(env.Recorder.Notes(pod, disruption.EventDoNotDisruptGracePeriodElapsed)).To(ContainElement(ContainSubstring("the pod no longer holds its node")))
+		}
+	})
+
 	It("never removes a node with pods under WhenEmpty, and removes it once it is empty", func() {
 		createNodeClass("empty", "1.36")
 		createNodePool("empty", func(np *karpv1.NodePool) {

@@ -39,6 +39,11 @@ const (
 	// EventConsolidationApproved: a Balanced NodePool approved a consolidation move of the
 	// node, with its score.
 	EventConsolidationApproved = "ConsolidationApproved"
+	// On pods, upstream's: a karpenter.sh/do-not-disrupt duration holds the pod's node until
+	// a time; it has elapsed; the annotation's value is not valid.
+	EventDoNotDisruptUntil              = "DoNotDisruptUntil"
+	EventDoNotDisruptGracePeriodElapsed = "DoNotDisruptGracePeriodElapsed"
+	EventInvalidDoNotDisruptAnnotation  = "InvalidDoNotDisruptAnnotation"
 )
 
 // action is the action of every event of the disruption loop.
@@ -70,6 +75,15 @@ func terminating(recorder events.EventRecorder, nodeClaim runtime.Object, messag
 // the move that removes it was.
 func consolidationApproved(recorder events.EventRecorder, object runtime.Object, message string) {
 	recorder.Eventf(object, nil, corev1.EventTypeNormal, EventConsolidationApproved, action, "%s", message)
+}
+
+// podNotified tells a pod how its karpenter.sh/do-not-disrupt annotation stands.
+func podNotified(recorder events.EventRecorder, notice PodNotice) {
+	eventType := corev1.EventTypeNormal
+	if notice.Warning {
+		eventType = corev1.EventTypeWarning
+	}
+	recorder.Eventf(notice.Pod, nil, eventType, notice.Reason, action, "%s", notice.Message)
 }
 
 // failed says a command for the NodeClaim was abandoned and rolled back.

@@ -19,11 +19,14 @@ import (
 	"strconv"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // Fingerprint summarises what consolidation decides from: the nodes, what they run, the
-// NodePools' disruption settings and the PodDisruptionBudgets. When it has not changed since a
-// consolidation pass that found nothing, the next pass would find nothing either.
+// NodePools' disruption settings and what their budgets allow now, and the
+// PodDisruptionBudgets. When it has not changed since a consolidation pass that found nothing,
+// the next pass would find nothing either. What changes with time alone is in it: a budget's
+// schedule opening, a karpenter.sh/do-not-disrupt duration running out.
 func (s *Snapshot) Fingerprint() uint64 {
 	h := fnv.New64a()
 	w := func(parts ...string) {
@@ -35,6 +38,9 @@ func (s *Snapshot) Fingerprint() uint64 {
 	for _, name := range s.poolNames {
 		np := s.pools[name].np
 		w(name, strconv.FormatInt(np.Generation, 10), strconv.FormatBool(s.pools[name].launchable))
+		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonUnderutilized} {
+			w(strconv.Itoa(s.budget(name, reason).allowed()))
+		}
 	}
 	for _, n := range s.nodes {
 		w(n.Name(), n.NodeClaim.Labels[karpv1.LabelInstanceType], strconv.FormatBool(n.markedForDisruption()), strconv.FormatBool(n.nominated))
@@ -45,7 +51,8 @@ func (s *Snapshot) Fingerprint() uint64 {
 			w(strconv.FormatFloat(n.price, 'g', -1, 64))
 		}
 		for _, pod := range n.Pods {
-			w(string(pod.UID), pod.Annotations[karpv1.DoNotDisruptAnnotationKey])
+			protected, _, _ := podutil.DoNotDisrupt(pod, s.now)
+			w(string(pod.UID), pod.Annotations[karpv1.DoNotDisruptAnnotationKey], strconv.FormatBool(protected))
 		}
 	}
 	for _, pod := range s.pending {

@@ -199,6 +199,9 @@ func testPod(name, node, cpu, mem string, opts ...podOpt) *corev1.Pod {
 	}
 	if node == "" {
 		p.Status.Phase = corev1.PodPending
+	} else {
+		// Running since it was created, as the kubelet reports it.
+		p.Status.StartTime = &p.CreationTimestamp
 	}
 	for _, o := range opts {
 		o(p)

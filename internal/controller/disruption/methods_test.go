@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -188,9 +189,32 @@ func TestDrift(t *testing.T) {
 		b := c.node("b", "default", "m2a.large", isDrifted)
 		c.pods(testPod("young", a, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "2h")),
 			testPod("old", b, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "30m")))
-		d := c.snapshot().Decide(Options{})
+		snap := c.snapshot()
+		d := snap.Decide(Options{})
 		expectBlocked(t, d, "a", EventDisruptionBlocked, "for another 1h0m0s")
 		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
+		notices := map[string]string{}
+		for _, n := range snap.notices {
+			notices[n.Pod.Name] = n.Reason + ": " + n.Message
+		}
+		if want := EventDoNotDisruptUntil + ": karpenter.sh/do-not-disrupt=2h holds this pod's node from voluntary disruption until " + testNow.Add(time.Hour).UTC().Format(time.RFC3339); notices["young"] != want {
+			t.Errorf("young is told %q, want %q", notices["young"], want)
+		}
+		if !strings.HasPrefix(notices["old"], EventDoNotDisruptGracePeriodElapsed+": karpenter.sh/do-not-disrupt=30m elapsed at") {
+			t.Errorf("old is told %q", notices["old"])
+		}
+	})
+	t.Run("a do-not-disrupt value that is neither true nor a duration holds, and the pod is told", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.pods(testPod("typo", a, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "ture")))
+		snap := c.snapshot()
+		d := snap.Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionBlocked, `pod default/typo is annotated karpenter.sh/do-not-disrupt="ture", which is not valid and holds as "true"`)
+		if len(snap.notices) != 1 || snap.notices[0].Reason != EventInvalidDoNotDisruptAnnotation || !snap.notices[0].Warning {
+			t.Errorf("notices %+v, want one InvalidDoNotDisruptAnnotation warning", snap.notices)
+		}
 	})
 	t.Run("replaces a drifted node of a static NodePool with a node of its template", func(t *testing.T) {
 		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"})
@@ -398,5 +422,33 @@ func TestValidate(t *testing.T) {
 	c.in.NodeClaims[1].Status.Conditions = c.in.NodeClaims[1].Status.Conditions[:3] // no longer consolidatable
 	if again, why := c.snapshot().Validate(cmd); again != nil || !strings.Contains(why, "nodeclaim b is no longer a candidate") {
 		t.Fatalf("b is no longer consolidatable: %v %q", again, why)
+	}
+}
+
+// TestFingerprint: the loop skips consolidation while the fingerprint stays what it was after
+// a pass that found nothing, so what time alone changes must change it.
+func TestFingerprint(t *testing.T) {
+	build := func(now time.Time, protect string, budgets ...karpv1.Budget) uint64 {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, budgets...))
+		c.in.Now = now
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		var opts []podOpt
+		if protect != "" {
+			opts = append(opts, withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, protect))
+		}
+		c.pods(testPod("warming", a, "100m", "64Mi", opts...))
+		return c.snapshot().Fingerprint()
+	}
+	if build(testNow, "90m") != build(testNow.Add(time.Minute), "90m") {
+		t.Error("a minute later with nothing else changed, the fingerprint changed")
+	}
+	// The pod started an hour before testNow: its 90 minutes run out 30 minutes after it.
+	if build(testNow, "90m") == build(testNow.Add(31*time.Minute), "90m") {
+		t.Error("the do-not-disrupt duration ran out and the fingerprint stayed")
+	}
+	// A budget that allows nothing for an hour from testNow.
+	window := karpv1.Budget{Nodes: "0", Schedule: new(fmt.Sprintf("%d %d * * *", testNow.Minute(), testNow.Hour())), Duration: &metav1.Duration{Duration: time.Hour}}
+	if build(testNow.Add(10*time.Minute), "", window) == build(testNow.Add(2*time.Hour), "", window) {
+		t.Error("a budget's blocking window closed and the fingerprint stayed")
 	}
 }

@@ -93,6 +93,8 @@ type Snapshot struct {
 	// moves scored, for the metrics.
 	balanced map[string]poolTotals
 	scored   []Score
+	// notices are what pods are to be told about their do-not-disrupt annotations.
+	notices []PodNotice
 }
 
 // pool is a NodePool with its instance types.
