@@ -854,7 +854,7 @@ var _ = Describe("kubectl get", func() {
 		Expect(err).NotTo(HaveOccurred(), string(errOut))
 		GinkgoWriter.Printf("kubectl get nodepools,nodeclaims,kcnodeclasses:\n%s\n", out)
 
-		Expect(headerFields(string(out), "nodepool.karpenter.sh/")).To(Equal([]string{"NAME", "NODECLASS", "NODES", "READY", "AGE"}))
+		Expect(headerFields(string(out), "nodepool.karpenter.sh/")).To(Equal([]string{"NAME", "NODECLASS", "NODES", "DRIFTED", "BLOCKED", "READY", "AGE"}))
 		Expect(headerFields(string(out), "nodeclaim.karpenter.sh/")).To(Equal([]string{"NAME", "TYPE", "CAPACITY", "ZONE", "NODE", "READY", "AGE"}))
 		Expect(headerFields(string(out), "kcnodeclass.karpenter.kakaocloud.com/")).To(Equal([]string{"NAME", "VERSION", "CONTROLPLANE", "READY", "NODESONCP", "AGE"}))
 		Expect(rowFields(string(out), "nodeclaim.karpenter.sh/"+claim.GetName())).To(HaveExactElements(

@@ -273,6 +273,14 @@ type NodePoolStatus struct {
 	// NodeClassObservedGeneration is the generation of the node class last seen ready.
 	// +optional
 	NodeClassObservedGeneration int64 `json:"nodeClassObservedGeneration,omitempty"`
+	// Drifted is how many of the NodePool's nodes are Drifted, waiting to be replaced.
+	// +optional
+	Drifted int64 `json:"drifted"`
+	// DisruptionBlocked is how many of the NodePool's nodes disruption would act on now
+	// (drifted, or consolidatable) that a karpenter.sh/do-not-disrupt annotation or a
+	// PodDisruptionBudget holds; their NodeClaims' DisruptionBlocked events say which.
+	// +optional
+	DisruptionBlocked int64 `json:"disruptionBlocked"`
 	// Conditions: ValidationSucceeded, NodeClassReady, NodeRegistrationHealthy and Ready.
 	// +listType=map
 	// +listMapKey=type
@@ -295,6 +303,8 @@ const (
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.nodes
 // +kubebuilder:printcolumn:name="NodeClass",type="string",JSONPath=".spec.template.spec.nodeClassRef.name",description="The KCNodeClass"
 // +kubebuilder:printcolumn:name="Nodes",type="integer",JSONPath=".status.nodes",description="Nodes launched by this NodePool"
+// +kubebuilder:printcolumn:name="Drifted",type="integer",JSONPath=".status.drifted",description="Nodes drifted, waiting to be replaced"
+// +kubebuilder:printcolumn:name="Blocked",type="integer",JSONPath=".status.disruptionBlocked",description="Nodes whose disruption a do-not-disrupt annotation or a PodDisruptionBudget holds"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:printcolumn:name="Weight",type="integer",JSONPath=".spec.weight",priority=1

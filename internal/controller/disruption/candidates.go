@@ -122,6 +122,11 @@ func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) string {
 		return ""
 	}
 	active, until, err := podutil.DoNotDisrupt(pod, s.now)
+	// A pod is told once per pass, however many times its node is looked at.
+	if s.noticed.Has(pod.UID) {
+		s.notices = slices.DeleteFunc(s.notices, func(n PodNotice) bool { return n.Pod.UID == pod.UID })
+	}
+	s.noticed.Insert(pod.UID)
 	switch {
 	case err != nil:
 		s.notices = append(s.notices, PodNotice{Pod: pod, Warning: true, Reason: EventInvalidDoNotDisruptAnnotation,

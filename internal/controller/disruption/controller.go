@@ -89,6 +89,7 @@ type consolidatedState struct {
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
@@ -160,6 +161,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 	}
 	snap := NewSnapshot(in)
 	c.removeStaleTaints(ctx, snap)
+	c.publishBlocked(ctx, snap)
 
 	if v := c.validating; v != nil {
 		if c.now().Sub(v.decidedAt) < c.ValidationDelay {

@@ -413,6 +413,11 @@ var _ = Describe("Disruption", func() {
 			Eventually(env.Recorder.NotesOf(name, disruption.EventDisruptionBlocked)).Should(ContainElement(MatchRegexp(`PodDisruptionBudget default/web allows no disruption of pod default/web-\d+ now`)))
 		}
 		Consistently(untouched(a, b), "3s").Should(Succeed())
+		Eventually(func(g Gomega) int64 {
+			np := &karpv1.NodePool{}
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: "pdb"}, np)).To(Succeed())
+			return np.Status.DisruptionBlocked
+		}).Should(BeEquivalentTo(2), "the NodePool counts the nodes held")
 
 		By("drifting them: still held")
 		updatePool("pdb", func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "pdb-v2" })

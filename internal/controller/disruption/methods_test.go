@@ -452,3 +452,18 @@ func TestFingerprint(t *testing.T) {
 		t.Error("a budget's blocking window closed and the fingerprint stayed")
 	}
 }
+
+func TestBlockedByPool(t *testing.T) {
+	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}), testPool("other", karpv1.ConsolidationPolicyWhenEmpty))
+	held := c.node("held", "default", "m2a.large", isDrifted)
+	free := c.node("free", "default", "m2a.large", isDrifted)
+	quiet := c.node("quiet", "default", "m2a.large") // neither drifted nor consolidatable
+	c.node("annotated", "default", "m2a.large", isConsolidatable, withNodeAnnotation(karpv1.DoNotDisruptAnnotationKey, "true"))
+	c.pods(testPod("db-0", held, "100m", "64Mi", withLabels(map[string]string{"app": "db"})),
+		testPod("web", free, "100m", "64Mi"),
+		testPod("job", quiet, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
+	c.in.PDBs = append(c.in.PDBs, testPDB("db", map[string]string{"app": "db"}, 0))
+	if got := c.snapshot().BlockedByPool(); got["default"] != 2 || got["other"] != 0 || len(got) != 2 {
+		t.Errorf("blocked %v, want default 2 (held by a PodDisruptionBudget, annotated) and other 0", got)
+	}
+}

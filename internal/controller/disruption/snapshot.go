@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -93,8 +94,9 @@ type Snapshot struct {
 	// moves scored, for the metrics.
 	balanced map[string]poolTotals
 	scored   []Score
-	// notices are what pods are to be told about their do-not-disrupt annotations.
+	// notices are what pods are to be told about their do-not-disrupt annotations, once each.
 	notices []PodNotice
+	noticed sets.Set[types.UID]
 }
 
 // pool is a NodePool with its instance types.
@@ -197,6 +199,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		volumes:    in.VolumeRequirements,
 		pdbs:       map[string][]pdbInfo{},
 		pdbIndex:   map[string]*pdbIndex{},
+		noticed:    sets.New[types.UID](),
 		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
 	}
 	for _, np := range in.NodePools {

@@ -138,15 +138,18 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 
 	// Resources and node count: what its live NodeClaims hold.
 	launched := corev1.ResourceList{}
-	var nodes int64
+	var nodes, drifted int64
 	for _, c := range claims {
 		if !c.DeletionTimestamp.IsZero() {
 			continue
 		}
 		nodes++
 		resources.AddTo(launched, c.Status.Capacity)
+		if meta.IsStatusConditionTrue(c.Status.Conditions, karpv1.ConditionTypeDrifted) {
+			drifted++
+		}
 	}
-	status.Resources, status.Nodes = launched, &nodes
+	status.Resources, status.Nodes, status.Drifted = launched, &nodes, drifted
 
 	if errs := np.RuntimeValidate(); len(errs) > 0 {
 		set(karpv1.ConditionTypeValidationSucceeded, metav1.ConditionFalse, karpv1.ReasonInvalid, errs.ToAggregate().Error())

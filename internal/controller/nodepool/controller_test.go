@@ -165,12 +165,16 @@ var _ = Describe("NodePool counters", func() {
 			}
 			Expect(env.APIClient.Create(env.Ctx, claim)).To(Succeed())
 			claim.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("16Gi")}
+			if cpu == "8" {
+				claim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted", LastTransitionTime: metav1.Now()}}
+			}
 			Expect(env.APIClient.Status().Update(env.Ctx, claim)).To(Succeed())
 		}
 		Eventually(func(g Gomega) {
 			current := &karpv1.NodePool{}
 			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), current)).To(Succeed())
 			g.Expect(current.Status.Nodes).To(HaveValue(BeEquivalentTo(2)))
+			g.Expect(current.Status.Drifted).To(BeEquivalentTo(1))
 			g.Expect(current.Status.Resources.Cpu().String()).To(Equal("12"))
 			g.Expect(current.Status.Resources.Memory().String()).To(Equal("32Gi"))
 			g.Expect(gauge("karpenter_nodepools_usage", np.Name, "cpu")).To(Equal(12.0))

@@ -1,0 +1,60 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package disruption
+
+import (
+	"context"
+
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// BlockedByPool counts, per NodePool, the nodes a method would act on now (drifted, or
+// consolidatable under the NodePool's policy) that a karpenter.sh/do-not-disrupt annotation or
+// a PodDisruptionBudget holds. Every NodePool is in it, with 0 when none is held.
+func (s *Snapshot) BlockedByPool() map[string]int64 {
+	out := make(map[string]int64, len(s.pools))
+	for name := range s.pools {
+		out[name] = 0
+	}
+	for _, n := range s.nodes {
+		if n.pool == nil || !n.initialized() || n.markedForDisruption() {
+			continue
+		}
+		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || !hasReschedulable(n)))
+		if wanted && s.heldBy(n) != "" {
+			out[n.pool.np.Name]++
+		}
+	}
+	return out
+}
+
+// publishBlocked writes each NodePool's status.disruptionBlocked where it changed. The NodePool
+// controller writes the rest of the status; a merge patch of this one field leaves its fields
+// alone, and it never writes this one.
+func (c *Controller) publishBlocked(ctx context.Context, snap *Snapshot) {
+	for name, count := range snap.BlockedByPool() {
+		np := snap.pools[name].np
+		if np.Status.DisruptionBlocked == count {
+			continue
+		}
+		patched := np.DeepCopy()
+		patched.Status.DisruptionBlocked = count
+		if err := c.Client.Status().Patch(ctx, patched, client.MergeFrom(np)); client.IgnoreNotFound(err) != nil {
+			log.FromContext(ctx).Error(err, "writing the NodePool's count of nodes whose disruption is held", "NodePool", klog.KObj(np))
+		}
+	}
+}
