@@ -263,7 +263,8 @@ type NodeClassReference struct {
 
 // NodePoolStatus is the observed state of a NodePool.
 type NodePoolStatus struct {
-	// Resources is the total capacity of the NodePool's nodes.
+	// Resources is the total capacity of the NodePool's NodeClaims not being deleted, with
+	// "nodes" their count (what limits are checked against).
 	// +optional
 	Resources corev1.ResourceList `json:"resources,omitempty"`
 	// Nodes is the number of nodes the NodePool has.

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -136,8 +137,13 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 		conditions.Set(&status.Conditions, np.Generation, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message})
 	}
 
-	// Resources and node count: what its live NodeClaims hold.
-	launched := corev1.ResourceList{}
+	// Resources and node count: what its live NodeClaims hold. As upstream's, the core
+	// resources and nodes are there at zero, so that a NodePool without nodes shows 0 and the
+	// usage metric has a series for limits.nodes to be read against.
+	launched := corev1.ResourceList{
+		corev1.ResourceCPU: resource.Quantity{}, corev1.ResourceMemory: resource.Quantity{},
+		corev1.ResourcePods: resource.Quantity{}, corev1.ResourceEphemeralStorage: resource.Quantity{},
+	}
 	var nodes, drifted int64
 	for _, c := range claims {
 		if !c.DeletionTimestamp.IsZero() {
@@ -149,6 +155,7 @@ func computeStatus(np *karpv1.NodePool, nodeClass *kcv1.KCNodeClass, claims []ka
 			drifted++
 		}
 	}
+	launched[karpv1.ResourceNodes] = *resource.NewQuantity(nodes, resource.DecimalSI)
 	status.Resources, status.Nodes, status.Drifted = launched, &nodes, drifted
 
 	if errs := np.RuntimeValidate(); len(errs) > 0 {
