@@ -40,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/labelindex"
 )
 
 type topologyKind uint8
@@ -631,7 +632,7 @@ func (t *topology) requiredAntiAffinityTerms(pod *corev1.Pod) []podTerm {
 func (t *topology) countNode(pods []*corev1.Pod, terms map[*corev1.Pod][]podTerm, v *nodeView) {
 	index := t.index()
 	for _, pod := range pods {
-		index.each(pod, func(g *topologyGroup) {
+		index.Each(pod.Labels, func(g *topologyGroup) {
 			if !g.matches(pod) || (g.kind == kindSpread && !pod.DeletionTimestamp.IsZero()) || (g.filter != nil && !g.filter.admits(v)) {
 				return
 			}
@@ -649,15 +650,11 @@ func (t *topology) countNode(pods []*corev1.Pod, terms map[*corev1.Pod][]podTerm
 }
 
 // groupIndex narrows the groups a pod may be counted by, so that counting the pods of every
-// existing node does not try every group on every pod. A group whose selector requires a label
-// to have one of some values (the first such requirement, by key) is listed under those
-// values: only pods with one of them can match it. The others are tried on every pod.
+// existing node does not try every group on every pod.
 type groupIndex struct {
 	// size is how many of the topology's groups it lists; groups made later rebuild it.
-	size    int
-	keys    []string
-	byLabel map[string]map[string][]*topologyGroup
-	rest    []*topologyGroup
+	size int
+	*labelindex.Index[*topologyGroup]
 }
 
 // index returns the index of the topology's groups as they are now.
@@ -665,56 +662,11 @@ func (t *topology) index() *groupIndex {
 	if t.groupIndex != nil && t.groupIndex.size == len(t.ordered) {
 		return t.groupIndex
 	}
-	index := &groupIndex{size: len(t.ordered), byLabel: map[string]map[string][]*topologyGroup{}}
-	for _, g := range t.ordered {
-		key, values := requiredValues(g.selector)
-		if key == "" {
-			index.rest = append(index.rest, g)
-			continue
-		}
-		byValue, ok := index.byLabel[key]
-		if !ok {
-			byValue = map[string][]*topologyGroup{}
-			index.byLabel[key] = byValue
-			index.keys = append(index.keys, key)
-		}
-		for _, value := range values {
-			byValue[value] = append(byValue[value], g)
-		}
+	t.groupIndex = &groupIndex{
+		size:  len(t.ordered),
+		Index: labelindex.New(t.ordered, func(g *topologyGroup) labels.Selector { return g.selector }),
 	}
-	t.groupIndex = index
-	return index
-}
-
-// requiredValues is the first label, by key, that the selector requires to have one of some
-// values, and those values, each once; "" when it requires none.
-func requiredValues(sel labels.Selector) (string, []string) {
-	reqs, selectable := sel.Requirements()
-	if !selectable {
-		return "", nil
-	}
-	for _, r := range reqs {
-		switch r.Operator() {
-		case selection.Equals, selection.DoubleEquals, selection.In:
-			return r.Key(), sets.List(sets.New(r.ValuesUnsorted()...))
-		}
-	}
-	return "", nil
-}
-
-// each calls fn with every group that may match the pod: each at most once, and every one
-// that matches it.
-func (index *groupIndex) each(pod *corev1.Pod, fn func(*topologyGroup)) {
-	for _, key := range index.keys {
-		if value, ok := pod.Labels[key]; ok {
-			for _, g := range index.byLabel[key][value] {
-				fn(g)
-			}
-		}
-	}
-	for _, g := range index.rest {
-		fn(g)
-	}
+	return t.groupIndex
 }
 
 // bind computes what a pod of the run is counted by and constrained by.

@@ -495,7 +495,7 @@ func TestGroupIndex(t *testing.T) {
 	} {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Labels: podLabels}}
 		offered := map[*topologyGroup]int{}
-		topo.index().each(pod, func(g *topologyGroup) { offered[g]++ })
+		topo.index().Each(pod.Labels, func(g *topologyGroup) { offered[g]++ })
 		for _, g := range topo.ordered {
 			if offered[g] > 1 {
 				t.Errorf("pod %v: group %s offered %d times", podLabels, g.describe, offered[g])

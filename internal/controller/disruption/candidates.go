@@ -161,7 +161,11 @@ func (s *Snapshot) pdbBlocks(pod *corev1.Pod) string {
 		return ""
 	}
 	pdbs := s.pdbs[pod.Namespace]
-	for _, i := range index.candidates(pod.Labels) {
+	// In the namespace's order, so that the budget named is the same every pass.
+	var offered []int
+	index.Each(pod.Labels, func(i int) { offered = append(offered, i) })
+	slices.Sort(offered)
+	for _, i := range offered {
 		p := pdbs[i]
 		if !p.selector.Matches(labelSet(pod.Labels)) {
 			continue

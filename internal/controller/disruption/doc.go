@@ -27,6 +27,7 @@
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/events,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
+// internal/utils/labelindex,
 // internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/resources,
 // internal/volumetopology.
 package disruption

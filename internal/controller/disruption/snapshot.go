@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -32,6 +31,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/labelindex"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -77,7 +77,7 @@ type Snapshot struct {
 	volumes    map[*corev1.Pod]scheduling.Requirements
 	pdbs       map[string][]pdbInfo // by namespace
 	// pdbIndex finds, by namespace, the budgets that may select a pod.
-	pdbIndex map[string]*pdbIndex
+	pdbIndex map[string]*labelindex.Index[int]
 	// dests are where pods may go, emptiest first.
 	dests []*dest
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
@@ -119,68 +119,13 @@ type pdbInfo struct {
 	selector labels.Selector
 }
 
-// pdbIndex lists a namespace's budgets (their positions in its list) under the values of the
-// first label, by key, that each one's selector requires to have one of some values: only
-// pods with one of those values can be selected by it. Budgets whose selector requires no
-// such label are tried on every pod.
-type pdbIndex struct {
-	keys    []string
-	byLabel map[string]map[string][]int
-	rest    []int
-}
-
-func newPDBIndex(pdbs []pdbInfo) *pdbIndex {
-	index := &pdbIndex{byLabel: map[string]map[string][]int{}}
-	for i, p := range pdbs {
-		key, values := requiredValues(p.selector)
-		if key == "" {
-			index.rest = append(index.rest, i)
-			continue
-		}
-		byValue, ok := index.byLabel[key]
-		if !ok {
-			byValue = map[string][]int{}
-			index.byLabel[key] = byValue
-			index.keys = append(index.keys, key)
-		}
-		for _, v := range values {
-			byValue[v] = append(byValue[v], i)
-		}
+// positions are 0 to n-1.
+func positions(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
 	}
-	return index
-}
-
-// candidates are the positions of the budgets that may select a pod with these labels, in
-// the namespace's order.
-func (index *pdbIndex) candidates(podLabels map[string]string) []int {
-	var out []int
-	for _, key := range index.keys {
-		if v, ok := podLabels[key]; ok {
-			out = append(out, index.byLabel[key][v]...)
-		}
-	}
-	if len(out) == 0 {
-		return index.rest
-	}
-	out = append(out, index.rest...)
-	slices.Sort(out)
 	return out
-}
-
-// requiredValues is the first label, by key, that the selector requires to have one of some
-// values, and those values, each once; "" when it requires none.
-func requiredValues(sel labels.Selector) (string, []string) {
-	reqs, selectable := sel.Requirements()
-	if !selectable {
-		return "", nil
-	}
-	for _, r := range reqs {
-		switch r.Operator() {
-		case selection.Equals, selection.DoubleEquals, selection.In:
-			return r.Key(), sets.List(sets.New(r.ValuesUnsorted()...))
-		}
-	}
-	return "", nil
 }
 
 type budgetState struct {
@@ -198,7 +143,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		namespaces: in.NamespaceLabels,
 		volumes:    in.VolumeRequirements,
 		pdbs:       map[string][]pdbInfo{},
-		pdbIndex:   map[string]*pdbIndex{},
+		pdbIndex:   map[string]*labelindex.Index[int]{},
 		noticed:    sets.New[types.UID](),
 		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
 	}
@@ -278,7 +223,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		s.pdbs[pdb.Namespace] = append(s.pdbs[pdb.Namespace], pdbInfo{pdb: pdb, selector: sel})
 	}
 	for ns, pdbs := range s.pdbs {
-		s.pdbIndex[ns] = newPDBIndex(pdbs)
+		s.pdbIndex[ns] = labelindex.New(positions(len(pdbs)), func(i int) labels.Selector { return pdbs[i].selector })
 	}
 
 	s.buildDests(in.Nodes, managedNodes, podsByNode)

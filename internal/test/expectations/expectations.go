@@ -149,6 +149,19 @@ func mustStatus(o client.Object) reflect.Value {
 	return v
 }
 
+// ExpectSharedKCNodeClass returns nodeClass if it is set, or else creates the default
+// KCNodeClass and has the controller make it Ready: the node class a suite's specs share,
+// made by the first spec that runs (env.Reset leaves it).
+func ExpectSharedKCNodeClass(ctx context.Context, c client.Client, r reconcile.Reconciler, nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
+	ginkgo.GinkgoHelper()
+	if nodeClass != nil {
+		return nodeClass
+	}
+	nodeClass = test.KCNodeClass()
+	ExpectApplied(ctx, c, nodeClass)
+	return ExpectKCNodeClassReady(ctx, c, r, nodeClass)
+}
+
 // ExpectKCNodeClassReady reconciles the KCNodeClass with its controller until it is Ready and
 // returns it as stored.
 func ExpectKCNodeClassReady(ctx context.Context, c client.Client, r reconcile.Reconciler, nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {

@@ -51,11 +51,7 @@ var (
 )
 
 var _ = BeforeEach(func() {
-	if nodeClass == nil {
-		nodeClass = test.KCNodeClass()
-		ExpectApplied(env.Ctx, env.Client, nodeClass)
-		nodeClass = ExpectKCNodeClassReady(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
-	}
+	nodeClass = ExpectSharedKCNodeClass(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
 })
 
 var _ = BeforeEach(func() { env.Reset() })
