@@ -307,7 +307,8 @@ func TestMinValues(t *testing.T) {
 	}
 }
 
-// benchRequirements returns a realistic NodeClaim template (8 keys) and pod requirements.
+// benchRequirements returns a realistic NodeClaim template (9 keys, a custom label among them
+// as a NodePool's template labels give it) and pod requirements (8 keys).
 func benchRequirements() (template, pod, conflicting Requirements) {
 	types := make([]string, 60)
 	for i := range types {
@@ -322,6 +323,7 @@ func benchRequirements() (template, pod, conflicting Requirements) {
 		NewRequirement(karpv1.LabelArch, opIn, "amd64"),
 		NewRequirement(karpv1.LabelOS, opIn, "linux"),
 		NewRequirement(kcv1.LabelInstanceCPU, opGt, "3"),
+		NewRequirement("team", opIn, "ml"),
 	)
 	pod = NewRequirements(
 		NewRequirement(karpv1.LabelTopologyZone, opIn, zoneB),
