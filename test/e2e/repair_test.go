@@ -38,8 +38,9 @@ import (
 var _ = Describe("Node repair", func() {
 	It("holds repair while more nodes than repair.maxUnhealthy are down, then replaces them past their PodDisruptionBudget once the threshold allows", func() {
 		// The toleration of a failed VM is 10 minutes by default; the spec runs the operator
-		// with 10 s. The node goes Unknown once its lease runs out (kube-controller-manager's
-		// node monitor), so a repair still takes about a minute.
+		// with 10 s. The emulator's stand-in kubelet stops with the VM and turns the node's
+		// Ready condition Unknown, as the node lifecycle controller would once the kubelet's
+		// lease ran out.
 		for _, pid := range operatorPIDs() {
 			killOperator(pid)
 		}

@@ -14,12 +14,24 @@
 
 package result
 
-import "sigs.k8s.io/controller-runtime/pkg/reconcile"
+import (
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
 
 // Min is the result that comes back soonest: the shorter RequeueAfter, where zero means
 // never (nothing to come back for).
 func Min(a, b reconcile.Result) reconcile.Result {
-	if a.RequeueAfter == 0 || (b.RequeueAfter > 0 && b.RequeueAfter < a.RequeueAfter) {
+	if Sooner(a.RequeueAfter, b.RequeueAfter) == a.RequeueAfter {
+		return a
+	}
+	return b
+}
+
+// Sooner is the shorter of two waits, where zero means never.
+func Sooner(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
 		return b
 	}
 	return a

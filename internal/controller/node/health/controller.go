@@ -37,10 +37,15 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // breakerRecheck is how soon a node whose repair is held is looked at again.
 const breakerRecheck = time.Minute
+
+// instanceStateRecheck is how soon a node whose condition a repair policy names, but whose VM
+// is not (yet) in the state the policy asks for, is looked at again.
+const instanceStateRecheck = 30 * time.Second
 
 // Reconciler repairs unhealthy nodes.
 type Reconciler struct {
@@ -141,14 +146,16 @@ func (r *Reconciler) unhealthy(ctx context.Context, node *corev1.Node, nodeClaim
 				stateRead = true
 			}
 			if !slices.Contains(policy.InstanceStates, state) {
+				// The VM's state is KakaoCloud's and changes without an event on the node: a
+				// node that went NotReady before its VM went to error would otherwise wait for
+				// the longer policy's toleration.
+				wait = result.Sooner(wait, instanceStateRecheck)
 				continue
 			}
 		}
 		lasted := now.Sub(condition.LastTransitionTime.Time)
 		if left := policy.TolerationDuration - lasted; left > 0 {
-			if wait == 0 || left < wait {
-				wait = left
-			}
+			wait = result.Sooner(wait, left)
 			continue
 		}
 		found := &finding{policy: policy, condition: condition, lasted: lasted}

@@ -19,5 +19,6 @@
 // elsewhere, as upstream Karpenter's node repair does. A circuit breaker holds repair in a
 // NodePool while more of its nodes than its repair.maxUnhealthy are unhealthy at once.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/utils/result.
 package health

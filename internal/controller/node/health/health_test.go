@@ -35,8 +35,9 @@ var _ = Describe("Node repair", func() {
 		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeZero(), "a Ready node is left alone")
 
 		node = notReady(node)
+		// Its VM is active: what could make it a repair sooner is looked at again in 30 s.
+		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
 		// The condition's transition time is kept to the second.
-		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeNumerically("~", kakao.DefaultNotReadyToleration, time.Second))
 		env.Step(kakao.DefaultNotReadyToleration - time.Second)
 		ExpectReconciled(env.Ctx, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeFalse())
@@ -64,6 +65,19 @@ var _ = Describe("Node repair", func() {
 		ExpectReconciled(env.Ctx, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM stopped, past the 10m0s its repair policy tolerates")
+	})
+
+	It("looks at a NotReady node's VM again, and replaces it on the shorter toleration once KakaoCloud reports it in error, though the node did not change", func() {
+		nodeClaim, node := readyNode(pool())
+		node = notReady(node)
+		// KakaoCloud still reports the VM active: only the 30-minute policy applies yet, but
+		// the VM's state is looked at again well before.
+		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
+		Expect(env.Emulator.SetInstanceState(instanceID(nodeClaim), kakaocloud.InstanceStatusError)).To(Succeed())
+		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
+		ExpectReconciled(env.Ctx, controllers.Health, node)
+		Expect(deleting(nodeClaim)).To(BeTrue())
+		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM error, past the 10m0s its repair policy tolerates")
 	})
 
 	It("holds repair while more of a NodePool's nodes than its repair.maxUnhealthy are unhealthy, and says so", func() {

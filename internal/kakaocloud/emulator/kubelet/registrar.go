@@ -25,6 +25,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -220,8 +221,12 @@ func (r *Registrar) current(id string) (kakaocloud.Instance, bool) {
 }
 
 // StopKubeletsOfDownVMs stops the kubelet of every node whose VM is stopped or in error, as a
-// VM that stops takes its kubelet with it: kwok stops renewing the node's lease, and the node
-// lifecycle controller turns the node's Ready condition Unknown once the lease runs out.
+// VM that stops takes its kubelet with it: kwok no longer plays the node's status, and the
+// node's Ready condition turns Unknown, as the node lifecycle controller turns it once the
+// kubelet's lease runs out. That controller cannot do it here: kwok (v0.8.0) keeps renewing the
+// lease of a node it stopped managing, because it filters nodes by annotation on its side of
+// the watch and so never sees the node leave. The condition is set again on every pass, so
+// that a status kwok had scheduled before it stopped does not bring the node back.
 func (r *Registrar) StopKubeletsOfDownVMs(ctx context.Context) error {
 	down := map[string]bool{}
 	for _, in := range r.cloud.Instances() {
@@ -237,19 +242,53 @@ func (r *Registrar) StopKubeletsOfDownVMs(ctx context.Context) error {
 		return err
 	}
 	var errs []error
-	for _, node := range nodes.Items {
+	for i := range nodes.Items {
+		node := &nodes.Items[i]
 		id, ours := strings.CutPrefix(node.Spec.ProviderID, providerIDPrefix)
-		if !ours || !down[id] || node.Annotations[KwokNodeAnnotation] != KwokNodeAnnotationValue {
+		if !ours || !down[id] {
 			continue
 		}
-		patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":null}}}`)
-		if _, err := r.opts.Client.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if node.Annotations[KwokNodeAnnotation] == KwokNodeAnnotationValue {
+			patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":null}}}`)
+			patched, err := r.opts.Client.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+			if err != nil {
+				if !apierrors.IsNotFound(err) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			node = patched
+			r.log.Info("the kubelet stopped: its VM is down", "node", node.Name, "providerID", node.Spec.ProviderID)
+		}
+		if err := r.markReadyUnknown(ctx, node); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
-			continue
 		}
-		r.log.Info("the kubelet stopped: its VM is down", "node", node.Name, "providerID", node.Spec.ProviderID)
 	}
 	return errors.Join(errs...)
+}
+
+// markReadyUnknown sets the node's conditions as the node lifecycle controller sets them when
+// the kubelet stopped posting its status: Ready Unknown, reason NodeStatusUnknown.
+func (r *Registrar) markReadyUnknown(ctx context.Context, node *corev1.Node) error {
+	now := metav1.Now()
+	updated := false
+	for i := range node.Status.Conditions {
+		c := &node.Status.Conditions[i]
+		if c.Type != corev1.NodeReady || c.Status == corev1.ConditionUnknown {
+			continue
+		}
+		c.Status, c.Reason, c.Message = corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+		c.LastTransitionTime = now
+		updated = true
+	}
+	if !updated {
+		return nil
+	}
+	if _, err := r.opts.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	r.log.Info("the node's Ready condition is Unknown: its kubelet stopped", "node", node.Name)
+	return nil
 }
 
 // RemoveNodesOfGoneVMs deletes the kwok-managed nodes of this cloud whose VM no longer

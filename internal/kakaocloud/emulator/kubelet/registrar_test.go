@@ -209,20 +209,48 @@ func TestStopKubeletsOfDownVMs(t *testing.T) {
 		nodes = append(nodes, &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{kubelet.KwokNodeAnnotation: kubelet.KwokNodeAnnotationValue}},
 			Spec:       corev1.NodeSpec{ProviderID: kcv1.ProviderIDPrefix + id},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"},
+				{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse},
+			}},
 		})
 	}
 	client := fake.NewClientset(nodes...)
 	r := kubelet.New(cloud, kubelet.Options{Client: client, Logger: quietLogger()})
-	if err := r.StopKubeletsOfDownVMs(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for id, managed := range map[string]bool{"running": true, "stopped": false, "failed": false} {
-		n, err := client.CoreV1().Nodes().Get(ctx, id, metav1.GetOptions{})
-		if err != nil {
+	// Twice: a pass that finds the kubelet stopped already still keeps the node Unknown, so a
+	// status kwok wrote back (it had one scheduled) does not last.
+	for pass := range 2 {
+		if pass == 1 {
+			n, err := client.CoreV1().Nodes().Get(ctx, "failed", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.Status.Conditions[0].Status = corev1.ConditionTrue
+			if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.StopKubeletsOfDownVMs(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := n.Annotations[kubelet.KwokNodeAnnotation]; ok != managed {
-			t.Errorf("node %s of a VM %s: kwok manages it %v, want %v", id, id, ok, managed)
+		for id, running := range map[string]bool{"running": true, "stopped": false, "failed": false} {
+			n, err := client.CoreV1().Nodes().Get(ctx, id, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := n.Annotations[kubelet.KwokNodeAnnotation]; ok != running {
+				t.Errorf("pass %d: node %s of a VM %s: kwok manages it %v, want %v", pass, id, id, ok, running)
+			}
+			want := corev1.ConditionUnknown
+			if running {
+				want = corev1.ConditionTrue
+			}
+			if got := n.Status.Conditions[0]; got.Status != want || (!running && got.Reason != "NodeStatusUnknown") {
+				t.Errorf("pass %d: node %s of a VM %s: Ready %s (%s), want %s", pass, id, id, got.Status, got.Reason, want)
+			}
+			if got := n.Status.Conditions[1].Status; got != corev1.ConditionFalse {
+				t.Errorf("pass %d: node %s: MemoryPressure %s, want it left False", pass, id, got)
+			}
 		}
 	}
 }
