@@ -228,8 +228,9 @@ func (s *Snapshot) allDests() []scheduling.ExistingNode {
 	return all
 }
 
-// poolInputs lists the NodePools replacements may come from; the capacity of the freed nodes
-// goes back to their pools' limits.
+// poolInputs lists the NodePools replacements may come from; what the freed nodes held of
+// their pools' limits goes back to them. Only the limited resources: a pool limited in cpu
+// alone is not limited to the memory of the node it replaces.
 func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
 	out := make([]scheduling.NodePoolInput, 0, len(s.poolNames))
 	for _, name := range s.poolNames {
@@ -244,7 +245,7 @@ func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
 				if !copied {
 					in.Remaining, copied = p.remaining.DeepCopy(), true
 				}
-				resources.AddTo(in.Remaining, n.NodeClaim.Status.Capacity)
+				resources.GiveBack(in.Remaining, state.Held(n.NodeClaim))
 			}
 		}
 		out = append(out, in)

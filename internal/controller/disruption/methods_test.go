@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -133,6 +135,24 @@ func TestDrift(t *testing.T) {
 		}
 		if !strings.HasPrefix(cmd.String(), "disrupting nodeclaim(s) via replace, terminating 1 nodes (2 pods) a/m2a.large/kr-central-2-a and replacing with a node from types ") {
 			t.Errorf("log message: %s", cmd)
+		}
+	})
+	t.Run("a replacement may have more of what the NodePool does not limit than the node it replaces", func(t *testing.T) {
+		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "1"})
+		pool.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("8"), karpv1.ResourceNodes: resource.MustParse("2")}
+		c := newCluster(pool)
+		// The NodePool is at its limits of cpu and nodes: only what the drifted node gives
+		// back lets its replacement launch. Memory is not limited.
+		a := c.node("a", "default", "c2a.xlarge", isDrifted)
+		b := c.node("b", "default", "c2a.xlarge")
+		c.pods(testPod("p1", a, "3", "1Gi"), testPod("p2", b, "3", "1Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+		var names []string
+		for _, it := range cmd.Replacements[0].InstanceTypes {
+			names = append(names, it.Name)
+		}
+		if want := []string{"c2a.xlarge", "m2a.xlarge", "r2a.xlarge"}; !slices.Equal(names, want) {
+			t.Errorf("replacement types %v, want %v: the four CPUs and the node the drifted node holds, whatever their memory", names, want)
 		}
 	})
 	t.Run("with nodes: 1, two drifted nodes go one at a time", func(t *testing.T) {

@@ -44,3 +44,14 @@ func SubtractFrom(remaining, list corev1.ResourceList) {
 		}
 	}
 }
+
+// GiveBack adds list to remaining, for the resources remaining has: SubtractFrom undone. A
+// resource it does not have stays absent (unbounded); adding it would bound it.
+func GiveBack(remaining, list corev1.ResourceList) {
+	for name, quantity := range list {
+		if left, ok := remaining[name]; ok {
+			left.Add(quantity)
+			remaining[name] = left
+		}
+	}
+}

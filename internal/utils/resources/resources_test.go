@@ -51,4 +51,11 @@ func TestMergeAndSubtract(t *testing.T) {
 	if _, ok := remaining[corev1.ResourceMemory]; ok {
 		t.Error("subtracting a resource the list does not bound added it")
 	}
+	GiveBack(remaining, sum)
+	if got := remaining[corev1.ResourceCPU]; got.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("remaining cpu %s after giving back, want 2", got.String())
+	}
+	if _, ok := remaining[corev1.ResourceMemory]; ok {
+		t.Error("giving back a resource the list does not bound bounded it")
+	}
 }
