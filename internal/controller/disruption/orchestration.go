@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -204,13 +205,11 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 
 // finish deletes the candidates' NodeClaims; their termination drains the nodes.
 func (o *orchestrator) finish(ctx context.Context, r *running) error {
-	var errs []error
-	for _, c := range r.cmd.Candidates {
+	err := eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		nodeClaim := c.NodeClaim
 		err := o.client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err))
-			continue
+			return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 		}
 		if err == nil {
 			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
@@ -220,9 +219,10 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			}
 			terminating(o.recorder, nodeClaim, msg)
 		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	log.FromContext(ctx).Info("deleting disrupted nodeclaims", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
 	if len(r.replacements) > 0 {
@@ -242,7 +242,7 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", klog.KRef("", name))
 		}
 	}
-	for _, c := range r.cmd.Candidates {
+	_ = eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		if err := o.untaint(ctx, c.Node.Name); err != nil {
 			logger.Error(err, "removing the disrupted taint", "Node", klog.KRef("", c.Node.Name))
 		}
@@ -251,12 +251,28 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 		}
 		failed(o.recorder, c.NodeClaim,
 			fmt.Sprintf("%s (%s) abandoned and rolled back: %s", r.cmd.Reason, r.cmd.Method, why))
-	}
+		return nil
+	})
+}
+
+// commandParallelism is how many of a command's candidates are written to at once. A
+// consolidation command may hold a hundred candidates, each a few requests (taint, condition,
+// delete); one after another they kept a pass busy for seconds while the API server waited.
+const commandParallelism = 16
+
+// eachCandidate calls f for every candidate of the command, commandParallelism at a time, and
+// returns every error f returned.
+func eachCandidate(ctx context.Context, cmd *Command, f func(*Candidate) error) error {
+	errs := make([]error, len(cmd.Candidates))
+	workqueue.ParallelizeUntil(ctx, commandParallelism, len(cmd.Candidates), func(i int) {
+		errs[i] = f(cmd.Candidates[i])
+	})
+	return errors.Join(errs...)
 }
 
 // taint puts karpenter.sh/disrupted:NoSchedule on every candidate's node.
 func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
-	for _, c := range cmd.Candidates {
+	return eachCandidate(ctx, cmd, func(c *Candidate) error {
 		if err := o.updateNode(ctx, c.Node.Name, func(node *corev1.Node) bool {
 			if hasDisruptedTaint(node) {
 				return false
@@ -268,8 +284,8 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 		}
 		log.FromContext(ctx).Info("tainted node", "Node", klog.KRef("", c.Node.Name),
 			"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
-	}
-	return nil
+		return nil
+	})
 }
 
 // untaint removes karpenter.sh/disrupted from a node.
@@ -303,7 +319,7 @@ func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(
 // markDisrupted sets the DisruptionReason condition on the candidates (best effort: it is for
 // people reading the NodeClaim).
 func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
-	for _, c := range cmd.Candidates {
+	_ = eachCandidate(ctx, cmd, func(c *Candidate) error {
 		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nodeClaim *karpv1.NodeClaim) bool {
 			return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
 				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
@@ -313,7 +329,8 @@ func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 		if err != nil {
 			log.FromContext(ctx).Error(err, "setting the DisruptionReason condition", "NodeClaim", klog.KRef("", c.Name()))
 		}
-	}
+		return nil
+	})
 }
 
 func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) error {
