@@ -455,7 +455,10 @@ func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeCla
 	if err != nil {
 		return "", err
 	}
-	inst, err := p.instances.Get(ctx, id)
+	// Every NodeClaim is asked whenever its KCNodeClass's status moves (its node counts do, as
+	// nodes come and go): one shared listing a few seconds old answers them all, where a get
+	// per NodeClaim made hundreds of calls a minute.
+	inst, err := p.listedOrGot(ctx, id)
 	if err != nil {
 		return "", err
 	}

@@ -368,6 +368,36 @@ var _ = Describe("IsDrifted", func() {
 		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
 	})
 
+	It("answers many NodeClaims from one listing of the VMs, not a get each", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
+		var claims []*karpv1.NodeClaim
+		for range 5 {
+			claims = append(claims, launch(nodeClass))
+		}
+		// Asked again and again while their VMs are too new to be listed, each costs a get
+		// at most once.
+		gets, lists := env.Emulator.CallCount(emulator.OpGetInstance), 0
+		for range 3 {
+			for _, claim := range claims {
+				Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
+			}
+		}
+		Expect(env.Emulator.CallCount(emulator.OpGetInstance)-gets).To(BeNumerically("<=", len(claims)))
+		// The shared listing is at most a few seconds old (this suite runs on the real clock):
+		// until one is made after the launches, the new VMs are got one by one.
+		Eventually(func() int {
+			gets := env.Emulator.CallCount(emulator.OpGetInstance)
+			_, _ = provider.IsDrifted(env.Ctx, claims[len(claims)-1])
+			return env.Emulator.CallCount(emulator.OpGetInstance) - gets
+		}, 10*time.Second, 100*time.Millisecond).Should(BeZero(), "a listing that holds the new VMs")
+		gets, lists = env.Emulator.CallCount(emulator.OpGetInstance), env.Emulator.CallCount(emulator.OpListInstances)
+		for _, claim := range claims {
+			Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
+		}
+		Expect(env.Emulator.CallCount(emulator.OpGetInstance)-gets).To(BeZero(), "VMs listed need no get")
+		Expect(env.Emulator.CallCount(emulator.OpListInstances)-lists).To(BeNumerically("<=", 1))
+	})
+
 	It("drifts when a setting fixed at launch changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)

@@ -27,8 +27,8 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// launchStatusTTL is how old a listing of the VMs may be when a launch is checked: every
-// NodeClaim waiting for its node is checked from one list call per period, not one call each.
+// launchStatusTTL is how old a listing of the VMs may be when a launch, a repair or drift is
+// checked: every NodeClaim is checked from one list call per period, not one call each.
 const launchStatusTTL = 5 * time.Second
 
 // launchStatuses is the last listing of this cluster's VMs, by ID.
@@ -89,4 +89,24 @@ func (p *CloudProvider) launchStatus(ctx context.Context, id string) (kakaocloud
 	}
 	inst, ok := s.byID[id]
 	return inst, ok, nil
+}
+
+// listedOrGot returns the VM from the shared listing, or, for a VM too new to be in it, from a
+// get, remembered in the listing until the next one: a NodeClaim asked about many times while
+// its VM boots costs one get, not one each time.
+func (p *CloudProvider) listedOrGot(ctx context.Context, id string) (kakaocloud.Instance, error) {
+	inst, listed, err := p.launchStatus(ctx, id)
+	if err != nil || listed {
+		return inst, err
+	}
+	if inst, err = p.instances.Get(ctx, id); err != nil {
+		return inst, err
+	}
+	s := &p.launches
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID != nil {
+		s.byID[id] = inst
+	}
+	return inst, nil
 }
