@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -49,6 +50,13 @@ const (
 
 // providerIDIndex indexes Nodes by spec.providerID, to find a NodeClaim's node.
 const providerIDIndex = "spec.providerID"
+
+// lifecycleConcurrency is how many NodeClaims are reconciled at once.
+const lifecycleConcurrency = 100
+
+// nodeClaimProviderIDIndex indexes NodeClaims by status.providerID, to find a node's NodeClaim
+// on every node event without reading all of them.
+const nodeClaimProviderIDIndex = "status.providerID"
 
 // Reconciler reconciles NodeClaims.
 type Reconciler struct {
@@ -195,6 +203,14 @@ func IndexFields(ctx context.Context, mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &karpv1.NodeClaim{}, nodeClaimProviderIDIndex, func(o client.Object) []string {
+		if id := o.(*karpv1.NodeClaim).Status.ProviderID; id != "" {
+			return []string{id}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	return mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 		return []string{o.(*corev1.Pod).Spec.NodeName}
 	})
@@ -215,16 +231,19 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 				return nil
 			}
 			claims := &karpv1.NodeClaimList{}
-			if err := r.Client.List(ctx, claims); err != nil {
+			if err := r.Client.List(ctx, claims, client.MatchingFields{nodeClaimProviderIDIndex: node.Spec.ProviderID}); err != nil {
 				return nil
 			}
+			var requests []reconcile.Request
 			for _, c := range claims.Items {
-				if c.Status.ProviderID == node.Spec.ProviderID {
-					return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(&c)}}
-				}
+				requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
 			}
-			return nil
+			return requests
 		})).
+		// NodeClaims wait on KakaoCloud and the API server, not on CPU: hundreds launching at
+		// once went one at a time (upstream runs a thousand at once). A NodeClaim is still
+		// reconciled by one worker at a time.
+		WithOptions(controller.Options{MaxConcurrentReconciles: lifecycleConcurrency}).
 		Complete(r)
 }
 
