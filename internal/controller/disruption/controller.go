@@ -104,16 +104,16 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.init()
 	logger := log.FromContext(ctx).WithName("disruption")
 	ctx = log.IntoContext(ctx, logger)
-	ticker := time.NewTicker(c.PollInterval)
-	defer ticker.Stop()
 	for {
-		if err := c.Pass(ctx); err != nil && ctx.Err() == nil {
+		next, err := c.pass(ctx)
+		if err != nil && ctx.Err() == nil {
 			logger.Error(err, "disruption pass failed")
+			next = c.PollInterval
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-ticker.C:
+		case <-time.After(next):
 		}
 	}
 }
@@ -151,30 +151,39 @@ func (c *Controller) init() {
 // Pass advances the commands under way, then decides (or validates) the next command and
 // starts it.
 func (c *Controller) Pass(ctx context.Context) error {
+	_, err := c.pass(ctx)
+	return err
+}
+
+// pass is Pass, and says when the next one is due: once the validation delay of the command
+// it decided is over, at once after it started or gave up a validated command (the next
+// candidate need not wait a poll interval, which made every consolidation move take three
+// passes), and otherwise after PollInterval.
+func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	c.init()
 	c.orchestrator.advance(ctx)
 
 	start := c.now()
 	in, err := c.snapshotInput(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	snap := NewSnapshot(in)
 	c.removeStaleTaints(ctx, snap)
 	c.publishBlocked(ctx, snap)
 
 	if v := c.validating; v != nil {
-		if c.now().Sub(v.decidedAt) < c.ValidationDelay {
-			return nil
+		if left := c.ValidationDelay - c.now().Sub(v.decidedAt); left > 0 {
+			return min(left, c.PollInterval), nil
 		}
 		c.validating = nil
 		cmd, why := snap.Validate(v.cmd)
 		if cmd == nil {
 			log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
 				"reason", v.cmd.ReasonLabel(), "method", v.cmd.Method, "nodeclaims", v.cmd.Names(), "why", why)
-			return nil
+			return 0, nil
 		}
-		return c.orchestrator.start(ctx, cmd)
+		return 0, c.orchestrator.start(ctx, cmd)
 	}
 
 	fingerprint := snap.Fingerprint()
@@ -189,14 +198,14 @@ func (c *Controller) Pass(ctx context.Context) error {
 		c.consolidated = nil
 	}
 	if d.Command == nil {
-		return nil
+		return c.PollInterval, nil
 	}
 	if d.Command.NeedsValidation() {
 		log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", d.Command.String())
 		c.validating = &validating{cmd: d.Command, decidedAt: c.now()}
-		return nil
+		return min(c.ValidationDelay, c.PollInterval), nil
 	}
-	return c.orchestrator.start(ctx, d.Command)
+	return c.PollInterval, c.orchestrator.start(ctx, d.Command)
 }
 
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and

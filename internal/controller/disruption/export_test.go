@@ -14,7 +14,10 @@
 
 package disruption
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // What the envtest suite's pass benchmark reads of a Controller besides Pass, to time the
 // pieces of a pass by calling what Pass calls.
@@ -33,3 +36,6 @@ func (c *Controller) Validating() *Command {
 	}
 	return c.validating.cmd
 }
+
+// PassDue is Pass, and when the next pass is due.
+func (c *Controller) PassDue(ctx context.Context) (time.Duration, error) { return c.pass(ctx) }

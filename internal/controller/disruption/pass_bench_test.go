@@ -122,24 +122,8 @@ func benchmarkPass(b *testing.B, nodes int) {
 	b.ReportMetric(float64(len(in.Pods)), "pods")
 
 	// The passes themselves, once: the first decides, the second validates and starts.
-	start := time.Now()
-	if err := c.Pass(ctx); err != nil {
-		b.Fatal(err)
-	}
-	pass1 := time.Since(start)
-	cmd := c.Validating()
-	if cmd == nil {
-		b.Fatal("the first pass left no command waiting for validation")
-	}
-	env.Step(disruption.DefaultValidationDelay)
-	start = time.Now()
-	if err := c.Pass(ctx); err != nil {
-		b.Fatal(err)
-	}
-	pass2 := time.Since(start)
-	if c.Validating() != nil {
-		b.Fatal("the second pass did not validate the command")
-	}
+	cmd := decideAndValidate(ctx, b, env, c)
+	pass1, pass2 := cmd.pass1, cmd.pass2
 	b.ReportMetric(float64(pass1.Microseconds())/1000, "pass1-ms")
 	b.ReportMetric(float64(pass2.Microseconds())/1000, "pass2-ms")
 	tainted := 0
@@ -161,7 +145,67 @@ func benchmarkPass(b *testing.B, nodes int) {
 // populate creates the cluster's objects through the API server, as they would be there:
 // the KCNodeClass resolved by its controller; NodePools, NodeClaims and PodDisruptionBudgets
 // with the status their controllers give them; nodes as the kubelet registers them; pods bound.
-func populate(ctx context.Context, b *testing.B, env *test.Environment, controllers *operator.Controllers, cluster *workload.Cluster) {
+// passed is the command two passes decided and started, and how long each pass took.
+type passed struct {
+	*disruption.Command
+	pass1, pass2 time.Duration
+}
+
+// decideAndValidate runs the passes of one consolidation move: the first decides and says the
+// next pass is due before the validation delay is over; once it is, the second validates and
+// starts the command and says the next pass is due at once.
+func decideAndValidate(ctx context.Context, b testing.TB, env *test.Environment, c *disruption.Controller) passed {
+	b.Helper()
+	start := time.Now()
+	next, err := c.PassDue(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := passed{pass1: time.Since(start), Command: c.Validating()}
+	if out.Command == nil {
+		b.Fatal("the first pass left no command waiting for validation")
+	}
+	if next <= 0 || next > disruption.DefaultValidationDelay {
+		b.Fatalf("after deciding, the next pass is due in %s, want within the %s validation delay", next, disruption.DefaultValidationDelay)
+	}
+	env.Step(disruption.DefaultValidationDelay)
+	start = time.Now()
+	if next, err = c.PassDue(ctx); err != nil {
+		b.Fatal(err)
+	}
+	out.pass2 = time.Since(start)
+	if c.Validating() != nil {
+		b.Fatal("the second pass did not validate the command")
+	}
+	if next != 0 {
+		b.Fatalf("after starting a validated command, the next pass is due in %s, want at once", next)
+	}
+	return out
+}
+
+// A consolidation move takes the validation delay, not three poll intervals: the pass that
+// decides comes back when the delay is over, and the pass that starts the command decides
+// the next one at once.
+func TestConsolidationPassCadence(t *testing.T) {
+	cluster := workload.ConsolidationCluster(40, 1)
+	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	env.Clock.SetTime(time.Now())
+	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
+	if err := env.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := log.IntoContext(env.Ctx, logr.Discard())
+	populate(ctx, t, env, controllers, cluster)
+	waitForCache(ctx, t, env, cluster)
+	cmd := decideAndValidate(ctx, t, env, controllers.Disruption)
+	t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+}
+
+func populate(ctx context.Context, b testing.TB, env *test.Environment, controllers *operator.Controllers, cluster *workload.Cluster) {
 	// A client of its own, without client-side rate limits, writes the objects concurrently.
 	cfg := rest.CopyConfig(env.Env.Config)
 	cfg.QPS, cfg.Burst = -1, 0
@@ -269,7 +313,7 @@ func statusOf(obj client.Object) func(client.Object) {
 }
 
 // each runs fn on every item from a pool of workers, and fails on the first error.
-func each[T any](b *testing.B, items []T, fn func(T) error) {
+func each[T any](b testing.TB, items []T, fn func(T) error) {
 	const workers = 48
 	work := make(chan T)
 	var mu sync.Mutex
@@ -298,7 +342,7 @@ func each[T any](b *testing.B, items []T, fn func(T) error) {
 
 // resolveNodeClass runs the KCNodeClass controller until the node class is Ready: its status
 // (subnets and their zones) is what instance types are listed from.
-func resolveNodeClass(ctx context.Context, b *testing.B, env *test.Environment, controllers *operator.Controllers, name string) {
+func resolveNodeClass(ctx context.Context, b testing.TB, env *test.Environment, controllers *operator.Controllers, name string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if _, err := controllers.NodeClass.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}}); err != nil {
@@ -320,7 +364,7 @@ func resolveNodeClass(ctx context.Context, b *testing.B, env *test.Environment, 
 
 // waitForCache waits until the manager's cache, which the controller reads, holds every
 // object.
-func waitForCache(ctx context.Context, b *testing.B, env *test.Environment, cluster *workload.Cluster) {
+func waitForCache(ctx context.Context, b testing.TB, env *test.Environment, cluster *workload.Cluster) {
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		read, err := state.Read(ctx, env.Manager.GetClient())
@@ -343,7 +387,7 @@ func waitForCache(ctx context.Context, b *testing.B, env *test.Environment, clus
 
 // checkInstanceTypes fails unless the cloud provider, over the emulator, gives every NodePool
 // the instance types the cluster was drawn with: the nodes' prices and room are theirs.
-func checkInstanceTypes(ctx context.Context, b *testing.B, controllers *operator.Controllers, cluster *workload.Cluster) {
+func checkInstanceTypes(ctx context.Context, b testing.TB, controllers *operator.Controllers, cluster *workload.Cluster) {
 	describe := func(types []*cloudprovider.InstanceType) []string {
 		var out []string
 		for _, it := range types {
