@@ -124,6 +124,10 @@ func startKubelets(ctx context.Context, e *emulator.Emulator, catalog *emulator.
 	if err != nil {
 		return err
 	}
+	// It stands in for the kubelet of every VM, each of which has a client of its own: one
+	// client-side rate limit (client-go's 5 requests a second) would hold hundreds of nodes
+	// that boot together back by minutes. The API server's priority and fairness still apply.
+	cfg.QPS = -1
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
