@@ -95,6 +95,7 @@ type options struct {
 	webhookCertKey       string
 	webhookAddr          string
 	probeAddr            string
+	pprofAddr            string
 	enableLeaderElection bool
 	leaderElectionNS     string
 	secureMetrics        bool
@@ -136,6 +137,8 @@ func parseFlags() (options, zap.Options) {
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
 		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "The address Go's profiles (net/http/pprof) are served on, "+
+		"e.g. 127.0.0.1:6060; empty, the default, serves none.")
 	flag.BoolVar(&o.enableLeaderElection, "leader-elect", false,
 		"Enable leader election so that only one replica of the controller is active.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
@@ -309,6 +312,7 @@ func main() {
 		Metrics:                metricsServerOptions,
 		WebhookServer:          ctrlwebhook.NewServer(webhookServerOptions),
 		HealthProbeBindAddress: o.probeAddr,
+		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.enableLeaderElection,
 		LeaderElectionID:       "karpenter-leader-election.karpenter.kakaocloud.com",
 		// The manager's own namespace, which its Role covers, also when it runs outside the
