@@ -382,7 +382,7 @@ var _ = Describe("IsDrifted", func() {
 				Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
 			}
 		}
-		Expect(env.Emulator.CallCount(emulator.OpGetInstance)-gets).To(BeNumerically("<=", len(claims)))
+		Expect(env.Emulator.CallCount(emulator.OpGetInstance) - gets).To(BeNumerically("<=", len(claims)))
 		// The shared listing is at most a few seconds old (this suite runs on the real clock):
 		// until one is made after the launches, the new VMs are got one by one.
 		Eventually(func() int {
@@ -395,7 +395,7 @@ var _ = Describe("IsDrifted", func() {
 			Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
 		}
 		Expect(env.Emulator.CallCount(emulator.OpGetInstance)-gets).To(BeZero(), "VMs listed need no get")
-		Expect(env.Emulator.CallCount(emulator.OpListInstances)-lists).To(BeNumerically("<=", 1))
+		Expect(env.Emulator.CallCount(emulator.OpListInstances) - lists).To(BeNumerically("<=", 1))
 	})
 
 	It("drifts when a setting fixed at launch changes", func() {
