@@ -236,7 +236,13 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	}
 	in.VolumeRequirements = volumes
 	in.InFlight = c.orchestrator.inFlight()
-	in.Nominated = c.orchestrator.nominated(existing)
+	var headedFor sets.Set[string]
+	in.Nominated, headedFor = c.orchestrator.nominated(existing)
+	for _, nodeClaim := range in.NodeClaims {
+		if headedFor.Has(nodeClaim.Status.NodeName) || headedFor.Has("nodeclaim/"+nodeClaim.Name) {
+			in.Nominated.Insert(nodeClaim.Name)
+		}
+	}
 	return in, nil
 }
 

@@ -55,6 +55,11 @@ const DefaultReplacementTimeout = 10 * time.Minute
 // recreated and scheduled onto them.
 const NominationGrace = time.Minute
 
+// DestinationNominationGrace is how long the existing nodes a command's pods were placed on
+// stay off the candidate list after the command deleted its candidates: long enough for the
+// evicted pods to be recreated and bound there, as upstream's nomination window is.
+const DestinationNominationGrace = 20 * time.Second
+
 // orchestrator carries out commands: taint the candidates' nodes karpenter.sh/disrupted:
 // NoSchedule, launch the replacements, wait until they are initialized, then delete the
 // candidates' NodeClaims (their termination drains the nodes and deletes the VMs). When a
@@ -82,7 +87,11 @@ type running struct {
 type completed struct {
 	replacements []string
 	candidates   []string
-	until        time.Time
+	// destinations are the existing nodes its candidates' pods were placed on, nominated
+	// until destinationsUntil.
+	destinations      []string
+	destinationsUntil time.Time
+	until             time.Time
 }
 
 var commandIDs atomic.Int64
@@ -98,22 +107,45 @@ func (o *orchestrator) inFlight() sets.Set[string] {
 }
 
 // nominated names the replacements of finished commands whose candidates still exist, or
-// vanished less than NominationGrace ago.
-func (o *orchestrator) nominated(existing sets.Set[string]) sets.Set[string] {
-	out := sets.New[string]()
+// vanished less than NominationGrace ago, and the existing nodes the pods of the commands
+// under way, and of those whose candidates vanished less than DestinationNominationGrace ago,
+// were placed on (by node name, or "nodeclaim/<name>" for a NodeClaim whose node has not
+// registered), as upstream nominates the nodes its pods are headed for: a node about to
+// receive pods is not a candidate, which would no longer hold by the time its validation is
+// over.
+func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims, nodes sets.Set[string]) {
+	out, nodes := sets.New[string](), sets.New[string]()
+	for _, r := range o.running {
+		nodes.Insert(destinations(r.cmd)...)
+	}
 	now := o.now()
 	kept := o.completed[:0]
 	for _, c := range o.completed {
 		if slices.ContainsFunc(c.candidates, existing.Has) {
-			c.until = now.Add(NominationGrace)
+			// Still draining: its pods are still on their way.
+			c.until, c.destinationsUntil = now.Add(NominationGrace), now.Add(DestinationNominationGrace)
 		}
 		if now.After(c.until) {
 			continue
 		}
 		out.Insert(c.replacements...)
+		if now.Before(c.destinationsUntil) {
+			nodes.Insert(c.destinations...)
+		}
 		kept = append(kept, c)
 	}
 	o.completed = kept
+	return out, nodes
+}
+
+// destinations are the existing nodes the command's pods were placed on.
+func destinations(cmd *Command) []string {
+	var out []string
+	for _, p := range cmd.Placed {
+		if p.ExistingNode != "" {
+			out = append(out, p.ExistingNode)
+		}
+	}
 	return out
 }
 
@@ -225,8 +257,8 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 		return err
 	}
 	log.FromContext(ctx).Info("deleting disrupted nodeclaims", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
-	if len(r.replacements) > 0 {
-		o.completed = append(o.completed, &completed{replacements: r.replacements, candidates: r.cmd.Names(), until: o.now().Add(NominationGrace)})
+	if dests := destinations(r.cmd); len(r.replacements) > 0 || len(dests) > 0 {
+		o.completed = append(o.completed, &completed{replacements: r.replacements, candidates: r.cmd.Names(), destinations: dests, destinationsUntil: o.now().Add(DestinationNominationGrace), until: o.now().Add(NominationGrace)})
 	}
 	return nil
 }
