@@ -160,6 +160,14 @@ bench-consolidation: k8s-binaries ## Time consolidation passes on 1,000 and 5,00
 			| grep -E '^(--- |FAIL|ok)|_test.go:[0-9]+:'; \
 	done
 
+# Upstream Karpenter's kwok performance scenarios on the local cluster (test/e2e, label perf):
+# 1,000 pods scale-out and consolidation to 700, the same with hostname spreading, drift of
+# 600 pods; a table of times, the operator's peak RSS and CPU, KakaoCloud calls per launch and
+# cost against the lower bound ends the output (docs/benchmarks.md).
+.PHONY: perf
+perf: k8s-binaries ## Run upstream's kwok performance scenarios on a local cluster and print their figures.
+	E2E_TIMEOUT=150m K8S_VERSION=$(K8S_VERSION) hack/test-e2e -ginkgo.label-filter=perf
+
 # Upstream Karpenter's own scheduling benchmark beside ours (hack/bench-upstream, its own Go
 # module pinning sigs.k8s.io/karpenter; upstream needs a newer Go than the operator, and the Go
 # module proxy serves that toolchain). Both are built by it and run interleaved.

@@ -30,6 +30,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -81,51 +82,6 @@ func deploymentPods(count int) []*corev1.Pod {
 	return out
 }
 
-// lowerBound is the least any set of nodes holding the requests can cost: the best bound
-// a·cpu + b·GiB with a, b ≥ 0 such that no instance type costs less than a·(its allocatable
-// vCPUs) + b·(its allocatable GiB). Nodes holding the requests have at least that much
-// allocatable, so they cost at least a·cpu + b·GiB. The best (a, b) is a vertex of that
-// two-variable linear program: enumerate the vertices.
-func lowerBound(types []*cloudprovider.InstanceType, cpu, gib float64) float64 {
-	type point struct{ cpu, gib, price float64 }
-	var points []point
-	for _, it := range types {
-		of, ok := it.Offerings.Available().Cheapest()
-		if !ok {
-			continue
-		}
-		alloc := it.Allocatable()
-		points = append(points, point{float64(alloc.Cpu().MilliValue()) / 1000, float64(alloc.Memory().Value()) / (1 << 30), of.Price})
-	}
-	feasible := func(a, b float64) bool {
-		if a < 0 || b < 0 {
-			return false
-		}
-		for _, p := range points {
-			if a*p.cpu+b*p.gib > p.price*(1+1e-9) {
-				return false
-			}
-		}
-		return true
-	}
-	best := 0.0
-	try := func(a, b float64) {
-		if feasible(a, b) && a*cpu+b*gib > best {
-			best = a*cpu + b*gib
-		}
-	}
-	for i, p := range points {
-		try(p.price/p.cpu, 0)
-		try(0, p.price/p.gib)
-		for _, q := range points[i+1:] {
-			if det := p.cpu*q.gib - q.cpu*p.gib; det != 0 {
-				try((p.price*q.gib-q.price*p.gib)/det, (p.cpu*q.price-q.cpu*p.price)/det)
-			}
-		}
-	}
-	return best
-}
-
 func benchmarkCatalog(b *testing.B, count int) {
 	types := catalogTypes(b)
 	np := &karpv1.NodePool{
@@ -154,7 +110,7 @@ func benchmarkCatalog(b *testing.B, count int) {
 		cpu += float64(r.Cpu().MilliValue()) / 1000
 		gib += float64(r.Memory().Value()) / (1 << 30)
 	}
-	bound := lowerBound(types, cpu, gib)
+	bound := workload.LowerBound(types, cpu, gib)
 	b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(float64(len(res.NewNodeClaims)), "nodes")
 	b.ReportMetric(cost, "cost")

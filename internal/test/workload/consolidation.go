@@ -150,7 +150,7 @@ func ConsolidationCluster(nodes int, seed uint64) *Cluster {
 		open: map[deploymentKey][]*deployment{}, names: map[string]bool{},
 	}
 	g.c.NodeClass = consolidationNodeClass()
-	g.c.InstanceTypes = consolidationInstanceTypes(g.c.NodeClass)
+	g.c.InstanceTypes = CatalogInstanceTypes(g.c.NodeClass)
 	for _, ns := range append([]string{metav1.NamespaceSystem}, appNamespaces...) {
 		g.c.Namespaces = append(g.c.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{corev1.LabelMetadataName: ns}}})
 	}
@@ -215,9 +215,10 @@ type catalogFlavors []kakaocloud.Flavor
 
 func (f catalogFlavors) Flavors(context.Context) ([]kakaocloud.Flavor, error) { return f, nil }
 
-// consolidationInstanceTypes lists the instance types as the cloud provider does: the same
-// provider over the flavors the emulator serves.
-func consolidationInstanceTypes(nodeClass *kcv1.KCNodeClass) []*cloudprovider.InstanceType {
+// CatalogInstanceTypes lists the instance types of the emulator's built-in catalog for a node
+// class (its status's subnets give the zones) as the cloud provider does: the same provider
+// over the flavors the emulator serves, with the built-in relative costs.
+func CatalogInstanceTypes(nodeClass *kcv1.KCNodeClass) []*cloudprovider.InstanceType {
 	instanceTypes, err := instancetype.NewProvider(catalogFlavors(emulator.DefaultCatalog().Flavors), nil, nil).List(context.Background(), nodeClass)
 	if err != nil {
 		panic(err) // the built-in catalog and a valid node class

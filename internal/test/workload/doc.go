@@ -19,7 +19,8 @@
 // measured on the same input. ConsolidationCluster draws a running cluster of thousands of
 // nodes for the disruption pass's benchmark and judge: several NodePools and instance
 // families, DaemonSets, Deployments with PodDisruptionBudgets, zone spreads and zonal
-// anti-affinity.
+// anti-affinity. LowerBound and CatalogInstanceTypes price what a benchmark or the local
+// cluster's performance suite launched against the least any nodes could cost.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
 // internal/instancetype, internal/kakaocloud, internal/kakaocloud/emulator.
