@@ -195,25 +195,31 @@ func nodePatch(stored *corev1.Node) client.Patch {
 // IndexFields registers the cache indexes the reconciler reads through: Nodes by provider id
 // and Pods by node. A test that calls Reconcile itself registers them without the controller.
 func IndexFields(ctx context.Context, mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Node{}, providerIDIndex, func(o client.Object) []string {
-		if id := o.(*corev1.Node).Spec.ProviderID; id != "" {
-			return []string{id}
-		}
-		return nil
-	}); err != nil {
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(ctx, &corev1.Node{}, providerIDIndex, byProviderID(func(o client.Object) string {
+		return o.(*corev1.Node).Spec.ProviderID
+	})); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &karpv1.NodeClaim{}, nodeClaimProviderIDIndex, func(o client.Object) []string {
-		if id := o.(*karpv1.NodeClaim).Status.ProviderID; id != "" {
-			return []string{id}
-		}
-		return nil
-	}); err != nil {
+	if err := indexer.IndexField(ctx, &karpv1.NodeClaim{}, nodeClaimProviderIDIndex, byProviderID(func(o client.Object) string {
+		return o.(*karpv1.NodeClaim).Status.ProviderID
+	})); err != nil {
 		return err
 	}
-	return mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
+	return indexer.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
 		return []string{o.(*corev1.Pod).Spec.NodeName}
 	})
+}
+
+// byProviderID indexes an object under its provider id; one without an id yet is left out,
+// so a lookup by an empty id finds nothing.
+func byProviderID(providerID func(client.Object) string) client.IndexerFunc {
+	return func(o client.Object) []string {
+		if id := providerID(o); id != "" {
+			return []string{id}
+		}
+		return nil
+	}
 }
 
 // SetupWithManager registers the reconciler and the indexes it needs. A NodeClaim is
