@@ -189,9 +189,7 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 		}
 		return false, fmt.Sprint(err)
 	})
-	if err := c.kube.Create(ctx, nodeClass(kubernetesVersion)); err != nil {
-		t.Fatalf("creating KCNodeClass %s: %v", name, err)
-	}
+	c.createThroughWebhooks(t, nodeClass(kubernetesVersion))
 	nodePool := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
 		"metadata": map[string]any{"name": name},
@@ -200,9 +198,7 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 			"requirements": []any{},
 		}}},
 	}}
-	if err := c.kube.Create(ctx, nodePool); err != nil {
-		t.Fatalf("creating NodePool %s: %v", name, err)
-	}
+	c.createThroughWebhooks(t, nodePool)
 	var once sync.Once
 	remove := func() {
 		once.Do(func() {
@@ -233,6 +229,33 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 		})
 	}
 	return remove
+}
+
+// createThroughWebhooks creates object, retrying only while the API server cannot call the
+// operator's webhooks. OLM makes a new CA on every install pass and rolls the pods to a
+// serving certificate it signed; a pass can come after the CSV is Succeeded (it reinstalls
+// when the CA in the webhook configurations, the Secret and the pods disagree), and until
+// the pods have rolled the API server does not trust the one that answers. A client applying
+// manifests during an OLM upgrade sees the same and retries; any other error fails the test.
+func (c *installCluster) createThroughWebhooks(t *testing.T, object client.Object) {
+	t.Helper()
+	start := time.Now()
+	var retried []string
+	eventually(t, 2*time.Minute, "creating "+object.GetObjectKind().GroupVersionKind().Kind+" "+object.GetName(), func() (bool, string) {
+		err := c.kube.Create(t.Context(), object.DeepCopyObject().(client.Object))
+		if err == nil {
+			return true, ""
+		}
+		if !strings.Contains(err.Error(), "failed calling webhook") {
+			t.Fatalf("creating %s %s: %v", object.GetObjectKind().GroupVersionKind().Kind, object.GetName(), err)
+		}
+		retried = append(retried, err.Error())
+		return false, err.Error()
+	})
+	if len(retried) > 0 {
+		t.Logf("%s %s created after %s; the webhooks could not be called %d times before, first: %s",
+			object.GetObjectKind().GroupVersionKind().Kind, object.GetName(), time.Since(start).Round(time.Millisecond), len(retried), retried[0])
+	}
 }
 
 func readyCondition(object *unstructured.Unstructured) map[string]any {
