@@ -156,9 +156,9 @@ func (c *Controller) Pass(ctx context.Context) error {
 }
 
 // pass is Pass, and says when the next one is due: once the validation delay of the command
-// it decided is over, at once after it started or gave up a validated command (the next
+// it decided is over, at once after it started a command or gave up a validated one (the next
 // candidate need not wait a poll interval, which made every consolidation move take three
-// passes), and otherwise after PollInterval.
+// passes and every drifted node one), and otherwise after PollInterval.
 func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	c.init()
 	c.orchestrator.advance(ctx)
@@ -205,7 +205,12 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		c.validating = &validating{cmd: d.Command, decidedAt: c.now()}
 		return min(c.ValidationDelay, c.PollInterval), nil
 	}
-	return c.PollInterval, c.orchestrator.start(ctx, d.Command)
+	if err := c.orchestrator.start(ctx, d.Command); err != nil {
+		return c.PollInterval, err
+	}
+	// As upstream requeues at once after a disruption: the next drifted node does not wait a
+	// poll interval, so drift replaces nodes side by side up to the budgets, not one per pass.
+	return 0, nil
 }
 
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
@@ -236,6 +241,7 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	}
 	in.VolumeRequirements = volumes
 	in.InFlight = c.orchestrator.inFlight()
+	in.Deleted = c.orchestrator.deletedNodeClaims(existing)
 	var headedFor sets.Set[string]
 	in.Nominated, headedFor = c.orchestrator.nominated(existing)
 	for _, nodeClaim := range in.NodeClaims {

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,6 +74,37 @@ type orchestrator struct {
 
 	running   []*running
 	completed []*completed
+
+	// deleted are the NodeClaims this loop deleted, until the cache no longer holds them:
+	// the pass after a deletion can come before the cache shows it (see deletedNodeClaims).
+	// Candidates are deleted from several goroutines at once, hence the lock.
+	deletedMu sync.Mutex
+	deleted   sets.Set[string]
+}
+
+// markDeleted remembers that name was deleted.
+func (o *orchestrator) markDeleted(name string) {
+	o.deletedMu.Lock()
+	defer o.deletedMu.Unlock()
+	if o.deleted == nil {
+		o.deleted = sets.New[string]()
+	}
+	o.deleted.Insert(name)
+}
+
+// deletedNodeClaims names the NodeClaims this loop deleted that the cache still holds
+// (existing), and forgets the others. A decision treats them as deleting even where the
+// cache has not yet seen the deletion: without it, the pass that follows an empty node's
+// removal at once would find the node again and disrupt it a second time.
+func (o *orchestrator) deletedNodeClaims(existing sets.Set[string]) sets.Set[string] {
+	o.deletedMu.Lock()
+	defer o.deletedMu.Unlock()
+	for name := range o.deleted {
+		if !existing.Has(name) {
+			o.deleted.Delete(name)
+		}
+	}
+	return o.deleted.Clone()
 }
 
 // running is a command waiting for its replacements.
@@ -243,6 +275,9 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 		}
+		if !apierrors.IsConflict(err) {
+			o.markDeleted(nodeClaim.Name)
+		}
 		if err == nil {
 			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
@@ -272,7 +307,9 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if err := o.client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
 			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", klog.KRef("", name))
+			continue
 		}
+		o.markDeleted(name)
 	}
 	_ = eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		if err := o.untaint(ctx, c.Node.Name); err != nil {

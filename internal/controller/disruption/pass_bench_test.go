@@ -420,3 +420,87 @@ func quantities(l corev1.ResourceList) string {
 	slices.Sort(out)
 	return fmt.Sprint(out)
 }
+
+// Drifted nodes are replaced side by side up to the budgets, as upstream requeues at once after
+// a disruption: each pass that starts a drift command says the next is due at once, and the
+// passes that follow start the next drifted nodes until every NodePool's budget is used; then
+// the next pass waits a poll interval. No NodePool has more nodes disrupted than its budget.
+func TestDriftPassCadence(t *testing.T) {
+	const budget = 2
+	cluster := workload.ConsolidationCluster(40, 1)
+	for _, np := range cluster.NodePools {
+		np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: fmt.Sprint(budget)}}
+	}
+	for _, nodeClaim := range cluster.NodeClaims {
+		meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue,
+			Reason: "NodePoolDrifted", Message: "NodePool's template changed", LastTransitionTime: metav1.NewTime(cluster.Now)})
+	}
+	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	env.Clock.SetTime(time.Now())
+	controllers := env.Controllers()
+	if err := env.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := log.IntoContext(env.Ctx, logr.Discard())
+	populate(ctx, t, env, controllers, cluster)
+	waitForCache(ctx, t, env, cluster)
+
+	// disrupted counts, per NodePool, the NodeClaims the loop has marked for disruption, read
+	// from the API server.
+	disrupted := func() map[string]int {
+		list := &karpv1.NodeClaimList{}
+		if err := env.APIClient.List(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, nodeClaim := range list.Items {
+			if meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason) {
+				out[nodeClaim.Labels[karpv1.LabelNodePool]]++
+			}
+		}
+		return out
+	}
+	var started []int
+	for pass := 1; ; pass++ {
+		before := disrupted()
+		next, err := controllers.Disruption.PassDue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := disrupted()
+		total := func(m map[string]int) (n int) {
+			for pool, count := range m {
+				if count > budget {
+					t.Fatalf("pass %d: NodePool %s has %d nodes disrupted, its budget allows %d", pass, pool, count, budget)
+				}
+				n += count
+			}
+			return n
+		}
+		newly := total(after) - total(before)
+		if newly == 0 {
+			if next != disruption.DefaultPollInterval {
+				t.Fatalf("pass %d started nothing and says the next pass is due in %s, want the poll interval %s", pass, next, disruption.DefaultPollInterval)
+			}
+			break
+		}
+		if next != 0 {
+			t.Fatalf("pass %d started a command of %d nodes and says the next pass is due in %s, want at once", pass, newly, next)
+		}
+		started = append(started, newly)
+		if pass > len(cluster.NodeClaims) {
+			t.Fatalf("%d passes and still starting commands", pass)
+		}
+	}
+	if len(started) < 2 {
+		t.Fatalf("the passes started %v nodes: drift did not go on at once after its first command", started)
+	}
+	if want := budget * len(cluster.NodePools); slices.Max(started) > budget || len(disrupted()) != len(cluster.NodePools) {
+		t.Errorf("started %v over %d NodePools (budget %d each, %d in all): %v", started, len(cluster.NodePools), budget, want, disrupted())
+	}
+	t.Logf("passes back to back started drift of %v nodes; disrupted per NodePool: %v", started, disrupted())
+}

@@ -56,6 +56,9 @@ type SnapshotInput struct {
 	// InFlight names the NodeClaims of commands under way, candidates and replacements: they
 	// are neither candidates nor somewhere pods can be moved to.
 	InFlight sets.Set[string]
+	// Deleted names NodeClaims this loop deleted: they are deleting whatever the cache says, as
+	// the next pass can come before the cache has seen the deletion.
+	Deleted sets.Set[string]
 	// Nominated names NodeClaims that pods are on their way to (replacements whose candidates
 	// are still draining): they are not candidates.
 	Nominated sets.Set[string]
@@ -169,7 +172,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 	}
 	managedNodes := sets.New[string]()
 	for _, nodeClaim := range in.NodeClaims {
-		n := &StateNode{NodeClaim: nodeClaim, inFlight: in.InFlight.Has(nodeClaim.Name), nominated: in.Nominated.Has(nodeClaim.Name)}
+		n := &StateNode{NodeClaim: nodeClaim, inFlight: in.InFlight.Has(nodeClaim.Name), deleted: in.Deleted.Has(nodeClaim.Name), nominated: in.Nominated.Has(nodeClaim.Name)}
 		if nodeClaim.Status.ProviderID != "" {
 			n.Node = nodesByProviderID[nodeClaim.Status.ProviderID]
 		}

@@ -35,6 +35,7 @@ type StateNode struct {
 	price        float64
 	priceKnown   bool
 	inFlight     bool
+	deleted      bool
 	nominated    bool
 	dest         *dest // where pods could land on this node, nil when nowhere
 }
@@ -49,7 +50,7 @@ func (n *StateNode) initialized() bool {
 
 // deleting reports whether the NodeClaim or its node is being deleted.
 func (n *StateNode) deleting() bool {
-	return !n.NodeClaim.DeletionTimestamp.IsZero() || (n.Node != nil && !n.Node.DeletionTimestamp.IsZero())
+	return n.deleted || !n.NodeClaim.DeletionTimestamp.IsZero() || (n.Node != nil && !n.Node.DeletionTimestamp.IsZero())
 }
 
 // tainted reports whether the node carries karpenter.sh/disrupted.
