@@ -143,13 +143,35 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 
 // deleteNode removes the node's finalizer and deletes it.
 func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
+	// Only this node: its name is the VM's hostname, which KakaoCloud gives again with the VM's
+	// freed address, so by now the name can be a new VM's node, registered after this one went
+	// and before the cache saw it. A conflict on a node of another UID says ours is gone.
+	replaced := func(err error) bool {
+		if !apierrors.IsConflict(err) {
+			return false
+		}
+		current := &corev1.Node{}
+		getErr := r.Client.Get(ctx, client.ObjectKeyFromObject(node), current)
+		if apierrors.IsNotFound(getErr) || (getErr == nil && current.UID != node.UID) {
+			log.FromContext(ctx).V(1).Info("node already gone; its name is another node's now", "Node", klog.KRef("", node.Name))
+			return true
+		}
+		return false
+	}
 	stored := node.DeepCopy()
 	if controllerutil.RemoveFinalizer(node, karpv1.TerminationFinalizer) {
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); client.IgnoreNotFound(err) != nil {
+			if replaced(err) {
+				return nil
+			}
 			return err
 		}
 	}
-	if err := r.Client.Delete(ctx, node); err != nil && !apierrors.IsNotFound(err) {
+	err := r.Client.Delete(ctx, node, client.Preconditions{UID: &node.UID})
+	if replaced(err) {
+		return nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	log.FromContext(ctx).Info("deleted node", "Node", klog.KRef("", node.Name))

@@ -347,6 +347,24 @@ var _ = Describe("Termination", func() {
 		ExpectMetric("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"}, Equal(before+1))
 	})
 
+	It("deletes only its own node, not a new VM's node that took the same name", func() {
+		_, node := initializedNodeClaim()
+		node = ExpectExists(env.Ctx, env.Client, node)
+		stale := node.DeepCopy()
+		// The VM went, its node was removed, and a new VM given the freed address registered
+		// a node of the same name, before the copy termination holds was refreshed.
+		node.Finalizers = nil
+		Expect(env.Client.Update(env.Ctx, node)).To(Succeed())
+		ExpectDeleted(env.Ctx, env.Client, node)
+		ExpectNotFound(env.Ctx, env.Client, node)
+		newcomer := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: stale.Name, Labels: map[string]string{corev1.LabelHostname: stale.Name}},
+			Spec: corev1.NodeSpec{ProviderID: "kakaocloud://another-vm"}}
+		ExpectApplied(env.Ctx, env.Client, newcomer)
+
+		Expect(nodeClaims.DeleteNode(env.Ctx, stale)).To(Succeed())
+		Expect(ExpectExists(env.Ctx, env.Client, newcomer).Spec.ProviderID).To(Equal("kakaocloud://another-vm"))
+	})
+
 	It("lets a NodeClaim that never launched go at once", func() {
 		nodeClaim := test.NodeClaim(nodeClass, func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Finalizers = []string{karpv1.TerminationFinalizer} })
 		ExpectApplied(env.Ctx, env.Client, nodeClaim)
