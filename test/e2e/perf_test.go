@@ -145,7 +145,7 @@ func perfDrift(scenario, pool string, apps []*appsv1.Deployment) {
 	By(scenario)
 	before := sets.New[string]()
 	for _, n := range nodesOf(pool)(Default) {
-		before.Insert(n.Name)
+		before.Insert(string(n.UID))
 	}
 	want := runningPods(Default, apps)
 	meter := startPerfMeter(pool)
@@ -184,9 +184,11 @@ func waitSettled(pool string, apps []*appsv1.Deployment, want int, old sets.Set[
 	lastChange := time.Now()
 	var seen sets.Set[string]
 	Eventually(func(g Gomega) {
+		// By UID: a node's name is its VM's hostname, which a new VM given a freed address
+		// takes again.
 		names := sets.New[string]()
 		for _, n := range nodesOf(pool)(g) {
-			names.Insert(n.Name)
+			names.Insert(string(n.UID))
 			g.Expect(disrupted(n)).To(BeFalse(), "node %s is being disrupted", n.Name)
 		}
 		if seen == nil || !seen.Equal(names) {
