@@ -177,7 +177,7 @@ const perfQuiet = 90 * time.Second
 
 // waitSettled waits until the deployments' want pods are Running, no node of the pool is
 // tainted karpenter.sh/disrupted or being deleted, no NodeClaim is being deleted, none of the
-// nodes in old is left, and the pool's nodes have not changed for perfQuiet; it returns when
+// nodes in old (UIDs) is left, and the pool's nodes have not changed for perfQuiet; it returns when
 // they last changed.
 func waitSettled(pool string, apps []*appsv1.Deployment, want int, old sets.Set[string]) time.Time {
 	GinkgoHelper()
