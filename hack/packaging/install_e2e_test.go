@@ -29,6 +29,7 @@ package packaging
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -239,22 +240,24 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 // manifests during an OLM upgrade sees the same and retries; any other error fails the test.
 func (c *installCluster) createThroughWebhooks(t *testing.T, object client.Object) {
 	t.Helper()
+	what := object.GetObjectKind().GroupVersionKind().Kind + " " + object.GetName()
 	start := time.Now()
-	var retried []string
-	eventually(t, 2*time.Minute, "creating "+object.GetObjectKind().GroupVersionKind().Kind+" "+object.GetName(), func() (bool, string) {
+	retries, first := 0, ""
+	eventually(t, 2*time.Minute, "creating "+what, func() (bool, string) {
 		err := c.kube.Create(t.Context(), object.DeepCopyObject().(client.Object))
 		if err == nil {
 			return true, ""
 		}
 		if !strings.Contains(err.Error(), "failed calling webhook") {
-			t.Fatalf("creating %s %s: %v", object.GetObjectKind().GroupVersionKind().Kind, object.GetName(), err)
+			t.Fatalf("creating %s: %v", what, err)
 		}
-		retried = append(retried, err.Error())
+		retries++
+		first = cmp.Or(first, err.Error())
 		return false, err.Error()
 	})
-	if len(retried) > 0 {
-		t.Logf("%s %s created after %s; the webhooks could not be called %d times before, first: %s",
-			object.GetObjectKind().GroupVersionKind().Kind, object.GetName(), time.Since(start).Round(time.Millisecond), len(retried), retried[0])
+	if retries > 0 {
+		t.Logf("%s created after %s; the webhooks could not be called %d times before, first: %s",
+			what, time.Since(start).Round(time.Millisecond), retries, first)
 	}
 }
 
