@@ -371,8 +371,9 @@ func each[T any](b testing.TB, items []T, fn func(T) error) {
 // (subnets and their zones) is what instance types are listed from.
 func resolveNodeClass(ctx context.Context, b testing.TB, env *test.Environment, controllers *operator.Controllers, name string) {
 	deadline := time.Now().Add(time.Minute)
+	nodeClasses := reconcile.AsReconciler(controllers.NodeClass.Client, controllers.NodeClass)
 	for {
-		if _, err := controllers.NodeClass.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}}); err != nil {
+		if _, err := nodeClasses.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}}); err != nil {
 			b.Logf("reconciling KCNodeClass %s: %v", name, err)
 		}
 		nodeClass := &kcv1.KCNodeClass{}

@@ -67,11 +67,7 @@ type ImageGetter interface {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 
 // Reconcile brings one KCNodeClass's status and finalizer up to date.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodeClass := &kcv1.KCNodeClass{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodeClass); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, nodeClass *kcv1.KCNodeClass) (reconcile.Result, error) {
 	if !nodeClass.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, nodeClass)
 	}
@@ -336,5 +332,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 			return nil
 		})).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }

@@ -94,6 +94,14 @@ func ExpectReconciled(ctx context.Context, r reconcile.Reconciler, o client.Obje
 	return result
 }
 
+// ExpectObjectReconciled calls a typed reconciler as the manager runs it
+// (reconcile.AsReconciler: the object is read again through c first), requires success, and
+// returns the result.
+func ExpectObjectReconciled[T client.Object](ctx context.Context, c client.Client, r reconcile.ObjectReconciler[T], o T) reconcile.Result {
+	ginkgo.GinkgoHelper()
+	return ExpectReconciled(ctx, reconcile.AsReconciler(c, r), o)
+}
+
 // ExpectReconcileFailed calls the reconciler for the object, which must fail, with an error
 // that matches every matcher given.
 func ExpectReconcileFailed(ctx context.Context, r reconcile.Reconciler, o client.Object, matchers ...types.GomegaMatcher) {
@@ -152,7 +160,7 @@ func mustStatus(o client.Object) reflect.Value {
 // ExpectSharedKCNodeClass returns nodeClass if it is set, or else creates the default
 // KCNodeClass and has the controller make it Ready: the node class a suite's specs share,
 // made by the first spec that runs (env.Reset leaves it).
-func ExpectSharedKCNodeClass(ctx context.Context, c client.Client, r reconcile.Reconciler, nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
+func ExpectSharedKCNodeClass(ctx context.Context, c client.Client, r reconcile.ObjectReconciler[*kcv1.KCNodeClass], nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
 	ginkgo.GinkgoHelper()
 	if nodeClass != nil {
 		return nodeClass
@@ -164,10 +172,10 @@ func ExpectSharedKCNodeClass(ctx context.Context, c client.Client, r reconcile.R
 
 // ExpectKCNodeClassReady reconciles the KCNodeClass with its controller until it is Ready and
 // returns it as stored.
-func ExpectKCNodeClassReady(ctx context.Context, c client.Client, r reconcile.Reconciler, nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
+func ExpectKCNodeClassReady(ctx context.Context, c client.Client, r reconcile.ObjectReconciler[*kcv1.KCNodeClass], nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
 	ginkgo.GinkgoHelper()
 	for range 3 {
-		ExpectReconciled(ctx, r, nodeClass)
+		ExpectObjectReconciled(ctx, c, r, nodeClass)
 		nodeClass = ExpectExists(ctx, c, nodeClass)
 		if meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeReady) {
 			return nodeClass

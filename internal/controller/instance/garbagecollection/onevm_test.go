@@ -91,7 +91,7 @@ func TestOneVMPerNodeClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, clock, emu := env.Ctx, env.Clock, env.Emulator
-	nodeClaims, collector := controllers.Lifecycle, controllers.InstanceCollector
+	nodeClaims, collector := reconcile.AsReconciler(controllers.Lifecycle.Client, controllers.Lifecycle), controllers.InstanceCollector
 
 	gomega.RegisterTestingT(t)
 	nodeClass := test.KCNodeClass()

@@ -79,11 +79,7 @@ func (f finding) String() string {
 
 // Reconcile repairs the node if it is unhealthy past its toleration and its NodePool's
 // circuit breaker allows, and otherwise comes back when the toleration ends.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	node := &corev1.Node{}
-	if err := r.Client.Get(ctx, req.NamespacedName, node); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcile.Result, error) {
 	if !node.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
@@ -294,7 +290,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			DeleteFunc:  func(event.DeleteEvent) bool { return false },
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }
 
 func conditionsChanged(before, after *corev1.Node) bool {

@@ -32,20 +32,20 @@ var _ = Describe("Node repair", func() {
 	It("replaces a node NotReady past its toleration, without waiting on PodDisruptionBudgets, and not before", func() {
 		nodePool := pool()
 		nodeClaim, node := readyNode(nodePool)
-		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeZero(), "a Ready node is left alone")
+		Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node).RequeueAfter).To(BeZero(), "a Ready node is left alone")
 
 		node = notReady(node)
 		// Its VM is active: what could make it a repair sooner is looked at again in 30 s.
-		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
+		Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
 		// The condition's transition time is kept to the second.
 		env.Step(kakao.DefaultNotReadyToleration - time.Second)
-		ExpectReconciled(env.Ctx, controllers.Health, node)
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeFalse())
 		ExpectNoEvent(env.Recorder, node.Name, health.ReasonNodeRepair)
 
 		before := test.MetricValue("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name})
 		env.Step(2 * time.Second)
-		ExpectReconciled(env.Ctx, controllers.Health, node)
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKeyWithValue(karpv1.NodeClaimTerminationTimestampAnnotationKey,
 			env.Clock.Now().UTC().Format(time.RFC3339)), "its terminationGracePeriod is over: the drain does not wait on PodDisruptionBudgets")
@@ -60,9 +60,9 @@ var _ = Describe("Node repair", func() {
 		nodeClaim, node := readyNode(pool())
 		Expect(env.Emulator.SetInstanceState(instanceID(nodeClaim), kakaocloud.InstanceStatusStopped)).To(Succeed())
 		node = notReady(node)
-		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(BeNumerically("~", kakao.DefaultInstanceFailedToleration, time.Second))
+		Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node).RequeueAfter).To(BeNumerically("~", kakao.DefaultInstanceFailedToleration, time.Second))
 		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
-		ExpectReconciled(env.Ctx, controllers.Health, node)
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM stopped, past the 10m0s its repair policy tolerates")
 	})
@@ -72,10 +72,10 @@ var _ = Describe("Node repair", func() {
 		node = notReady(node)
 		// KakaoCloud still reports the VM active: only the 30-minute policy applies yet, but
 		// the VM's state is looked at again well before.
-		Expect(ExpectReconciled(env.Ctx, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
+		Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node).RequeueAfter).To(Equal(30 * time.Second))
 		Expect(env.Emulator.SetInstanceState(instanceID(nodeClaim), kakaocloud.InstanceStatusError)).To(Succeed())
 		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
-		ExpectReconciled(env.Ctx, controllers.Health, node)
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM error, past the 10m0s its repair policy tolerates")
 	})
@@ -94,7 +94,7 @@ var _ = Describe("Node repair", func() {
 		}
 		env.Step(kakao.DefaultNotReadyToleration + time.Second)
 		for i, nodeClaim := range unhealthy {
-			Expect(ExpectReconciled(env.Ctx, controllers.Health, nodeByName(nodes[i])).RequeueAfter).To(Equal(time.Minute))
+			Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, nodeByName(nodes[i])).RequeueAfter).To(Equal(time.Minute))
 			Expect(deleting(nodeClaim)).To(BeFalse())
 			ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepairBlocked,
 				"repair is held: 2 of the 3 nodes of NodePool "+nodePool.Name+" are unhealthy, more than its repair.maxUnhealthy (20%, 1 nodes) allows")
@@ -104,7 +104,7 @@ var _ = Describe("Node repair", func() {
 		nodePool = ExpectExists(env.Ctx, env.Client, nodePool)
 		nodePool.Spec.Disruption.Repair = &karpv1.Repair{MaxUnhealthy: "2"}
 		ExpectApplied(env.Ctx, env.Client, nodePool)
-		ExpectReconciled(env.Ctx, controllers.Health, nodeByName(nodes[0]))
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, nodeByName(nodes[0]))
 		Expect(deleting(unhealthy[0])).To(BeTrue())
 	})
 
@@ -114,7 +114,7 @@ var _ = Describe("Node repair", func() {
 		}))
 		node = notReady(node)
 		env.Step(kakao.DefaultNotReadyToleration + time.Second)
-		ExpectReconciled(env.Ctx, controllers.Health, node)
+		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeFalse())
 		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepairBlocked, "repair is turned off for NodePool")
 	})

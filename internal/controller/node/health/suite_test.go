@@ -73,13 +73,13 @@ func readyNode(nodePool *karpv1.NodePool) (*karpv1.NodeClaim, *corev1.Node) {
 		nodeClaim.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{nodePool.Name}}}
 	})
 	ExpectApplied(env.Ctx, env.Client, nodeClaim)
-	ExpectReconciled(env.Ctx, controllers.Lifecycle, nodeClaim)
+	ExpectObjectReconciled(env.Ctx, controllers.Lifecycle.Client, controllers.Lifecycle, nodeClaim)
 	env.Step(buildDelay)
 	nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
 	Expect(meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched)).To(BeTrue())
 	node := test.Node(nodeClaim, test.NodeReady(corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}))
 	ExpectApplied(env.Ctx, env.Client, node)
-	ExpectReconciled(env.Ctx, controllers.Lifecycle, nodeClaim)
+	ExpectObjectReconciled(env.Ctx, controllers.Lifecycle.Client, controllers.Lifecycle, nodeClaim)
 	return ExpectExists(env.Ctx, env.Client, nodeClaim), ExpectExists(env.Ctx, env.Client, node)
 }
 

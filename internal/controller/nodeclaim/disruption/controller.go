@@ -85,11 +85,7 @@ type cloudDriftAnswer struct {
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodeClaim := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		r.forget(nodeClaim.UID)
 		return reconcile.Result{}, nil
@@ -290,7 +286,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			})
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }
 
 func (r *Reconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {

@@ -47,11 +47,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;delete
 
 // Reconcile deletes the NodeClaim once it has expired, and otherwise comes back then.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodeClaim := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	expireAfter := nodeClaim.Spec.ExpireAfter.Duration
 	if !nodeClaim.DeletionTimestamp.IsZero() || expireAfter == nil {
 		return reconcile.Result{}, nil
@@ -85,5 +81,5 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.expiration").
 		For(&karpv1.NodeClaim{}).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }

@@ -82,11 +82,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 
 // Reconcile moves one NodeClaim forward.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodeClaim := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		return r.terminate(ctx, nodeClaim)
 	}
@@ -250,7 +246,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 		// once went one at a time (upstream runs a thousand at once). A NodeClaim is still
 		// reconciled by one worker at a time.
 		WithOptions(controller.Options{MaxConcurrentReconciles: lifecycleConcurrency}).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }
 
 // announcements remember which steps of a NodeClaim were logged: a pass on a copy the cache

@@ -25,10 +25,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
@@ -49,14 +49,14 @@ func TestLifecycle(t *testing.T) { test.RunSuite(t, "NodeClaim lifecycle suite")
 // catalog and the emulated cloud share; VMs build and go when the clock says so.
 var (
 	controllers *operator.Controllers
-	nodeClaims  *lifecycle.Reconciler
+	nodeClaims  reconcile.Reconciler // the lifecycle controller, as the manager runs it
 	nodeClass   *kcv1.KCNodeClass
 	env         = test.Suite(test.EnvironmentOptions{
 		FakeClock: true, Direct: true,
 		Emulator: emulator.Options{BuildDelay: buildDelay, DeleteDelay: deleteDelay},
 	}, func(env *test.Environment) error {
 		controllers = env.Controllers()
-		nodeClaims = controllers.Lifecycle
+		nodeClaims = reconcile.AsReconciler(controllers.Lifecycle.Client, controllers.Lifecycle)
 		return nil
 	})
 )

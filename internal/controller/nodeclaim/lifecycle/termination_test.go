@@ -361,7 +361,7 @@ var _ = Describe("Termination", func() {
 			Spec: corev1.NodeSpec{ProviderID: "kakaocloud://another-vm"}}
 		ExpectApplied(env.Ctx, env.Client, newcomer)
 
-		Expect(nodeClaims.DeleteNode(env.Ctx, stale)).To(Succeed())
+		Expect(controllers.Lifecycle.DeleteNode(env.Ctx, stale)).To(Succeed())
 		Expect(ExpectExists(env.Ctx, env.Client, newcomer).Spec.ProviderID).To(Equal("kakaocloud://another-vm"))
 	})
 

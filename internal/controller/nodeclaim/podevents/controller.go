@@ -46,13 +46,8 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 }
 
-// Reconcile stamps the NodeClaim named in the request, unless it was stamped within
-// PodEventDedupe.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodeClaim := &karpv1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodeClaim); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+// Reconcile stamps the NodeClaim, unless it was stamped within PodEventDedupe.
+func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	now := time.Now()
 	if r.Clock != nil {
 		now = r.Clock.Now()
@@ -71,7 +66,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.podevents").
 		Watches(&corev1.Pod{}, &podEventHandler{client: mgr.GetClient()}).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }
 
 // podEventHandler enqueues the NodeClaim of a pod's node when the pod is bound to it, finishes,

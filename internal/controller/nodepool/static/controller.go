@@ -53,11 +53,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes;pods,verbs=get;list;watch
 
 // Reconcile creates or deletes the NodePool's NodeClaims until it has spec.replicas.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	nodePool := &karpv1.NodePool{}
-	if err := r.Client.Get(ctx, req.NamespacedName, nodePool); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, nodePool *karpv1.NodePool) (reconcile.Result, error) {
 	if nodePool.Spec.Replicas == nil || !nodePool.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
@@ -199,5 +195,5 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			}
 			return nil
 		})).
-		Complete(r)
+		Complete(reconcile.AsReconciler(r.Client, r))
 }

@@ -29,7 +29,7 @@ import (
 var _ = Describe("Static NodePools", func() {
 	It("keeps spec.replicas NodeClaims, each offering every instance type the template allows", func() {
 		nodePool := staticPool(3)
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		claims := liveClaims(nodePool)
 		Expect(claims).To(HaveLen(3))
 		types, err := controllers.CloudProvider.GetInstanceTypes(env.Ctx, nodePool)
@@ -42,24 +42,24 @@ var _ = Describe("Static NodePools", func() {
 		ExpectEvent(env.Recorder, nodePool.Name, static.ReasonScaledUp, "created 3 NodeClaims to reach 3 replicas")
 
 		By("counting the NodeClaims just created: no second round")
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		Expect(liveClaims(nodePool)).To(HaveLen(3))
 
 		By("replacing a NodeClaim that goes (expiry, repair, a user's delete)")
 		ExpectDeleted(env.Ctx, env.Client, &claims[0])
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		Expect(liveClaims(nodePool)).To(HaveLen(3))
 	})
 
 	It("scales down the NodeClaims not launched yet first, then the emptiest nodes", func() {
 		nodePool := staticPool(3)
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		launched := liveClaims(nodePool)[1]
 		launched.Status.ProviderID = "kakaocloud://00000000-0000-4000-8000-000000000001"
 		ExpectApplied(env.Ctx, env.Client, &launched)
 
 		nodePool = scaleTo(nodePool, 1)
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		Expect(liveClaims(nodePool)).To(ConsistOf(HaveField("Name", launched.Name)))
 		ExpectEvent(env.Recorder, nodePool.Name, static.ReasonScaledDown, "deleting 2 NodeClaims to come down to 1 replicas")
 	})
@@ -68,7 +68,7 @@ var _ = Describe("Static NodePools", func() {
 		nodePool := staticPool(3, func(nodePool *karpv1.NodePool) {
 			nodePool.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("2")}
 		})
-		ExpectReconciled(env.Ctx, controllers.Static, nodePool)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		Expect(liveClaims(nodePool)).To(HaveLen(2))
 		ExpectEvent(env.Recorder, nodePool.Name, static.ReasonScaleUpWaiting, "2 of 3 replicas: limits.nodes (2) allows no more")
 	})
@@ -77,7 +77,7 @@ var _ = Describe("Static NodePools", func() {
 		dynamic := test.NodePool(nodeClass)
 		ExpectApplied(env.Ctx, env.Client, dynamic)
 		ExpectReconciled(env.Ctx, controllers.NodePool, dynamic)
-		ExpectReconciled(env.Ctx, controllers.Static, dynamic)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, dynamic)
 		Expect(liveClaims(dynamic)).To(BeEmpty())
 	})
 })
