@@ -28,8 +28,15 @@ func (s *Snapshot) multiNode(d *Decision, opts Options) *Command {
 	}
 	now := clockOf(opts)
 	deadline := now().Add(orDefault(opts.MultiNodeTimeout, DefaultMultiNodeTimeout))
+	// Every candidate at once first: when a scale-down has left that many nodes to spare, one
+	// simulation finds what the binary search would find in seven. Only when they cannot all
+	// go does the search look for the largest prefix that can.
+	if cmd, _ := s.consolidate(cands); cmd != nil {
+		cmd.Method = MethodMultiNode
+		return cmd
+	}
 	var best *Command
-	lo, hi := 2, len(cands)
+	lo, hi := 2, len(cands)-1
 	for lo <= hi {
 		if now().After(deadline) {
 			d.TimedOut = append(d.TimedOut, MethodMultiNode)
