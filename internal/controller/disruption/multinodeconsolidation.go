@@ -16,8 +16,8 @@ package disruption
 
 // multiNode looks for the largest prefix of the candidates (cheapest to disrupt first, at most
 // MaxMultiNodeCandidates) whose pods fit on the other nodes plus at most one new node that
-// costs less than all of them: a binary search, as adding candidates mostly only makes it
-// harder.
+// costs less than all of them: all of them first, then a binary search, as adding candidates
+// mostly only makes it harder.
 func (s *Snapshot) multiNode(d *Decision, opts Options) *Command {
 	cands := s.consolidationCandidates(d)
 	if len(cands) > MaxMultiNodeCandidates {
