@@ -599,6 +599,41 @@ var _ = Describe("Disruption", func() {
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "the first pass removes the taint")
 	})
 
+	It("taints a command's nodes from the copies it was decided on, keeping what changed on them since", func() {
+		create := func(name string) *corev1.Node {
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: test.RandomName(name)}}
+			Expect(env.APIClient.Create(env.Ctx, node)).To(Succeed())
+			return node.DeepCopy()
+		}
+		otherTaint := corev1.Taint{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoSchedule}
+		current := create("copy-current")
+		changed := create("copy-changed")
+		untainted := create("copy-untainted")
+
+		By("changing two nodes after the copies were read: a label and a taint on one, the disrupted taint taken off the other")
+		stale := changed.DeepCopy()
+		changed.Labels = map[string]string{"example.com/changed": "true"}
+		changed.Spec.Taints = []corev1.Taint{otherTaint}
+		Expect(env.APIClient.Update(env.Ctx, changed)).To(Succeed())
+		untainted.Spec.Taints = []corev1.Taint{karpv1.DisruptedNoScheduleTaint}
+		Expect(env.APIClient.Update(env.Ctx, untainted)).To(Succeed())
+		believed := untainted.DeepCopy() // the copy says tainted, the API server will not
+		untainted.Spec.Taints = nil
+		Expect(env.APIClient.Update(env.Ctx, untainted)).To(Succeed())
+
+		Expect(disruption.TaintNodes(env.Ctx, env.APIClient, env.APIClient, current, stale, believed)).To(Succeed())
+		for _, node := range []*corev1.Node{current, changed, untainted} {
+			Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(node), node)).To(Succeed())
+			Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), node.Name)
+		}
+		Expect(changed.Spec.Taints).To(ContainElement(otherTaint), "the taint added after the copy was read stays")
+		Expect(changed.Labels).To(HaveKeyWithValue("example.com/changed", "true"))
+		Expect(untainted.Spec.Taints).To(HaveLen(1), "a copy that needs no change is not believed: the node is tainted once")
+		for _, node := range []*corev1.Node{current, changed, untainted} {
+			Expect(env.APIClient.Delete(env.Ctx, node)).To(Succeed())
+		}
+	})
+
 	It("rolls a command back when its replacement fails to come up, and tries again", func() {
 		createNodeClass("rollback", "1.36")
 		createNodePool("rollback", func(np *karpv1.NodePool) {

@@ -17,6 +17,9 @@ package disruption
 import (
 	"context"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // What the envtest suite's pass benchmark reads of a Controller besides Pass, to time the
@@ -39,3 +42,13 @@ func (c *Controller) Validating() *Command {
 
 // PassDue is Pass, and when the next pass is due.
 func (c *Controller) PassDue(ctx context.Context) (time.Duration, error) { return c.pass(ctx) }
+
+// TaintNodes is how a command taints its candidates' nodes, given the copies of them its
+// decision was made on.
+func TaintNodes(ctx context.Context, writer client.Client, reader client.Reader, nodes ...*corev1.Node) error {
+	cmd := &Command{}
+	for _, node := range nodes {
+		cmd.Candidates = append(cmd.Candidates, &Candidate{StateNode: &StateNode{Node: node}})
+	}
+	return (&orchestrator{client: writer, reader: reader}).taint(ctx, cmd)
+}

@@ -342,7 +342,7 @@ func eachCandidate(ctx context.Context, cmd *Command, f func(*Candidate) error) 
 // taint puts karpenter.sh/disrupted:NoSchedule on every candidate's node.
 func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 	return eachCandidate(ctx, cmd, func(c *Candidate) error {
-		if err := o.updateNode(ctx, c.Node.Name, func(node *corev1.Node) bool {
+		if err := o.updateNode(ctx, c.Node.Name, c.Node, func(node *corev1.Node) bool {
 			if hasDisruptedTaint(node) {
 				return false
 			}
@@ -359,7 +359,7 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 
 // untaint removes karpenter.sh/disrupted from a node.
 func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
-	return client.IgnoreNotFound(o.updateNode(ctx, nodeName, func(node *corev1.Node) bool {
+	return client.IgnoreNotFound(o.updateNode(ctx, nodeName, nil, func(node *corev1.Node) bool {
 		kept := nodeutil.WithoutTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		if len(kept) == len(node.Spec.Taints) {
 			return false
@@ -369,19 +369,41 @@ func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
 	}))
 }
 
-// updateNode reads a node fresh and patches it with optimistic locking (a merge patch replaces
-// the taint list whole), retrying on conflicts.
-func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(*corev1.Node) bool) error {
+// updateNode patches a node with optimistic locking (a merge patch replaces the taint list
+// whole), retrying on conflicts (patchLocked).
+func (o *orchestrator) updateNode(ctx context.Context, name string, cached *corev1.Node, mutate func(*corev1.Node) bool) error {
+	return patchLocked(ctx, o.reader, name, cached, cached != nil, func() *corev1.Node { return &corev1.Node{} }, mutate,
+		func(stored, node *corev1.Node) error {
+			return o.client.Patch(ctx, node, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+		})
+}
+
+// patchLocked changes an object by mutate and writes it with patch under the resourceVersion it
+// was read at, retrying with a fresh read on a conflict. Given a cached copy (useCached), it
+// tries that first: a command's candidates come from the cache, which is almost always
+// current, and reading each again made starting a command of a hundred candidates twice the
+// requests. A stale copy costs a conflict and a fresh read; so does a copy that needs no
+// change, which is not believed, since the object may have changed back since.
+func patchLocked[T client.Object](ctx context.Context, reader client.Reader, name string, cached T, useCached bool, fresh func() T, mutate func(T) bool, patch func(stored, obj T) error) error {
+	if useCached {
+		obj := cached.DeepCopyObject().(T)
+		stored := obj.DeepCopyObject().(T)
+		if mutate(obj) {
+			if err := patch(stored, obj); !apierrors.IsConflict(err) {
+				return err
+			}
+		}
+	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		node := &corev1.Node{}
-		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		obj := fresh()
+		if err := reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
 			return err
 		}
-		stored := node.DeepCopy()
-		if !mutate(node) {
+		stored := obj.DeepCopyObject().(T)
+		if !mutate(obj) {
 			return nil
 		}
-		return o.client.Patch(ctx, node, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+		return patch(stored, obj)
 	})
 }
 
@@ -389,7 +411,7 @@ func (o *orchestrator) updateNode(ctx context.Context, name string, mutate func(
 // people reading the NodeClaim).
 func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 	_ = eachCandidate(ctx, cmd, func(c *Candidate) error {
-		err := o.updateNodeClaimStatus(ctx, c.Name(), func(nodeClaim *karpv1.NodeClaim) bool {
+		err := o.updateNodeClaimStatus(ctx, c.Name(), c.NodeClaim, func(nodeClaim *karpv1.NodeClaim) bool {
 			return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
 				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
 				Message: fmt.Sprintf("being disrupted by %s (%s)", cmd.Method, cmd.Decision()),
@@ -403,23 +425,21 @@ func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
 }
 
 func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) error {
-	return o.updateNodeClaimStatus(ctx, name, func(nodeClaim *karpv1.NodeClaim) bool {
+	return o.updateNodeClaimStatus(ctx, name, nil, func(nodeClaim *karpv1.NodeClaim) bool {
 		return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason)
 	})
 }
 
-func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, mutate func(*karpv1.NodeClaim) bool) error {
-	return client.IgnoreNotFound(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		nodeClaim := &karpv1.NodeClaim{}
-		if err := o.reader.Get(ctx, client.ObjectKey{Name: name}, nodeClaim); err != nil {
-			return err
-		}
-		stored := nodeClaim.DeepCopy()
-		if !nodeClaim.DeletionTimestamp.IsZero() || !mutate(nodeClaim) {
-			return nil
-		}
-		return nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
-	}))
+// updateNodeClaimStatus patches a NodeClaim's status under its resourceVersion (patchLocked);
+// a NodeClaim being deleted is left as it is.
+func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, cached *karpv1.NodeClaim, mutate func(*karpv1.NodeClaim) bool) error {
+	return client.IgnoreNotFound(patchLocked(ctx, o.reader, name, cached, cached != nil, func() *karpv1.NodeClaim { return &karpv1.NodeClaim{} },
+		func(nodeClaim *karpv1.NodeClaim) bool {
+			return nodeClaim.DeletionTimestamp.IsZero() && mutate(nodeClaim)
+		},
+		func(stored, nodeClaim *karpv1.NodeClaim) error {
+			return nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
+		}))
 }
 
 // launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim).
