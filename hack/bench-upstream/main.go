@@ -28,6 +28,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -109,12 +110,21 @@ func run(rounds int, sizes []string, repo string) error {
 // module is copied out of it first; upstream's files are built as they are, with upstream's
 // own go.mod.
 func buildUpstream(work, out string) error {
-	dir, err := command(".", "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/karpenter").Output()
+	// go mod download, not go list -m: on a new machine the module is not in the cache yet,
+	// and go list then names no directory.
+	answer, err := command(".", "go", "mod", "download", "-json", "sigs.k8s.io/karpenter").Output()
 	if err != nil {
-		return fmt.Errorf("finding upstream's module: %w", err)
+		return fmt.Errorf("downloading upstream's module: %w", err)
+	}
+	var download struct{ Dir, Error string }
+	if err := json.Unmarshal(answer, &download); err != nil {
+		return fmt.Errorf("reading go mod download's answer: %w", err)
+	}
+	if download.Error != "" || download.Dir == "" {
+		return fmt.Errorf("downloading upstream's module: %q", download.Error)
 	}
 	module := filepath.Join(work, "karpenter")
-	if err := os.CopyFS(module, os.DirFS(strings.TrimSpace(string(dir)))); err != nil {
+	if err := os.CopyFS(module, os.DirFS(download.Dir)); err != nil {
 		return fmt.Errorf("copying upstream's module: %w", err)
 	}
 	cost, err := os.ReadFile(filepath.Join("overlay", "cost_test.go"))
