@@ -17,7 +17,6 @@ package nodeclaim
 import (
 	"context"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
@@ -113,18 +111,6 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 		return nil
 	})
 }
-
-// RequeueOnConflict turns a Conflict from a write into a requeue, as upstream's controllers
-// do, without an error in the log: the NodeClaim keeps changing under the reconciler, and the
-// change itself enqueues it again; conflictRequeue is a floor in case that event is lost.
-func RequeueOnConflict(res reconcile.Result, err error) (reconcile.Result, error) {
-	if apierrors.IsConflict(err) {
-		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
-	}
-	return res, err
-}
-
-const conflictRequeue = time.Second
 
 // rebase reads the NodeClaim again and hands it to write, as long as the write conflicts
 // (the read may come from a cache a step behind). A NodeClaim that is gone, or replaced by

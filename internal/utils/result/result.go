@@ -17,6 +17,7 @@ package result
 import (
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -35,4 +36,38 @@ func Sooner(a, b time.Duration) time.Duration {
 		return b
 	}
 	return a
+}
+
+// RequeueOnConflict turns a Conflict from an optimistically locked write into a requeue
+// without an error, as upstream's controllers do: the object changed under the reconciler,
+// which is no fault worth a "Reconciler error" in the log, and that change enqueues it again;
+// conflictRequeue is a floor in case the event is lost. An error that is not a Conflict, also
+// one joined with a Conflict, is returned as it is.
+func RequeueOnConflict(res reconcile.Result, err error) (reconcile.Result, error) {
+	if err == nil || !onlyConflicts(err) {
+		return res, err
+	}
+	return Min(res, reconcile.Result{RequeueAfter: conflictRequeue}), nil
+}
+
+const conflictRequeue = time.Second
+
+// onlyConflicts says whether every error err holds is a Conflict. apierrors.IsConflict alone
+// would say yes for a join of a Conflict and any other error, since it looks for the first
+// API status in the tree.
+func onlyConflicts(err error) bool {
+	switch e := err.(type) {
+	case apierrors.APIStatus:
+		return apierrors.IsConflict(err)
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if inner != nil && !onlyConflicts(inner) {
+				return false
+			}
+		}
+		return true
+	case interface{ Unwrap() error }:
+		return onlyConflicts(e.Unwrap())
+	}
+	return false
 }

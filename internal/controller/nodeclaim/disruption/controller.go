@@ -107,7 +107,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	next = result.Min(next, r.consolidatable(nodeClaim, np))
 	if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); err != nil {
-		return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
+		return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
 	}
 	r.announceDrift(ctx, stored, nodeClaim)
 	return next, nil

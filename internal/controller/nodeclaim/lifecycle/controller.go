@@ -84,11 +84,11 @@ type Reconciler struct {
 // Reconcile moves one NodeClaim forward.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
-		return r.terminate(ctx, nodeClaim)
+		return result.RequeueOnConflict(r.terminate(ctx, nodeClaim))
 	}
 	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		if err := r.Client.Update(ctx, nodeClaim); err != nil {
-			return reconcile.Result{}, err
+			return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
 		}
 	}
 
@@ -99,7 +99,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
 		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
-		res, err := step(ctx, nodeClaim)
+		// A step's node write conflicts whenever the kubelet or the node lifecycle controller
+		// has just written the node (its heartbeats, taints); the step runs again on the
+		// current node.
+		res, err := result.RequeueOnConflict(step(ctx, nodeClaim))
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -111,7 +114,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
 	if patchErr := r.patch(ctx, stored, nodeClaim); patchErr != nil {
-		return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, patchErr)
+		return result.RequeueOnConflict(reconcile.Result{}, patchErr)
 	}
 	return next, err
 }

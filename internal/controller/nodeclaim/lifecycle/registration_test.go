@@ -15,12 +15,14 @@
 package lifecycle_test
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -58,6 +60,29 @@ var _ = Describe("Registration", func() {
 		Expect(node.OwnerReferences).To(ContainElement(SatisfyAll(HaveField("Kind", "NodeClaim"), HaveField("UID", nodeClaim.UID))))
 	})
 
+	It("takes a conflict on the node as a requeue, not an error, and registers the node on the next pass", func() {
+		nodeClaim := launchedNodeClaim()
+		node := test.Node(nodeClaim)
+		ExpectApplied(env.Ctx, env.Client, node)
+		// The kubelet writes the node between the reconciler's read and its patch, as its
+		// heartbeats do all the time: the API server refuses the locked patch with Conflict.
+		racing := &nodeWriterBetween{Client: controllers.Lifecycle.Client}
+		controllers.Lifecycle.Client = racing
+		DeferCleanup(func() { controllers.Lifecycle.Client = racing.Client })
+
+		result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(racing.raced).To(BeTrue(), "the node was written between the read and the patch")
+		Expect(result.RequeueAfter).To(BeNumerically(">", 0))
+		Expect(result.RequeueAfter).To(BeNumerically("<=", time.Second))
+		Expect(condition(nodeClaim, karpv1.ConditionTypeRegistered).Status).NotTo(Equal(metav1.ConditionTrue))
+
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeRegistered).Status).To(Equal(metav1.ConditionTrue))
+		node = ExpectExists(env.Ctx, env.Client, node)
+		Expect(node.Annotations).To(HaveKeyWithValue("example.com/heartbeat", "1"), "the kubelet's write is kept")
+		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelRegistered, "true"))
+	})
+
 	It("leaves the node's taints alone when it says not to sync them", func() {
 		nodeClaim := launchedNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
 			nodeClaim.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}}
@@ -70,3 +95,25 @@ var _ = Describe("Registration", func() {
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredNoExecuteTaint.Key)))
 	})
 })
+
+// nodeWriterBetween writes a node through the API server just before the first node patch
+// goes out, as another writer racing the reconciler would.
+type nodeWriterBetween struct {
+	client.Client
+	raced bool
+}
+
+func (c *nodeWriterBetween) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if node, ok := obj.(*corev1.Node); ok && !c.raced {
+		c.raced = true
+		current := &corev1.Node{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(node), current); err != nil {
+			return err
+		}
+		metav1.SetMetaDataAnnotation(&current.ObjectMeta, "example.com/heartbeat", "1")
+		if err := c.Update(ctx, current); err != nil {
+			return err
+		}
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}

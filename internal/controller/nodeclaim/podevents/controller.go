@@ -32,6 +32,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // PodEventDedupe is the shortest time between two writes of a NodeClaim's lastPodEventTime;
@@ -57,7 +58,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	stored := nodeClaim.DeepCopy()
 	nodeClaim.Status.LastPodEventTime = metav1.NewTime(now)
-	return nodeclaimutil.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
+	return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
 }
 
 // SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns
