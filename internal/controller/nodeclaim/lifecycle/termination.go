@@ -172,8 +172,9 @@ func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
 	if replaced(err) {
 		return nil
 	}
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
+	if err != nil {
+		// NotFound: an earlier pass deleted it and the cache has not seen it go yet; said then.
+		return client.IgnoreNotFound(err)
 	}
 	log.FromContext(ctx).Info("deleted node", "Node", klog.KRef("", node.Name))
 	return nil
