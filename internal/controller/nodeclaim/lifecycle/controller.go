@@ -81,14 +81,21 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 
-// Reconcile moves one NodeClaim forward.
+// Reconcile moves one NodeClaim forward. A Conflict from any of its writes is a requeue, not
+// an error: its node writes conflict whenever the kubelet or the node lifecycle controller has
+// just written the node (heartbeats, taints), its NodeClaim writes whenever another controller
+// has, and the next pass works on the current object.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	return result.RequeueOnConflict(r.reconcile(ctx, nodeClaim))
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
-		return result.RequeueOnConflict(r.terminate(ctx, nodeClaim))
+		return r.terminate(ctx, nodeClaim)
 	}
 	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		if err := r.Client.Update(ctx, nodeClaim); err != nil {
-			return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
+			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
 	}
 
@@ -99,10 +106,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
 		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
 	} {
-		// A step's node write conflicts whenever the kubelet or the node lifecycle controller
-		// has just written the node (its heartbeats, taints); the step runs again on the
-		// current node.
-		res, err := result.RequeueOnConflict(step(ctx, nodeClaim))
+		res, err := step(ctx, nodeClaim)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -114,7 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
 	if patchErr := r.patch(ctx, stored, nodeClaim); patchErr != nil {
-		return result.RequeueOnConflict(reconcile.Result{}, patchErr)
+		return reconcile.Result{}, patchErr
 	}
 	return next, err
 }

@@ -35,7 +35,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // Polling while a drain or a VM deletion is under way.
@@ -64,7 +63,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	stored := nodeClaim.DeepCopy()
 	if next, waiting, err := r.takeDown(ctx, nodeClaim, node, deadline); waiting || err != nil {
 		patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
-		return result.RequeueOnConflict(next, errors.Join(err, patchErr))
+		return next, errors.Join(err, patchErr)
 	}
 	if node != nil {
 		if err := r.deleteNode(ctx, node); err != nil {
@@ -75,7 +74,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
 	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
-		return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	r.announced.forget(nodeClaim.UID)
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
