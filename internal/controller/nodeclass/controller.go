@@ -37,6 +37,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
 // Finalizer keeps a KCNodeClass until no NodePool or NodeClaim refers to it.
@@ -172,7 +173,7 @@ func (r *Reconciler) countNodeClaims(ctx context.Context, nodeClass *kcv1.KCNode
 // use.
 func nodeClaimVersion(nodeClaim *karpv1.NodeClaim, node *corev1.Node, nodeClassVersion string) string {
 	if node != nil {
-		if v, err := parseMinor(node.Status.NodeInfo.KubeletVersion); err == nil {
+		if v, err := version.Minor(node.Status.NodeInfo.KubeletVersion); err == nil {
 			return v.String()
 		}
 	}

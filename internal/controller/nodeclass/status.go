@@ -26,6 +26,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
 // observation is what the reconciler read from KakaoCloud for one KCNodeClass. A nil or
@@ -241,7 +242,7 @@ func nodesOnControlPlaneVersion(nodeClass *kcv1.KCNodeClass, status kcv1.KCNodeC
 // nodeVersionsStatus lists the counts by version, oldest first.
 func nodeVersionsStatus(counts map[string]int32) []kcv1.NodeVersionCount {
 	versions := slices.Collect(maps.Keys(counts))
-	slices.SortFunc(versions, compareMinor)
+	slices.SortFunc(versions, version.CompareMinor)
 	var out []kcv1.NodeVersionCount
 	for _, v := range versions {
 		out = append(out, kcv1.NodeVersionCount{Version: v, NodeClaims: counts[v]})

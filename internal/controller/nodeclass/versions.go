@@ -15,76 +15,40 @@
 package nodeclass
 
 import (
-	"cmp"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
-
-// minor is a Kubernetes minor version, 1.36 = {1, 36}.
-type minor struct{ major, minor int }
-
-// parseMinor reads "1.36", "1.36.4" or "v1.36.4".
-func parseMinor(s string) (minor, error) {
-	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
-	if len(parts) < 2 {
-		return minor{}, fmt.Errorf("%q is not a Kubernetes version", s)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	min, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return minor{}, fmt.Errorf("%q is not a Kubernetes version", s)
-	}
-	return minor{major, min}, nil
-}
-
-func (m minor) String() string { return fmt.Sprintf("%d.%d", m.major, m.minor) }
-
-// compareMinor orders minor versions oldest first; what does not parse goes last, by name.
-func compareMinor(a, b string) int {
-	x, errX := parseMinor(a)
-	y, errY := parseMinor(b)
-	switch {
-	case errX != nil && errY != nil:
-		return strings.Compare(a, b)
-	case errX != nil:
-		return 1
-	case errY != nil:
-		return -1
-	}
-	return cmp.Or(cmp.Compare(x.major, y.major), cmp.Compare(x.minor, y.minor))
-}
 
 // AllowedWorkerVersions are the worker minor versions a control plane supports: its own and
 // the one below (the skew KakaoCloud Kubernetes Engine allows for its nodes).
 func AllowedWorkerVersions(controlPlane string) ([]string, error) {
-	cp, err := parseMinor(controlPlane)
+	cp, err := version.Minor(controlPlane)
 	if err != nil {
 		return nil, err
 	}
 	allowed := []string{cp.String()}
-	if cp.minor > 0 {
-		allowed = append(allowed, minor{cp.major, cp.minor - 1}.String())
+	if cp.Minor() > 0 {
+		allowed = append(allowed, cp.SubtractMinor(1).String())
 	}
 	return allowed, nil
 }
 
 // VersionSkew is the control plane's minor minus the worker's (0 or 1 when allowed).
 func VersionSkew(controlPlane, worker string) (int, error) {
-	cp, err := parseMinor(controlPlane)
+	cp, err := version.Minor(controlPlane)
 	if err != nil {
 		return 0, err
 	}
-	w, err := parseMinor(worker)
+	w, err := version.Minor(worker)
 	if err != nil {
 		return 0, err
 	}
-	if cp.major != w.major {
+	if cp.Major() != w.Major() {
 		return 0, fmt.Errorf("worker %s and control plane %s differ in major version", w, cp)
 	}
-	return cp.minor - w.minor, nil
+	return int(cp.Minor()) - int(w.Minor()), nil
 }
 
 // Offered reports whether Kubernetes Engine still offers a minor version: listed and not

@@ -17,10 +17,9 @@ package emulator
 import (
 	"cmp"
 	"slices"
-	"strconv"
-	"strings"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
 // capacityKey is a flavor in a zone, the unit SetCapacity limits.
@@ -147,15 +146,15 @@ func (e *Emulator) RemoveVersion(minor string) {
 
 // AddVersion offers a version, replacing the entry of the same minor version; /versions stays
 // sorted by minor version.
-func (e *Emulator) AddVersion(version kakaocloud.KubernetesVersion) {
+func (e *Emulator) AddVersion(offered kakaocloud.KubernetesVersion) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	versions := slices.DeleteFunc(e.catalog.Versions, func(v kakaocloud.KubernetesVersion) bool {
-		return v.MinorVersion == version.MinorVersion
+		return v.MinorVersion == offered.MinorVersion
 	})
-	versions = append(versions, version)
+	versions = append(versions, offered)
 	slices.SortFunc(versions, func(a, b kakaocloud.KubernetesVersion) int {
-		return compareVersions(a.MinorVersion, b.MinorVersion)
+		return version.CompareMinor(a.MinorVersion, b.MinorVersion)
 	})
 	e.catalog.Versions = versions
 }
@@ -166,25 +165,6 @@ func (e *Emulator) hasVersion(minor string) bool {
 	defer e.mu.Unlock()
 	_, ok := e.catalog.version(minor)
 	return ok
-}
-
-// compareVersions orders dotted versions numerically, so that 1.9 comes before 1.10.
-func compareVersions(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		an, aErr := strconv.Atoi(as[i])
-		bn, bErr := strconv.Atoi(bs[i])
-		if aErr != nil || bErr != nil {
-			if c := strings.Compare(as[i], bs[i]); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := cmp.Compare(an, bn); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(as), len(bs))
 }
 
 // FailNodeImageLookups makes Kubernetes Engine's /images answer 500 while fail is true.

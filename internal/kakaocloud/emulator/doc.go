@@ -19,5 +19,5 @@
 // API injects the failures (faults, latency, capacity shortages, failed builds, expired
 // tokens, control-plane upgrades) that are hard to provoke on the real cloud.
 //
-// Of this project it imports internal/kakaocloud.
+// Of this project it imports internal/kakaocloud, internal/utils/version.
 package emulator
