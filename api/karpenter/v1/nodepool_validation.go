@@ -16,16 +16,10 @@ package v1
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/robfig/cron/v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// budgetScheduleParser accepts the five-field cron syntax and the @yearly..@hourly macros,
-// like Kubernetes CronJobs.
-var budgetScheduleParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // RuntimeValidate checks what the CRD's schema and CEL rules cannot: that budget schedules
 // are cron expressions that parse, in UTC, and that no taint appears twice with the same
@@ -43,11 +37,8 @@ func (in *NodePool) RuntimeValidate() field.ErrorList {
 }
 
 func validateSchedule(schedule string, path *field.Path) field.ErrorList {
-	if strings.HasPrefix(schedule, "TZ=") || strings.HasPrefix(schedule, "CRON_TZ=") {
-		return field.ErrorList{field.Invalid(path, schedule, "time zones are not supported: budget schedules are in UTC")}
-	}
-	if _, err := budgetScheduleParser.Parse(schedule); err != nil {
-		return field.ErrorList{field.Invalid(path, schedule, fmt.Sprintf("not a cron schedule: %v", err))}
+	if _, err := ParseBudgetSchedule(schedule); err != nil {
+		return field.ErrorList{field.Invalid(path, schedule, err.Error())}
 	}
 	return nil
 }

@@ -18,21 +18,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
 // Unlimited is what a NodePool allows when none of its budgets is active for a reason.
 const Unlimited = math.MaxInt32
-
-// scheduleParser reads budget schedules: five-field cron or the @yearly..@hourly macros, in
-// UTC, like the NodePool admission check.
-var scheduleParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // BudgetActive reports whether a budget applies at now: always without a schedule, otherwise
 // when the schedule fired within the last duration. A schedule that does not parse is an
@@ -44,30 +37,13 @@ func BudgetActive(b karpv1.Budget, now time.Time) (bool, error) {
 	if b.Duration == nil {
 		return false, fmt.Errorf("budget schedule %q has no duration", *b.Schedule)
 	}
-	schedule, err := scheduleParser.Parse(*b.Schedule)
+	schedule, err := karpv1.ParseBudgetSchedule(*b.Schedule)
 	if err != nil {
 		return false, fmt.Errorf("budget schedule %q: %w", *b.Schedule, err)
 	}
 	now = now.UTC()
 	next := schedule.Next(now.Add(-b.Duration.Duration))
 	return !next.After(now), nil
-}
-
-// BudgetNodes is how many of total nodes a budget's nodes field allows: a count, or a
-// percentage rounded up.
-func BudgetNodes(nodes string, total int) (int, error) {
-	if pct, ok := strings.CutSuffix(nodes, "%"); ok {
-		p, err := strconv.Atoi(pct)
-		if err != nil || p < 0 || p > 100 {
-			return 0, fmt.Errorf("budget nodes %q is not a percentage between 0%% and 100%%", nodes)
-		}
-		return (total*p + 99) / 100, nil
-	}
-	n, err := strconv.Atoi(nodes)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("budget nodes %q is neither a count nor a percentage", nodes)
-	}
-	return n, nil
 }
 
 // Allowance is what a NodePool's budgets allow for one reason at one time.
@@ -97,8 +73,8 @@ func AllowedDisruptions(np *karpv1.NodePool, reason karpv1.DisruptionReason, now
 		case !active:
 			continue
 		default:
-			if n, err = BudgetNodes(b.Nodes, total); err != nil {
-				out.Err, n = err, 0
+			if n, err = karpv1.NodeCount(b.Nodes, total); err != nil {
+				out.Err, n = fmt.Errorf("budget nodes: %w", err), 0
 			}
 		}
 		if n < out.Nodes {

@@ -24,33 +24,6 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
-func TestBudgetNodes(t *testing.T) {
-	for _, tc := range []struct {
-		nodes string
-		total int
-		want  int
-		err   bool
-	}{
-		{"1", 2, 1, false},
-		{"0", 10, 0, false},
-		{"10%", 10, 1, false},
-		{"10%", 11, 2, false}, // rounded up
-		{"10%", 1, 1, false},
-		{"10%", 0, 0, false},
-		{"100%", 7, 7, false},
-		{"0%", 7, 0, false},
-		{"33%", 10, 4, false},
-		{"abc", 10, 0, true},
-		{"150%", 10, 0, true},
-		{"-1", 10, 0, true},
-	} {
-		got, err := BudgetNodes(tc.nodes, tc.total)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("BudgetNodes(%q, %d) = %d, %v; want %d, error %v", tc.nodes, tc.total, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 func TestBudgetActive(t *testing.T) {
 	// Wednesday 2026-03-04 10:30 UTC.
 	now := time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
@@ -140,7 +113,7 @@ func FuzzBudgets(f *testing.F) {
 				t.Fatalf("admission accepts schedule %q, but the loop cannot read it: %v", schedule, err)
 			}
 		}
-		n, err := BudgetNodes(nodes, int(total))
+		n, err := karpv1.NodeCount(nodes, int(total))
 		if err != nil {
 			return
 		}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -190,10 +189,9 @@ func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (str
 			unhealthy++
 		}
 	}
-	limit := intstr.Parse(maxUnhealthy)
-	allowed, err := intstr.GetScaledValueFromIntOrPercent(&limit, len(nodes.Items), true)
+	allowed, err := karpv1.NodeCount(maxUnhealthy, len(nodes.Items))
 	if err != nil {
-		return "", fmt.Errorf("NodePool %s's repair.maxUnhealthy %q: %w", pool, maxUnhealthy, err)
+		return "", fmt.Errorf("NodePool %s's repair.maxUnhealthy: %w", pool, err)
 	}
 	if unhealthy <= allowed {
 		return "", nil
