@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package nodeclaim holds the one rule for writing a NodeClaim that several controllers
-// write: every patch carries the resourceVersion it was computed from.
+// write: every patch carries the resourceVersion it was computed from, and every delete the
+// UID of the NodeClaim it means.
 //
 // Of this project it imports api/karpenter/v1, internal/utils/conditions.
 package nodeclaim

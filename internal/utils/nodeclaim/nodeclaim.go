@@ -112,6 +112,19 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 	})
 }
 
+// Delete deletes nodeClaim and never a later NodeClaim of the same name: the delete carries
+// its UID as a precondition, which the API server refuses with Conflict once the name has
+// passed to a new NodeClaim. It reports whether the delete was accepted; a NodeClaim that is
+// gone, or replaced, has nothing left to delete, and that is no error (a retry would only
+// meet the same answer).
+func Delete(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim) (bool, error) {
+	err := c.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // rebase reads the NodeClaim again and hands it to write, as long as the write conflicts
 // (the read may come from a cache a step behind). A NodeClaim that is gone, or replaced by
 // one of the same name, is NotFound.

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,28 +36,12 @@ import (
 // against a real API server: the stale write is refused, then this writer's own changes, and
 // only those, land on the current NodeClaim, and the other writer's stay.
 func TestWritesFromAStaleCopy(t *testing.T) {
-	env := testenv.Environment(false)
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := apiServer(t)
 	ctx := context.Background()
 
-	nodeClaim := &karpv1.NodeClaim{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "stale", Labels: map[string]string{"keep": "1", "drop": "1"},
-			Finalizers: []string{karpv1.TerminationFinalizer, "example.com/other"},
-		},
-		Spec: karpv1.NodeClaimSpec{
-			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: "In", Values: []string{"default"}}},
-			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.kakaocloud.com", Kind: "KCNodeClass", Name: "default"},
-		},
-	}
+	nodeClaim := newNodeClaim("stale")
+	nodeClaim.Labels = map[string]string{"keep": "1", "drop": "1"}
+	nodeClaim.Finalizers = []string{karpv1.TerminationFinalizer, "example.com/other"}
 	if err := kube.Create(ctx, nodeClaim); err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +138,66 @@ func TestWritesFromAStaleCopy(t *testing.T) {
 	}
 	if got.Labels["written"] != "both" {
 		t.Errorf("after Write, labels = %v", got.Labels)
+	}
+}
+
+// TestDeleteOnlyThisNodeClaim deletes a NodeClaim whose name has since passed to a new one: the
+// new one stays, and neither that nor a NodeClaim already gone is an error.
+func TestDeleteOnlyThisNodeClaim(t *testing.T) {
+	kube := apiServer(t)
+	ctx := context.Background()
+	old := newNodeClaim("reused")
+	if err := kube.Create(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.Delete(ctx, old.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	current := newNodeClaim("reused")
+	if err := kube.Create(ctx, current); err != nil {
+		t.Fatal(err)
+	}
+
+	if deleted, err := nodeclaimutil.Delete(ctx, kube, old); deleted || err != nil {
+		t.Errorf("Delete of the NodeClaim the name belonged to before = %v, %v; want false, no error", deleted, err)
+	}
+	got := &karpv1.NodeClaim{}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(current), got); err != nil || got.UID != current.UID {
+		t.Fatalf("the NodeClaim now named %s is gone (%v)", current.Name, err)
+	}
+	if deleted, err := nodeclaimutil.Delete(ctx, kube, current); !deleted || err != nil {
+		t.Errorf("Delete of the current NodeClaim = %v, %v; want true, no error", deleted, err)
+	}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(current), got); !apierrors.IsNotFound(err) {
+		t.Errorf("after Delete, getting the NodeClaim: %v, want NotFound", err)
+	}
+	if deleted, err := nodeclaimutil.Delete(ctx, kube, current); deleted || err != nil {
+		t.Errorf("Delete of a NodeClaim already gone = %v, %v; want false, no error", deleted, err)
+	}
+}
+
+// apiServer starts a real API server for one test and returns a client of it.
+func apiServer(t *testing.T) client.Client {
+	t.Helper()
+	env := testenv.Environment(false)
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	kube, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube
+}
+
+func newNodeClaim(name string) *karpv1.NodeClaim {
+	return &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: karpv1.NodeClaimSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: "In", Values: []string{"default"}}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.kakaocloud.com", Kind: "KCNodeClass", Name: "default"},
+		},
 	}
 }

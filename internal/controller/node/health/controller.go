@@ -36,6 +36,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
@@ -225,8 +226,8 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 			return client.IgnoreNotFound(err)
 		}
 	}
-	if err := r.Client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID}); err != nil {
-		return client.IgnoreNotFound(err)
+	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
+		return err
 	}
 	pool, capacityType := nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType]
 	repairing(r.Recorder, node, nodeClaim, fmt.Sprintf("Replacing the unhealthy node: %s. Its pods are deleted without waiting on PodDisruptionBudgets or karpenter.sh/do-not-disrupt, and provisioned for again", found))

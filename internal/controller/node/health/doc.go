@@ -20,5 +20,5 @@
 // NodePool while more of its nodes than its repair.maxUnhealthy are unhealthy at once.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/utils/result.
+// internal/utils/nodeclaim, internal/utils/result.
 package health

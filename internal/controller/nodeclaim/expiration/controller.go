@@ -31,6 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // Reconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
@@ -59,8 +60,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if left := nodeClaim.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	if err := r.Client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID}); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
+		return reconcile.Result{}, err
 	}
 	drain := "draining waits for PodDisruptionBudgets without a time limit (no terminationGracePeriod)"
 	if g := nodeClaim.Spec.TerminationGracePeriod; g != nil {

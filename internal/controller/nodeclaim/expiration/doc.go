@@ -17,5 +17,5 @@
 // it; the node's termination drains it, honouring PodDisruptionBudgets until
 // terminationGracePeriod runs out.
 //
-// Of this project it imports api/karpenter/v1, internal/metrics.
+// Of this project it imports api/karpenter/v1, internal/metrics, internal/utils/nodeclaim.
 package expiration

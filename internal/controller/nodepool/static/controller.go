@@ -35,6 +35,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -162,7 +163,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 	})
 	var deleted []string
 	for _, c := range candidates[:count] {
-		if err := r.Client.Delete(ctx, c.nodeClaim, client.Preconditions{UID: &c.nodeClaim.UID}); client.IgnoreNotFound(err) != nil {
+		if _, err := nodeclaimutil.Delete(ctx, r.Client, c.nodeClaim); err != nil {
 			return err
 		}
 		deleted = append(deleted, c.nodeClaim.Name)

@@ -20,5 +20,5 @@
 // out) and consolidation never removes them; drift, expiry and repair replace them.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling,
-// internal/utils/pod.
+// internal/utils/nodeclaim, internal/utils/pod.
 package static
