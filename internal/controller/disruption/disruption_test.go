@@ -466,11 +466,15 @@ var _ = Describe("Disruption", func() {
 		a, b := twoNodesWithPods("dnd-for", "m2a.xlarge", "720h", "warming", "500m", annotated(karpv1.DoNotDisruptAnnotationKey, "8s"))
 		pods := podsOf("warming")(Default)
 		Expect(pods).To(HaveLen(2))
+		// One start time for both pods: a status time is stored to the second, and two pods
+		// started either side of a second boundary would free their nodes a second apart, one
+		// node consolidated alone and the other replaced later, beyond this spec's wait.
+		started := metav1.Now()
 		for name := range pods {
 			// What the kubelet reports once it starts the pod: the duration counts from then.
 			pod := &corev1.Pod{}
 			Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Namespace: "default", Name: name}, pod)).To(Succeed())
-			pod.Status.Phase, pod.Status.StartTime = corev1.PodRunning, &metav1.Time{Time: time.Now()}
+			pod.Status.Phase, pod.Status.StartTime = corev1.PodRunning, started.DeepCopy()
 			Expect(env.APIClient.Status().Update(env.Ctx, pod)).To(Succeed())
 		}
 		updatePool("dnd-for", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
