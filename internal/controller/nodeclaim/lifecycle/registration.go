@@ -38,7 +38,7 @@ import (
 const registrationPoll = 10 * time.Second
 
 // register finds the node whose kubelet registered for the VM and makes it the NodeClaim's:
-// its labels and taints, the termination finalizer, then the unregistered taint removed.
+// its labels, annotations and taints, the termination finalizer, then the unregistered taint removed.
 func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) ||
 		meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
@@ -69,13 +69,22 @@ func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	return reconcile.Result{}, nil
 }
 
-// syncNode puts the NodeClaim's labels, taints and finalizer on its node and removes the
-// taint that kept pods off it until now.
+// syncNode puts the NodeClaim's labels, annotations, taints and finalizer on its node and
+// removes the taint that kept pods off it until now.
 func syncNode(nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
 	maps.Copy(node.Labels, nodeClaim.Labels)
+	// The NodePool template's annotations reach the node through its NodeClaim, as upstream's
+	// registration does; they are in the NodePool hash, so a node launched before an edit drifts
+	// and its replacement carries the new ones.
+	if len(nodeClaim.Annotations) > 0 {
+		if node.Annotations == nil {
+			node.Annotations = map[string]string{}
+		}
+		maps.Copy(node.Annotations, nodeClaim.Annotations)
+	}
 	node.Labels[karpv1.LabelRegistered] = "true"
 	controllerutil.AddFinalizer(node, karpv1.TerminationFinalizer)
 	if node.Labels[karpv1.LabelDoNotSyncTaints] != "true" {

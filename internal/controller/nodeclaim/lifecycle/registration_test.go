@@ -41,11 +41,12 @@ var _ = Describe("Registration", func() {
 		Expect(registered.Reason).To(Equal("NodeNotFound"))
 	})
 
-	It("makes the node the NodeClaim's: labels, taints, finalizer, owner, and the unregistered taint removed", func() {
+	It("makes the node the NodeClaim's: labels, annotations, taints, finalizer, owner, and the unregistered taint removed", func() {
 		taint := corev1.Taint{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}
 		startup := corev1.Taint{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoExecute}
 		nodeClaim, node := registeredNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
 			nodeClaim.Labels["team"] = "checkout"
+			metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, "example.com/owner", "payments")
 			nodeClaim.Spec.Taints = []corev1.Taint{taint}
 			nodeClaim.Spec.StartupTaints = []corev1.Taint{startup}
 		})
@@ -54,6 +55,7 @@ var _ = Describe("Registration", func() {
 		Expect(node.Labels).To(HaveKeyWithValue("team", "checkout"))
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelNodePool, "default"))
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelRegistered, "true"))
+		Expect(node.Annotations).To(HaveKeyWithValue("example.com/owner", "payments"))
 		Expect(node.Spec.Taints).To(ContainElements(taint, startup))
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredNoExecuteTaint.Key)))
 		Expect(controllerutil.ContainsFinalizer(node, karpv1.TerminationFinalizer)).To(BeTrue())
