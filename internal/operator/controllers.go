@@ -149,7 +149,7 @@ func NewControllers(o Options) *Controllers {
 			RegistrationHealth: registrations,
 		},
 		Provisioner: &provisioning.Provisioner{
-			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder,
+			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax),
 		},
 		Conditions: &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},

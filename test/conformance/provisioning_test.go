@@ -144,7 +144,7 @@ func (w *world) objects() []runtime.Object {
 // topology from the same package, the same simulation.
 func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, *scheduling.Results) {
 	cluster := w.cluster()
-	in := provisioning.SchedulingInput(cluster, provisioning.NodePools(ctx, cluster,
+	in := provisioning.SchedulingInput(cluster, provisioning.PodsToPlace(cluster, w.now), provisioning.NodePools(ctx, cluster,
 		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
 			return w.instanceTypes, nil
 		}))
@@ -293,9 +293,12 @@ func (w *world) bindDaemonSetsTo(c *Cluster, n *corev1.Node) {
 
 // judgeCluster is the kube-scheduler's view of the world before the decision: its nodes and
 // the pods bound to them that still hold their node.
-func (w *world) judgeCluster() *Cluster {
+func (w *world) judgeCluster(leaving ...map[*corev1.Pod]*corev1.Pod) *Cluster {
 	c := &Cluster{Nodes: append([]*corev1.Node(nil), w.nodes...)}
 	for _, pod := range w.pods {
+		if len(leaving) > 0 && leaving[0][pod] != nil {
+			continue
+		}
 		if pod.Spec.NodeName != "" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
 			c.Pods = append(c.Pods, pod)
 		}
@@ -303,8 +306,31 @@ func (w *world) judgeCluster() *Cluster {
 	return c
 }
 
+// leavingPods maps each pod of a node being deleted that the run placed to the pod the
+// kube-scheduler will see in its stead once it is evicted: the same pod, not bound yet.
+func leavingPods(in scheduling.Input) map[*corev1.Pod]*corev1.Pod {
+	out := map[*corev1.Pod]*corev1.Pod{}
+	for _, pod := range in.Pods {
+		if pod.Spec.NodeName != "" {
+			pending := pod.DeepCopy()
+			pending.Spec.NodeName = ""
+			out[pod] = pending
+		}
+	}
+	return out
+}
+
 func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.Input, res *scheduling.Results, t *tally) {
-	c := w.judgeCluster()
+	// The pods of nodes being deleted are judged as the kube-scheduler will see them once
+	// evicted: gone from their node, pending.
+	leaving := leavingPods(in)
+	judged := func(pod *corev1.Pod) *corev1.Pod {
+		if pending := leaving[pod]; pending != nil {
+			return pending
+		}
+		return pod
+	}
+	c := w.judgeCluster(leaving)
 	// A pod left pending is judged against the nodes whose size is known: the cluster's and
 	// the launched NodeClaims'. One not launched yet may become any of its instance types;
 	// the simulation counts only the room it was created for.
@@ -345,10 +371,11 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 		if target == "" {
 			continue // its NodeClaim had no zone, reported above
 		}
-		if err := j.Fits(ctx, c, p.Pod, target); err != nil {
-			t.disagree(w.seed, plugin(err), "pod %s placed on %s, which the kube-scheduler refuses: %v\n%s", p.Pod.Name, target, err, describe(c, p.Pod, target))
+		pod := judged(p.Pod)
+		if err := j.Fits(ctx, c, pod, target); err != nil {
+			t.disagree(w.seed, plugin(err), "pod %s placed on %s, which the kube-scheduler refuses: %v\n%s", pod.Name, target, err, describe(c, pod, target))
 		}
-		c.Bind(p.Pod, target)
+		c.Bind(pod, target)
 	}
 	withPhantoms := &Cluster{Nodes: append(slices.Clip(c.Nodes), phantoms...), Pods: c.Pods}
 	for _, pod := range in.Pods {
@@ -357,6 +384,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			continue
 		}
 		t.pending++
+		pod := judged(pod)
 		feasible, err := j.Feasible(ctx, withPhantoms, pod)
 		if err != nil {
 			t.disagree(w.seed, "prefilter error", "pod %s: %v", pod.Name, err)

@@ -332,4 +332,81 @@ var _ = Describe("Disruption", func() {
 			g.Expect(nodes[pods[0].Spec.NodeName]).NotTo(Equal(node.UID), "the pod runs on a new node")
 		}, 3*time.Minute).Should(Succeed())
 	})
+	It("launches one NodeClaim for the six pods of a deleted NodeClaim that a PodDisruptionBudget lets go one at a time, when the deletion starts, and gives its node the template's annotations", func() {
+		// Eight-CPU nodes at first, so that the six pods share one node; then any size, so that
+		// a node launched for one evicted pod at a time would be a small one for each.
+		createPool("evacuate", func(p *karpv1.NodePool) {
+			p.Spec.Template.Annotations = map[string]string{"example.com/owner": "payments"}
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "8"))
+		})
+		createDeployment("evacuate", 6, poolPod("evacuate", "evacuate", "1"))
+		pdb := &policyv1.PodDisruptionBudget{
+			ObjectMeta: metav1.ObjectMeta{Name: "evacuate", Namespace: namespace},
+			Spec: policyv1.PodDisruptionBudgetSpec{
+				MaxUnavailable: new(intstr.FromInt32(1)),
+				Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "evacuate"}},
+			},
+		}
+		Expect(kube.Create(ctx, pdb)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pdb))).To(Succeed()) })
+		Eventually(func(g Gomega) {
+			g.Expect(running(podsOf("evacuate")(g))).To(Equal(6))
+			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(pdb), pdb)).To(Succeed())
+			g.Expect(pdb.Status.ObservedGeneration).To(Equal(pdb.Generation))
+			g.Expect(pdb.Status.DisruptionsAllowed).To(BeEquivalentTo(1))
+		}).Should(Succeed())
+		claims := claimsOf("evacuate")(Default)
+		Expect(claims).To(HaveLen(1), "six 1-CPU pods on one 8-CPU node")
+		old := claims[0]
+		nodes := nodesOf("evacuate")(Default)
+		Expect(nodes).To(HaveLen(1))
+		Expect(nodes[0].Annotations).To(HaveKeyWithValue("example.com/owner", "payments"), "the template's annotation is on the node")
+		update(&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "evacuate"}}, func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = p.Spec.Template.Spec.Requirements[:1]
+		})
+
+		By("deleting the NodeClaim: one NodeClaim opens for all six pods before they go")
+		var mu sync.Mutex
+		launched := map[string]bool{}
+		onOldAtLaunch := -1
+		stop := sampleEvery(250*time.Millisecond, func(time.Time) {
+			list := &karpv1.NodeClaimList{}
+			pods := &corev1.PodList{}
+			if kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: "evacuate"}) != nil ||
+				kube.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels{"app": "evacuate"}) != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range list.Items {
+				if c.Name != old.Name && !launched[c.Name] {
+					launched[c.Name] = true
+					if onOldAtLaunch < 0 {
+						onOldAtLaunch = 0
+						for _, p := range pods.Items {
+							if p.Spec.NodeName == old.Status.NodeName && p.DeletionTimestamp.IsZero() {
+								onOldAtLaunch++
+							}
+						}
+					}
+				}
+			}
+		})
+		DeferCleanup(stop)
+		Expect(kube.Delete(ctx, &old)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(&old), &karpv1.NodeClaim{})).NotTo(Succeed(), "the old NodeClaim is gone")
+			pods := podsOf("evacuate")(g)
+			g.Expect(running(pods)).To(Equal(6))
+			nodes := nodesOf("evacuate")(g)
+			g.Expect(nodes).To(HaveLen(1))
+			g.Expect(nodes[0].Name).NotTo(Equal(old.Status.NodeName))
+			g.Expect(nodes[0].Annotations).To(HaveKeyWithValue("example.com/owner", "payments"))
+		}, 4*time.Minute).Should(Succeed())
+		stop()
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(launched).To(HaveLen(1), "one NodeClaim for the six pods, not one per evicted pod")
+		Expect(onOldAtLaunch).To(BeNumerically(">=", 5), "it was opened when the deletion started, with at most one pod evicted")
+	})
 })

@@ -16,10 +16,14 @@ package provisioning
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
@@ -65,16 +69,31 @@ func TestSchedulingInput(t *testing.T) {
 	})
 	startingClaim := claimOf(starting)
 	startingClaim.Spec.StartupTaints = []corev1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+	// The NodeClaim is deleted first; its termination taints the node a moment later.
+	claimDeleting := node("managed-5", managed)
+	deletingClaim := claimOf(claimDeleting)
+	deletingClaim.DeletionTimestamp = new(metav1.Now())
+	held := bound("held", "managed-2")
+	held.Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+	guarded := bound("guarded", "managed-2")
+	guarded.Labels = map[string]string{"app": "ledger"}
+	daemon := bound("daemon", "managed-2")
+	daemon.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: new(true)}}
+	zero := intstr.FromInt32(0)
 	cluster := &state.Cluster{
-		Nodes:      []*corev1.Node{unmanaged, disrupted, deleting, cordoned, starting},
-		NodeClaims: []*karpv1.NodeClaim{claimOf(disrupted), claimOf(deleting), claimOf(cordoned), startingClaim},
+		Nodes:      []*corev1.Node{unmanaged, disrupted, deleting, cordoned, starting, claimDeleting},
+		NodeClaims: []*karpv1.NodeClaim{claimOf(disrupted), claimOf(deleting), claimOf(cordoned), startingClaim, deletingClaim},
 		Pods: []*corev1.Pod{
 			bound("on-unmanaged", "ng-1"), bound("on-disrupted", "managed-1"),
 			unschedulable("pending"),
 			unschedulable("preempting", func(p *corev1.Pod) { p.Status.NominatedNodeName = "ng-1" }),
+			bound("leaving", "managed-2"), held, guarded, daemon,
+			bound("leaving-too", "managed-5"),
 		},
+		PDBs: []*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: "default"},
+			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ledger"}}}}},
 	}
-	in := SchedulingInput(cluster, nil)
+	in := SchedulingInput(cluster, PodsToPlace(cluster, time.Now()), nil)
 
 	byName := map[string]scheduling.ExistingNode{}
 	for _, e := range in.ExistingNodes {
@@ -90,7 +109,9 @@ func TestSchedulingInput(t *testing.T) {
 	}{
 		{"an unmanaged node is a destination and its pods count", "ng-1", true, false, false, 1, "provisioning ignored nodes without karpenter.sh/nodepool"},
 		{"a disrupted node takes no pod, but its pods count", "managed-1", true, true, false, 1, "it was left out, its pods uncounted"},
-		{"a deleting node takes no pod", "managed-2", true, true, false, 0, "it was left out"},
+		{"a deleting node takes no pod; the pods that stay count there, not those leaving", "managed-2", true, true, false, 3, "it was left out"},
+		{"a node whose NodeClaim is deleting takes no pod", "managed-5", true, true, false, 0, "it took pods until its termination tainted it"},
+		{"the NodeClaim of a node whose NodeClaim is deleting is not in flight", "nodeclaim/managed-5", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
 		{"a cordoned node is marked unschedulable", "managed-3", true, false, true, 0, "it took any pod"},
 		{"the NodeClaim of a disrupted node is not in flight", "nodeclaim/managed-1", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
 		{"the NodeClaim of a deleting node is not in flight", "nodeclaim/managed-2", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
@@ -105,8 +126,15 @@ func TestSchedulingInput(t *testing.T) {
 	if got := byName["managed-4"].Taints; len(got) != 1 || got[0].Key != "dedicated" {
 		t.Errorf("taints of a node still starting = %v, want only its own (dedicated): counting the others launched a second node for its pods", got)
 	}
-	if len(in.Pods) != 1 || in.Pods[0].Name != "pending" {
-		t.Errorf("pods to provision = %v, want only the pending pod (a pod the kube-scheduler nominated for preemption is not provisioned for)", in.Pods)
+	var placing []string
+	for _, pod := range in.Pods {
+		placing = append(placing, pod.Name)
+	}
+	// A pod the kube-scheduler nominated for preemption is not provisioned for. Of a node being
+	// deleted, the pods placed are those that will leave it: not one held by do-not-disrupt or
+	// by a budget that never allows an eviction, not a DaemonSet's.
+	if want := []string{"pending", "leaving", "leaving-too"}; !slices.Equal(placing, want) {
+		t.Errorf("pods to place = %v, want %v (before, only the pending pods: the pods of a deleting node got a node only once evicted, one at a time)", placing, want)
 	}
 }
 

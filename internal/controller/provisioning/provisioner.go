@@ -28,8 +28,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -56,6 +60,7 @@ type Provisioner struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
+	Clock         clock.Clock
 	Batcher       *Batcher
 }
 
@@ -85,10 +90,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if err != nil {
 		return nil, err
 	}
-	if len(PendingPods(cluster)) == 0 {
+	pods := PodsToPlace(cluster, p.Clock.Now())
+	if len(pods) == 0 {
 		return nil, nil
 	}
-	input := SchedulingInput(cluster, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
+	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
 	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
 		return nil, err
 	}
@@ -97,6 +103,10 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	schedulingDuration.Observe(time.Since(start).Seconds())
 
 	for pod, err := range results.PodErrors {
+		if pod.Spec.NodeName != "" {
+			// A pod of a node being deleted still runs there: it is told when it is pending.
+			continue
+		}
 		msg := err.Error()
 		if zones := zoneExplanation(pod, input.NodePools); zones != "" {
 			msg += "; " + zones
@@ -154,14 +164,24 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 	return strings.Join(parts, "; ")
 }
 
-// SchedulingInput is what a provisioning pass simulates: the provisionable pods, every node
-// and NodeClaim in flight they could go to or that counts for their topology, the daemonsets,
-// namespace labels and the given NodePools. Volume topology is added by the caller.
-func SchedulingInput(cluster *state.Cluster, pools []scheduling.NodePoolInput) scheduling.Input {
+// SchedulingInput is what a provisioning pass simulates: the pods to place (PodsToPlace),
+// every node and NodeClaim in flight they could go to or that counts for their topology, the
+// daemonsets, namespace labels and the given NodePools. Volume topology is added by the
+// caller.
+func SchedulingInput(cluster *state.Cluster, pods []*corev1.Pod, pools []scheduling.NodePoolInput) scheduling.Input {
 	return scheduling.Input{
-		Pods: PendingPods(cluster), NodePools: pools, ExistingNodes: existingCapacity(cluster),
+		Pods: pods, NodePools: pools, ExistingNodes: existingCapacity(cluster, pods),
 		DaemonSetPods: cluster.DaemonSetPods, NamespaceLabels: cluster.NamespaceLabels,
 	}
+}
+
+// PodsToPlace are the pods a provisioning pass finds a place for: the provisionable pods,
+// and, as upstream Karpenter's provisioner does, the pods that will have to leave nodes
+// being deleted (state.DeletingNodePods). Placed while they still run, they get capacity
+// when the deletion starts, sized for all of them; once evicted and pending again, they fit
+// the NodeClaims in flight that were opened for them, and nothing launches twice.
+func PodsToPlace(cluster *state.Cluster, now time.Time) []*corev1.Pod {
+	return append(PendingPods(cluster), cluster.DeletingNodePods(now)...)
 }
 
 // PendingPods are the cluster's provisionable pods.
@@ -208,9 +228,17 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 // existingCapacity is what pods may land on without a new NodeClaim: the managed nodes, with
 // what their pods already request, and the NodeClaims still coming up, sized by what they
 // were launched for. Counting the latter is what keeps a pod that waits for its node from
-// causing a second NodeClaim.
-func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
+// causing a second NodeClaim. A pod being placed (one leaving a node being deleted) is not
+// counted where it runs now: the kube-scheduler will see its replacement, not it.
+func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []scheduling.ExistingNode {
 	bound := cluster.BoundPods()
+	moving := map[*corev1.Pod]bool{}
+	for _, pod := range placing {
+		if pod.Spec.NodeName != "" {
+			moving[pod] = true
+		}
+	}
+	deleting := cluster.DeletingNodes()
 	var out []scheduling.ExistingNode
 	registered := map[string]bool{}
 	claims := make(map[string]*karpv1.NodeClaim, len(cluster.NodeClaims))
@@ -226,8 +254,12 @@ func existingCapacity(cluster *state.Cluster) []scheduling.ExistingNode {
 		if n.Spec.ProviderID != "" {
 			registered[n.Spec.ProviderID] = true
 		}
-		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], bound[n.Name])
-		node.TopologyOnly = !n.DeletionTimestamp.IsZero() || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+		pods := bound[n.Name]
+		if len(moving) > 0 {
+			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[pod] })
+		}
+		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], pods)
+		node.TopologyOnly = deleting[n.Name] || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		out = append(out, node)
 	}
 	for _, c := range cluster.NodeClaims {
@@ -275,5 +307,12 @@ func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("provisioning.trigger").
 		For(&corev1.Pod{}).
+		// The pods of a node being deleted are placed as soon as its deletion starts, before
+		// any of them is evicted and pending (PodsToPlace).
+		Watches(&karpv1.NodeClaim{}, handler.Funcs{UpdateFunc: func(_ context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if e.ObjectOld.GetDeletionTimestamp() == nil && e.ObjectNew.GetDeletionTimestamp() != nil {
+				p.Batcher.Trigger()
+			}
+		}}).
 		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher, startup: newStartupTracker()})
 }
