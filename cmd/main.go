@@ -115,6 +115,7 @@ type options struct {
 	disruptionValidation time.Duration
 
 	nodeRepair        bool
+	legacyNodeRepair  bool
 	repairTolerations kakao.RepairTolerations
 }
 
@@ -193,8 +194,12 @@ func parseFlags() (options, zap.Options) {
 	flag.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", disruption.DefaultValidationDelay,
 		"How long a consolidation decision waits before it is checked again and carried out.")
 	flag.BoolVar(&o.nodeRepair, "node-repair", true,
-		"Replace nodes the repair policies find unhealthy (NotReady too long, or a VM KakaoCloud reports failed or stopped); "+
+		"Replace nodes the repair policies find unhealthy (NotReady too long, or a VM KakaoCloud reports failed or stopped), "+
+			"within the NodePools' disruption budgets of reason Unhealthy, a replacement first; "+
 			"a NodePool's spec.disruption.repair.maxUnhealthy holds it while too many of its nodes are unhealthy.")
+	flag.BoolVar(&o.legacyNodeRepair, "legacy-node-repair", false,
+		"Repair as before upstream Karpenter v1.15: every unhealthy node's NodeClaim is deleted at once, its pods deleted without waiting, "+
+			"not paced by disruption budgets and no replacement first.")
 	flag.DurationVar(&o.repairTolerations.NotReady, "repair-not-ready-toleration", kakao.DefaultNotReadyToleration,
 		"How long a node may be NotReady (Ready False or Unknown) before node repair replaces it.")
 	flag.DurationVar(&o.repairTolerations.InstanceFailed, "repair-instance-failed-toleration", kakao.DefaultInstanceFailedToleration,
@@ -374,7 +379,7 @@ func main() {
 		},
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
-		NodeRepair: o.nodeRepair, RepairTolerations: o.repairTolerations,
+		NodeRepair: o.nodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {

@@ -71,6 +71,13 @@ type RepairPolicy struct {
 	ConditionStatus    corev1.ConditionStatus
 	InstanceStates     []string
 	TolerationDuration time.Duration
+	// TerminationGracePeriod bounds the drain of a node this policy repairs, as upstream
+	// Karpenter's repair policies do: nil leaves the NodeClaim's terminationGracePeriod as it
+	// is; otherwise the shorter of the two applies, so that repair never waits on evictions
+	// without end; 0 deletes the pods at once, for a node whose kubelet can evict nothing.
+	TerminationGracePeriod *time.Duration
+	// Priority orders the repairs of unhealthy nodes, higher first (0 to 100).
+	Priority int
 }
 
 // InstanceType is a VM shape and where it can be launched.

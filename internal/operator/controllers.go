@@ -76,6 +76,10 @@ type Options struct {
 	// NodeRepair runs node repair; RepairTolerations are its KakaoCloud policies' tolerations.
 	NodeRepair        bool
 	RepairTolerations kakao.RepairTolerations
+	// LegacyNodeRepair repairs with the controller of before upstream Karpenter v1.15 (every
+	// unhealthy node's NodeClaim deleted at once, its drain forceful, no budgets) instead of
+	// the disruption loop's repair method.
+	LegacyNodeRepair bool
 
 	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
 	Upgradeable conditions.Condition
@@ -99,7 +103,7 @@ type Controllers struct {
 	Disruption         *disruption.Controller
 	InstanceCollector  *garbagecollection.Collector
 	NodeClaimCollector *nodeclaimgc.Collector
-	// Health is nil when node repair is off.
+	// Health is the legacy repair controller, nil unless node repair runs the legacy way.
 	Health *health.Reconciler
 	// OperatorCondition is nil when the operator does not run under OLM.
 	OperatorCondition *operatorcondition.Reconciler
@@ -120,7 +124,7 @@ func NewControllers(o Options) *Controllers {
 		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides, Repair: o.RepairTolerations,
 	})
 	var repair *health.Reconciler
-	if o.NodeRepair {
+	if o.NodeRepair && o.LegacyNodeRepair {
 		repair = &health.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock}
 	}
 	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
@@ -158,6 +162,7 @@ func NewControllers(o Options) *Controllers {
 		Disruption: &disruption.Controller{
 			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
+			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
 		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},

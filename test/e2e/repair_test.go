@@ -17,8 +17,10 @@ package e2e
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -36,7 +38,7 @@ import (
 )
 
 var _ = Describe("Node repair", func() {
-	It("holds repair while more nodes than repair.maxUnhealthy are down, then replaces them past their PodDisruptionBudget once the threshold allows", func() {
+	It("holds repair while more nodes than repair.maxUnhealthy are down, then replaces them one at a time within the Unhealthy budget, each replacement first, past their PodDisruptionBudget, not a node annotated do-not-repair", func() {
 		// The toleration of a failed VM is 10 minutes by default; the spec runs the operator
 		// with 10 s. The emulator's stand-in kubelet stops with the VM and turns the node's
 		// Ready condition Unknown, as the node lifecycle controller would once the kubelet's
@@ -52,6 +54,7 @@ var _ = Describe("Node repair", func() {
 			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements,
 				requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "4"))
 			p.Spec.Disruption.Repair = &karpv1.Repair{MaxUnhealthy: "1"}
+			p.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonUnhealthy}}}
 		})
 		By("running three three-CPU pods, one a node, under a PodDisruptionBudget that allows no eviction")
 		createDeployment("repair", 3, poolPod("repair", "repair", "3"))
@@ -98,15 +101,58 @@ var _ = Describe("Node repair", func() {
 			return deleting
 		}, 20*time.Second).Should(BeEmpty(), "no NodeClaim is deleted while repair is held")
 
-		By("raising repair.maxUnhealthy to 2: both nodes are repaired")
+		By("annotating the second failed node karpenter.sh/do-not-repair, then raising repair.maxUnhealthy to 2")
+		vetoed := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: failed[1].Status.NodeName}}
+		update(vetoed, func(n *corev1.Node) { metav1.SetMetaDataAnnotation(&n.ObjectMeta, karpv1.DoNotRepairAnnotationKey, "true") })
+		// Sampled throughout: how many failed NodeClaims were deleting at once, and whether a
+		// replacement was initialized when each began to go.
+		var mu sync.Mutex
+		mostDeleting := 0
+		replacedFirst := map[string]bool{}
+		stop := sampleEvery(250*time.Millisecond, func(time.Time) {
+			list := &karpv1.NodeClaimList{}
+			if kube.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: "repair"}) != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			deleting, replacements := 0, 0
+			for _, c := range list.Items {
+				if !slices.Contains(claimNames(claims), c.Name) && initialized(c) {
+					replacements++
+				}
+			}
+			for _, c := range list.Items {
+				if slices.Contains(claimNames(failed), c.Name) && !c.DeletionTimestamp.IsZero() {
+					deleting++
+					if _, seen := replacedFirst[c.Name]; !seen {
+						// Each failed node has its own replacement: the first repair needs one,
+						// the second two.
+						replacedFirst[c.Name] = replacements >= len(replacedFirst)+1
+					}
+				}
+			}
+			mostDeleting = max(mostDeleting, deleting)
+		})
+		DeferCleanup(stop)
 		pool := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "repair"}}
 		update(pool, func(p *karpv1.NodePool) { p.Spec.Disruption.Repair.MaxUnhealthy = "2" })
-		for _, c := range failed {
-			Eventually(eventNotes(c.Name, "NodeRepair")).Should(ContainElement(SatisfyAll(
-				ContainSubstring("KakaoCloud reports its VM error"),
-				ContainSubstring("Its pods are deleted without waiting on PodDisruptionBudgets"),
-			)), "NodeClaim %s repaired", c.Name)
-		}
+		Eventually(eventNotes(failed[0].Name, "NodeRepair")).Should(ContainElement(SatisfyAll(
+			ContainSubstring("KakaoCloud reports its VM error"),
+			ContainSubstring("replacement(s) are launched and initialized first"),
+			ContainSubstring("deleted without waiting on evictions, PodDisruptionBudgets"),
+		)), "NodeClaim %s repaired", failed[0].Name)
+		Eventually(eventNotes(failed[1].Name, "DisruptionBlocked")).Should(ContainElement(
+			ContainSubstring("repair is blocked through the karpenter.sh/do-not-repair annotation")), "the annotation holds %s", failed[1].Name)
+		Eventually(func(g Gomega) {
+			names := claimNames(claimsOf("repair")(g))
+			g.Expect(names).NotTo(ContainElement(failed[0].Name), "the repaired NodeClaim %s is gone", failed[0].Name)
+			g.Expect(names).To(ContainElement(failed[1].Name), "the vetoed NodeClaim %s stays", failed[1].Name)
+			g.Expect(running(podsOf("repair")(g))).To(BeNumerically(">=", 2))
+		}).Should(Succeed())
+
+		By("removing the annotation: the second node is repaired too")
+		update(vetoed, func(n *corev1.Node) { delete(n.Annotations, karpv1.DoNotRepairAnnotationKey) })
 		Eventually(func(g Gomega) {
 			names := claimNames(claimsOf("repair")(g))
 			g.Expect(names).To(HaveLen(3))
@@ -117,7 +163,15 @@ var _ = Describe("Node repair", func() {
 			for _, n := range nodesOf("repair")(g) {
 				g.Expect(ready(n)).To(BeTrue(), "node %s Ready", n.Name)
 			}
-		}).Should(Succeed())
+		}, 3*time.Minute).Should(Succeed())
+		stop()
+		mu.Lock()
+		Expect(mostDeleting).To(Equal(1), "the Unhealthy budget of 1 repairs one node at a time")
+		Expect(replacedFirst).To(HaveLen(2))
+		for name, first := range replacedFirst {
+			Expect(first).To(BeTrue(), "a replacement of %s was initialized before it began to go", name)
+		}
+		mu.Unlock()
 		Eventually(vmIDs).ShouldNot(ContainElements(
 			strings.TrimPrefix(failed[0].Status.ProviderID, kcv1.ProviderIDPrefix),
 			strings.TrimPrefix(failed[1].Status.ProviderID, kcv1.ProviderIDPrefix),

@@ -48,7 +48,13 @@ const (
 
 // Annotation keys.
 const (
-	DoNotDisruptAnnotationKey                  = Group + "/do-not-disrupt"
+	DoNotDisruptAnnotationKey = Group + "/do-not-disrupt"
+	// DisruptionCostAnnotationKey on a pod is the int32 cost of evicting it: consolidation
+	// prefers nodes whose pods cost less to move.
+	DisruptionCostAnnotationKey = Group + "/disruption-cost"
+	// DoNotRepairAnnotationKey "true" on a node or its NodeClaim vetoes node repair of it,
+	// whatever its repair policy's drain bound, as upstream Karpenter v1.15's does.
+	DoNotRepairAnnotationKey                   = Group + "/do-not-repair"
 	NodePoolHashAnnotationKey                  = Group + "/nodepool-hash"
 	NodePoolHashVersionAnnotationKey           = Group + "/nodepool-hash-version"
 	NodeClaimTerminationTimestampAnnotationKey = Group + "/nodeclaim-termination-timestamp"
@@ -59,18 +65,13 @@ const (
 // deleted before the objects go away.
 const TerminationFinalizer = Group + "/termination"
 
-// Label domains. Keys in a restricted domain may not be set by users unless they are
-// well-known or their domain is an exception (node.kubernetes.io, ...).
+// Label domains. Keys in a restricted domain (Karpenter's, and each cloud provider's once it
+// registers its keys) may not be set by users unless they are well-known. The kubernetes.io
+// and k8s.io domains are not restricted, as in upstream Karpenter: keys there that the kubelet
+// may not set itself are set by the controller when the node registers.
 var (
 	RestrictedLabelDomains = sets.New(
-		"kubernetes.io",
-		"k8s.io",
 		Group,
-	)
-	LabelDomainExceptions = sets.New(
-		"kops.k8s.io",
-		"node.kubernetes.io",
-		"node-restriction.kubernetes.io",
 	)
 	// WellKnownLabels are keys that NodePool requirements and pod scheduling constraints may
 	// use and that the scheduler can reason about. Cloud providers add their own keys with
@@ -126,11 +127,6 @@ func IsRestrictedLabel(key string) bool {
 		return true
 	}
 	domain := LabelDomain(key)
-	for exception := range LabelDomainExceptions {
-		if domain == exception || strings.HasSuffix(domain, "."+exception) {
-			return false
-		}
-	}
 	for restricted := range RestrictedLabelDomains {
 		if domain == restricted || strings.HasSuffix(domain, "."+restricted) {
 			return true

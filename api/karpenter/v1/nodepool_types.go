@@ -153,14 +153,16 @@ const (
 const DefaultBalancedK = 2
 
 // DisruptionReason is a reason a budget may be scoped to.
-// +kubebuilder:validation:Enum={Underutilized,Empty,Drifted}
+// +kubebuilder:validation:Enum={Underutilized,Empty,Drifted,Unhealthy}
 type DisruptionReason string
 
-// Disruption reasons.
+// Disruption reasons. Unhealthy is node repair's, a voluntary disruption paced by the budgets
+// as upstream Karpenter v1.15 made it.
 const (
 	DisruptionReasonUnderutilized DisruptionReason = "Underutilized"
 	DisruptionReasonEmpty         DisruptionReason = "Empty"
 	DisruptionReasonDrifted       DisruptionReason = "Drifted"
+	DisruptionReasonUnhealthy     DisruptionReason = "Unhealthy"
 )
 
 // Limits are resource caps for a NodePool.
@@ -181,14 +183,13 @@ type NodeClaimTemplate struct {
 // ObjectMeta is the subset of object metadata a NodeClaim template may carry; it lands on
 // every NodeClaim and Node launched from the NodePool.
 type ObjectMeta struct {
-	// Labels are applied to every node. Keys of Kubernetes' and Karpenter's own domains are
-	// restricted, as in requirements.
+	// Labels are applied to every node. Keys of Karpenter's own domains are restricted, as in
+	// requirements.
 	// +kubebuilder:validation:MaxProperties=100
-	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 316 && k.matches('^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\\\\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*)/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$'))",message="label keys must be qualified names (an optional DNS subdomain prefix and '/', then at most 63 alphanumerics, '-', '_' or '.')"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$') && k.indexOf('/') <= 253 && k.size() - k.indexOf('/') - 1 <= 63)",message="label keys must be qualified names (an optional lowercase DNS subdomain prefix of at most 253 characters and '/', then at most 63 alphanumerics, '-', '_' or '.')"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k != 'karpenter.sh/nodepool')",message="label \"karpenter.sh/nodepool\" is restricted"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k != 'kubernetes.io/hostname')",message="label \"kubernetes.io/hostname\" is restricted"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.find('^[^/]*/').endsWith('karpenter.sh/') || k == 'karpenter.sh/capacity-type' || k == 'karpenter.sh/nodepool')",message="label domain \"karpenter.sh\" is restricted: only karpenter.sh/capacity-type may be set"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k.find('^[^/]*/').endsWith('kubernetes.io/') || k.find('^[^/]*/').endsWith('k8s.io/')) || k.find('^[^/]*/').endsWith('node.kubernetes.io/') || k.find('^[^/]*/').endsWith('node-restriction.kubernetes.io/') || k.find('^[^/]*/').endsWith('kops.k8s.io/') || k in ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os'])",message="label domains \"kubernetes.io\" and \"k8s.io\" are restricted: only topology.kubernetes.io/zone, topology.kubernetes.io/region, kubernetes.io/arch, kubernetes.io/os and node.kubernetes.io/* may be set"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.find('^[^/]*/').endsWith('karpenter.kakaocloud.com/') || k in ['karpenter.kakaocloud.com/instance-family', 'karpenter.kakaocloud.com/instance-size', 'karpenter.kakaocloud.com/instance-cpu', 'karpenter.kakaocloud.com/instance-memory', 'karpenter.kakaocloud.com/instance-gpu-count', 'karpenter.kakaocloud.com/instance-gpu-name'])",message="label domain \"karpenter.kakaocloud.com\" is restricted: only the instance-family, instance-size, instance-cpu, instance-memory, instance-gpu-count and instance-gpu-name keys may be set"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k.startsWith('karpenter.') && k.contains('/') && !k.startsWith('karpenter.sh/') && !k.startsWith('karpenter.kakaocloud.com/')))",message="label keys of other cloud providers' Karpenter domains are not supported on KakaoCloud; use the karpenter.kakaocloud.com keys"
 	// +optional

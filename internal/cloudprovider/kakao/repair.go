@@ -42,9 +42,18 @@ type RepairTolerations struct {
 // failedInstanceStates are the VM states a node does not come back from by itself.
 var failedInstanceStates = []string{kakaocloud.InstanceStatusError, kakaocloud.InstanceStatusStopped}
 
+// Priorities of the repair policies: a VM KakaoCloud reports failed is certainly gone, one
+// NotReady may only have lost its network for a while.
+const (
+	instanceFailedPriority = 100
+	notReadyPriority       = 50
+)
+
 // RepairPolicies are a node whose Ready condition is False or Unknown, past the NotReady
 // toleration, or past the shorter InstanceFailed one while KakaoCloud reports its VM in error
-// or stopped.
+// or stopped. Both drain forcefully (a termination grace period of 0), as upstream
+// Karpenter's policies for Ready do: a kubelet that does not report cannot evict a pod, and
+// a graceful drain would only wait.
 func (p *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
 	notReady := p.repair.NotReady
 	if notReady <= 0 {
@@ -57,8 +66,10 @@ func (p *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
 	var policies []cloudprovider.RepairPolicy
 	for _, status := range []corev1.ConditionStatus{corev1.ConditionFalse, corev1.ConditionUnknown} {
 		policies = append(policies,
-			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, InstanceStates: failedInstanceStates, TolerationDuration: failed},
-			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, TolerationDuration: notReady},
+			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, InstanceStates: failedInstanceStates, TolerationDuration: failed,
+				TerminationGracePeriod: new(time.Duration(0)), Priority: instanceFailedPriority},
+			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, TolerationDuration: notReady,
+				TerminationGracePeriod: new(time.Duration(0)), Priority: notReadyPriority},
 		)
 	}
 	return policies

@@ -208,13 +208,20 @@ func disruptionCost(pods []*corev1.Pod, nodeClaim *karpv1.NodeClaim, now time.Ti
 	return cost
 }
 
-// podEvictionCost is 1 for an ordinary pod, more for pods with a positive deletion cost or a
-// high priority, clamped to [-10, 10].
+// podEvictionCost is 1 for an ordinary pod, more for pods with a positive disruption cost
+// or a high priority, clamped to [-10, 10]. The cost is the pod's karpenter.sh/disruption-cost
+// or, without it, its controller.kubernetes.io/pod-deletion-cost, an int32 each, as upstream
+// Karpenter v1.15 reads them (the ReplicaSet controller's hint is a user's when Karpenter does
+// not write it, which this operator never does); a value that does not parse counts as none.
 func podEvictionCost(pod *corev1.Pod) float64 {
 	cost := 1.0
-	if v, ok := pod.Annotations[podDeletionCostAnnotation]; ok {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			cost += f / math.Pow(2, 27)
+	v, ok := pod.Annotations[karpv1.DisruptionCostAnnotationKey]
+	if !ok {
+		v, ok = pod.Annotations[podDeletionCostAnnotation]
+	}
+	if ok {
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil {
+			cost += float64(n) / math.Pow(2, 27)
 		}
 	}
 	if pod.Spec.Priority != nil {

@@ -17,13 +17,16 @@ package disruption
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // Disruption methods, in the order they are tried.
 const (
+	MethodRepair     = "repair"
 	MethodEmptiness  = "emptiness"
 	MethodDrift      = "drift"
 	MethodMultiNode  = "multi-node consolidation"
@@ -53,6 +56,12 @@ type Command struct {
 	Placed []scheduling.Placement
 	// Scores are the move's scores in the Balanced NodePools it takes nodes from.
 	Scores []Score
+	// DrainBound, when set, ends the candidates' drain that long after their deletion
+	// (repair: its policy's termination grace period); otherwise their NodeClaims' own
+	// terminationGracePeriod applies.
+	DrainBound *time.Duration
+	// Repair is how the candidate of a repair command is unhealthy.
+	Repair *health.Finding
 }
 
 // Decision is delete or replace.

@@ -29,6 +29,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
@@ -62,6 +63,9 @@ type Controller struct {
 	// EventRepeat is how long the same explanation is not published again; the shared
 	// recorder's default when zero.
 	EventRepeat time.Duration
+	// NodeRepair runs the repair method: unhealthy nodes replaced within the budgets of reason
+	// Unhealthy. Off when node repair is off, or left to the legacy repair controller.
+	NodeRepair bool
 	// Clock tells the time; the real clock when nil.
 	Clock clock.Clock
 	now   func() time.Time
@@ -240,6 +244,11 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 		return in, err
 	}
 	in.VolumeRequirements = volumes
+	if c.NodeRepair {
+		if in.Repair, err = c.repairInput(ctx, in); err != nil {
+			return in, err
+		}
+	}
 	in.InFlight = c.orchestrator.inFlight()
 	in.Deleted = c.orchestrator.deletedNodeClaims(existing)
 	var headedFor sets.Set[string]
@@ -252,6 +261,52 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	return in, nil
 }
 
+// repairInput finds the nodes unhealthy past a repair policy's toleration and the NodePools
+// whose circuit breaker holds repair. Only a node that meets a policy's condition costs a
+// look at its VM's state.
+func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*RepairInput, error) {
+	out := &RepairInput{Unhealthy: map[string]health.Finding{}, Held: map[string]string{}}
+	policies := c.CloudProvider.RepairPolicies()
+	total, unhealthy := map[string]int{}, map[string]int{}
+	for _, node := range in.Nodes {
+		if pool, ok := node.Labels[karpv1.LabelNodePool]; ok {
+			total[pool]++
+			if health.MeetsAPolicy(policies, node) {
+				unhealthy[pool]++
+			}
+		}
+	}
+	nodes := make(map[string]*corev1.Node, len(in.Nodes))
+	for _, node := range in.Nodes {
+		if node.Spec.ProviderID != "" {
+			nodes[node.Spec.ProviderID] = node
+		}
+	}
+	for _, nodeClaim := range in.NodeClaims {
+		node := nodes[nodeClaim.Status.ProviderID]
+		if node == nil || nodeClaim.Status.ProviderID == "" || !nodeClaim.DeletionTimestamp.IsZero() || !health.MeetsAPolicy(policies, node) {
+			continue
+		}
+		found, _, err := health.Evaluate(ctx, c.CloudProvider, node, nodeClaim, in.Now)
+		if err != nil {
+			return nil, err
+		}
+		if found != nil {
+			out.Unhealthy[nodeClaim.Name] = *found
+		}
+	}
+	for _, np := range in.NodePools {
+		why, err := health.Breaker(np, total[np.Name], unhealthy[np.Name])
+		if err != nil {
+			why = "repair is held: " + err.Error()
+		}
+		if why != "" {
+			out.Held[np.Name] = why
+		}
+	}
+	return out, nil
+}
+
 // report publishes what a decision found: explanations as events, eligible nodes and allowed
 // disruptions as metrics.
 func (c *Controller) report(snap *Snapshot, d *Decision) {
@@ -259,7 +314,7 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 		eligibleNodes.WithLabelValues(string(reason)).Set(float64(n))
 	}
 	for _, name := range snap.poolNames {
-		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized} {
+		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy} {
 			allowedDisruptions.WithLabelValues(name, string(reason)).Set(float64(snap.budget(name, reason).Nodes))
 		}
 	}

@@ -69,10 +69,14 @@ type PoolBlocked struct {
 	Message  string
 }
 
-// Decide tries the methods in order (emptiness, drift, multi-node then single-node
-// consolidation) and returns the first command one of them produces.
+// Decide tries the methods in order (repair, emptiness, drift, multi-node then single-node
+// consolidation) and returns the first command one of them produces. Repair comes first, as
+// upstream's: fixing a fault outranks any saving.
 func (s *Snapshot) Decide(opts Options) *Decision {
 	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}}
+	if d.Command = s.repair(d); d.Command != nil {
+		return d
+	}
 	if d.Command = s.emptiness(d); d.Command != nil {
 		return d
 	}

@@ -18,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 )
 
 // Event reasons of the disruption loop, upstream Karpenter's where it has one.
@@ -59,6 +61,11 @@ func nodeHeld(recorder events.EventRecorder, object runtime.Object, eventType, r
 // budgetBlocked says, on a NodePool, that its budgets allow no disruption now.
 func budgetBlocked(recorder events.EventRecorder, nodePool runtime.Object, message string) {
 	recorder.Eventf(nodePool, nil, corev1.EventTypeNormal, EventDisruptionBlocked, action, "%s", message)
+}
+
+// repairing says, on an unhealthy node and its NodeClaim, why repair replaces it and how.
+func repairing(recorder events.EventRecorder, object runtime.Object, message string) {
+	recorder.Eventf(object, nil, corev1.EventTypeWarning, health.ReasonNodeRepair, action, "%s", message)
 }
 
 // launching says a command launches the NodeClaim's replacements.

@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
@@ -190,6 +191,9 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	decisionsTotal.WithLabelValues(cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
 
 	r := &running{id: id, cmd: cmd, started: o.now()}
+	if cmd.Repair != nil {
+		o.announceRepair(cmd)
+	}
 	if err := o.taint(ctx, cmd); err != nil {
 		o.rollback(ctx, r, fmt.Sprintf("tainting the nodes failed: %v", err))
 		return err
@@ -212,6 +216,30 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	}
 	o.running = append(o.running, r)
 	return nil
+}
+
+// announceRepair tells the node and its NodeClaim why repair replaces it, and how its pods go.
+func (o *orchestrator) announceRepair(cmd *Command) {
+	how := "its pods are drained through the Eviction API"
+	switch bound := cmd.DrainBound; {
+	case bound != nil && *bound == 0:
+		how = "its pods are deleted without waiting on evictions, PodDisruptionBudgets or karpenter.sh/do-not-disrupt (its repair policy's termination grace period is 0)"
+	case bound != nil:
+		how = fmt.Sprintf("its pods are drained through the Eviction API for at most %s, then deleted", *bound)
+	}
+	first := "it has no pods to move"
+	if len(cmd.Replacements) > 0 {
+		first = fmt.Sprintf("%d replacement(s) are launched and initialized first", len(cmd.Replacements))
+	} else if cmd.pods() > 0 {
+		first = "its pods fit other nodes"
+	}
+	message := fmt.Sprintf("Replacing the unhealthy node: %s; %s, then %s", cmd.Repair, first, how)
+	for _, c := range cmd.Candidates {
+		repairing(o.recorder, c.NodeClaim, message)
+		if c.Node != nil {
+			repairing(o.recorder, c.Node, message)
+		}
+	}
 }
 
 // advance moves each running command on: once its replacements are initialized the
@@ -271,6 +299,13 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	err := eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		nodeClaim := c.NodeClaim
+		if bound := r.cmd.DrainBound; bound != nil {
+			// Before the deletion, so that termination reads the bound from its first pass; on
+			// a copy, as the candidate is the cache's.
+			if err := nodeclaimutil.TerminateBy(ctx, o.client, nodeClaim.DeepCopy(), o.now().Add(*bound)); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("bounding the drain of nodeclaim %s: %w", nodeClaim.Name, err)
+			}
+		}
 		err := o.client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
@@ -280,6 +315,9 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 		}
 		if err == nil {
 			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
+			if r.cmd.Repair != nil {
+				health.RecordRepair(*r.cmd.Repair, nodeClaim)
+			}
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
 			if len(r.replacements) > 0 {
 				msg += " now that its replacement " + strings.Join(r.replacements, ", ") + " is initialized"

@@ -62,6 +62,9 @@ type SnapshotInput struct {
 	// Nominated names NodeClaims that pods are on their way to (replacements whose candidates
 	// are still draining): they are not candidates.
 	Nominated sets.Set[string]
+	// Repair is what node repair reads; nil when the repair method is off (node repair
+	// turned off, or left to the legacy controller).
+	Repair *RepairInput
 }
 
 // Snapshot is the cluster as one disruption decision sees it, with what every method needs
@@ -97,6 +100,8 @@ type Snapshot struct {
 	// moves scored, for the metrics.
 	balanced map[string]poolTotals
 	scored   []Score
+	// repairs is what node repair reads, nil when the repair method is off.
+	repairs *RepairInput
 	// notices are what pods are to be told about their do-not-disrupt annotations, once each.
 	notices []PodNotice
 	noticed sets.Set[types.UID]
@@ -149,6 +154,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		pdbIndex:   map[string]*labelindex.Index[int]{},
 		noticed:    sets.New[types.UID](),
 		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
+		repairs:    in.Repair,
 	}
 	for _, np := range in.NodePools {
 		p := &pool{
@@ -173,6 +179,11 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 	managedNodes := sets.New[string]()
 	for _, nodeClaim := range in.NodeClaims {
 		n := &StateNode{NodeClaim: nodeClaim, inFlight: in.InFlight.Has(nodeClaim.Name), deleted: in.Deleted.Has(nodeClaim.Name), nominated: in.Nominated.Has(nodeClaim.Name)}
+		if in.Repair != nil {
+			if f, ok := in.Repair.Unhealthy[nodeClaim.Name]; ok {
+				n.unhealthy = &f
+			}
+		}
 		if nodeClaim.Status.ProviderID != "" {
 			n.Node = nodesByProviderID[nodeClaim.Status.ProviderID]
 		}
@@ -249,7 +260,10 @@ func (s *Snapshot) budget(poolName string, reason karpv1.DisruptionReason) budge
 			}
 			name := n.pool.np.Name
 			totals[name]++
-			if !n.ready() || n.markedForDisruption() {
+			// A NotReady node uses up the budgets as one being disrupted would, but not repair's:
+			// NotReady is what repair acts on, and unhealthy nodes would otherwise keep their
+			// own repair from starting, as upstream Karpenter counts them.
+			if n.markedForDisruption() || (!n.ready() && reason != karpv1.DisruptionReasonUnhealthy) {
 				disrupting[name]++
 			}
 		}

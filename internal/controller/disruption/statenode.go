@@ -20,6 +20,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
@@ -38,6 +39,9 @@ type StateNode struct {
 	deleted      bool
 	nominated    bool
 	dest         *dest // where pods could land on this node, nil when nowhere
+	// unhealthy is how the node meets a repair policy past its toleration, nil when it
+	// does not (or repair is off).
+	unhealthy *health.Finding
 }
 
 // Name is the NodeClaim's name.

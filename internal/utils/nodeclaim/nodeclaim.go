@@ -17,6 +17,7 @@ package nodeclaim
 import (
 	"context"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -123,6 +124,21 @@ func Delete(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim) (
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// TerminateBy makes the NodeClaim's drain end by at: its termination timestamp annotation,
+// which termination reads as the moment pods are deleted without waiting on evictions, is set
+// to at, unless one already ends the drain sooner. An annotation that cannot be read is
+// replaced.
+func TerminateBy(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, at time.Time) error {
+	if value, ok := nodeClaim.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]; ok {
+		if current, err := time.Parse(time.RFC3339, value); err == nil && !current.After(at) {
+			return nil
+		}
+	}
+	stored := nodeClaim.DeepCopy()
+	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.UTC().Format(time.RFC3339))
+	return Patch(ctx, c, stored, nodeClaim)
 }
 
 // rebase reads the NodeClaim again and hands it to write, as long as the write conflicts

@@ -19,6 +19,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -199,5 +200,52 @@ func newNodeClaim(name string) *karpv1.NodeClaim {
 			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: "In", Values: []string{"default"}}},
 			NodeClassRef: &karpv1.NodeClassReference{Group: "karpenter.kakaocloud.com", Kind: "KCNodeClass", Name: "default"},
 		},
+	}
+}
+
+// TestTerminateBy: the termination timestamp ends the drain at the earliest moment asked for;
+// a later one never postpones it, an unreadable one is replaced.
+func TestTerminateBy(t *testing.T) {
+	kube := apiServer(t)
+	ctx := context.Background()
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	read := func(nodeClaim *karpv1.NodeClaim) string {
+		t.Helper()
+		got := &karpv1.NodeClaim{}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]
+	}
+	nodeClaim := newNodeClaim("bounded")
+	if err := kube.Create(ctx, nodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name string
+		at   time.Time
+		want time.Time
+	}{
+		{"set when there is none", at, at},
+		{"a later deadline does not postpone it", at.Add(time.Hour), at},
+		{"an earlier one brings it forward", at.Add(-time.Minute), at.Add(-time.Minute)},
+	} {
+		if err := nodeclaimutil.TerminateBy(ctx, kube, nodeClaim, step.at); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if got := read(nodeClaim); got != step.want.Format(time.RFC3339) {
+			t.Errorf("%s: annotation %q, want %s", step.name, got, step.want.Format(time.RFC3339))
+		}
+	}
+	stored := nodeClaim.DeepCopy()
+	nodeClaim.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey] = "soon"
+	if err := nodeclaimutil.Patch(ctx, kube, stored, nodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	if err := nodeclaimutil.TerminateBy(ctx, kube, nodeClaim, at); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(nodeClaim); got != at.Format(time.RFC3339) {
+		t.Errorf("an unreadable annotation: %q, want it replaced by %s", got, at.Format(time.RFC3339))
 	}
 }

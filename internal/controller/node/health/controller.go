@@ -17,11 +17,10 @@ package health
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -37,7 +36,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // breakerRecheck is how soon a node whose repair is held is looked at again.
@@ -56,23 +54,6 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 }
 
-// finding is how a node is unhealthy: the policy it meets, the node condition that meets it
-// and, for a policy on the VM's state, that state.
-type finding struct {
-	policy        cloudprovider.RepairPolicy
-	condition     corev1.NodeCondition
-	instanceState string
-	lasted        time.Duration
-}
-
-func (f finding) String() string {
-	s := fmt.Sprintf("its %s condition has been %s for %s", f.condition.Type, f.condition.Status, f.lasted.Round(time.Second))
-	if f.instanceState != "" {
-		s += fmt.Sprintf(" and KakaoCloud reports its VM %s", f.instanceState)
-	}
-	return s + fmt.Sprintf(", past the %s its repair policy tolerates", f.policy.TolerationDuration)
-}
-
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;patch;delete
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
@@ -88,7 +69,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcil
 		return reconcile.Result{}, err
 	}
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("NodeClaim", klog.KObj(nodeClaim)))
-	found, wait, err := r.unhealthy(ctx, node, nodeClaim)
+	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.now())
 	if err != nil || found == nil {
 		return reconcile.Result{RequeueAfter: wait}, err
 	}
@@ -122,152 +103,45 @@ func (r *Reconciler) nodeClaimOf(ctx context.Context, node *corev1.Node) (*karpv
 	return nil, nil
 }
 
-// unhealthy finds the first repair policy the node meets past its toleration; otherwise it
-// returns how long until the earliest toleration ends (0 when none is running).
-func (r *Reconciler) unhealthy(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim) (*finding, time.Duration, error) {
-	now := r.now()
-	var wait time.Duration
-	state, stateRead := "", false
-	for _, policy := range r.CloudProvider.RepairPolicies() {
-		condition, ok := nodeCondition(node, policy.ConditionType)
-		if !ok || condition.Status != policy.ConditionStatus {
-			continue
-		}
-		if len(policy.InstanceStates) > 0 {
-			if !stateRead {
-				var err error
-				if state, err = r.CloudProvider.InstanceState(ctx, nodeClaim); err != nil {
-					return nil, 0, err
-				}
-				stateRead = true
-			}
-			if !slices.Contains(policy.InstanceStates, state) {
-				// The VM's state is KakaoCloud's and changes without an event on the node: a
-				// node that went NotReady before its VM went to error would otherwise wait for
-				// the longer policy's toleration.
-				wait = result.Sooner(wait, instanceStateRecheck)
-				continue
-			}
-		}
-		lasted := now.Sub(condition.LastTransitionTime.Time)
-		if left := policy.TolerationDuration - lasted; left > 0 {
-			wait = result.Sooner(wait, left)
-			continue
-		}
-		found := &finding{policy: policy, condition: condition, lasted: lasted}
-		if len(policy.InstanceStates) > 0 {
-			found.instanceState = state
-		}
-		return found, 0, nil
-	}
-	return nil, wait, nil
-}
-
-// held says why repair holds in the NodePool ("" when it does not): repair.maxUnhealthy is 0,
-// or more of the NodePool's nodes than it allows are unhealthy at once. A node counts as
-// unhealthy when it meets a repair policy's condition, whether or not its toleration is over,
-// as upstream Karpenter counts them.
+// held says why repair holds in the NodePool ("" when it does not), as Breaker decides.
 func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error) {
 	pool := nodeClaim.Labels[karpv1.LabelNodePool]
-	maxUnhealthy := karpv1.DefaultMaxUnhealthy
-	nodePool := &karpv1.NodePool{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: pool}, nodePool); client.IgnoreNotFound(err) != nil {
+	nodePool := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(nodePool), nodePool); client.IgnoreNotFound(err) != nil {
 		return "", err
-	}
-	if repair := nodePool.Spec.Disruption.Repair; repair != nil && repair.MaxUnhealthy != "" {
-		maxUnhealthy = repair.MaxUnhealthy
-	}
-	if maxUnhealthy == "0" {
-		return fmt.Sprintf("repair is turned off for NodePool %s (its repair.maxUnhealthy is 0)", pool), nil
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.MatchingLabels{karpv1.LabelNodePool: pool}); err != nil {
 		return "", err
 	}
+	policies := r.CloudProvider.RepairPolicies()
 	unhealthy := 0
 	for i := range nodes.Items {
-		if r.meetsAPolicy(&nodes.Items[i]) {
+		if MeetsAPolicy(policies, &nodes.Items[i]) {
 			unhealthy++
 		}
 	}
-	allowed, err := karpv1.NodeCount(maxUnhealthy, len(nodes.Items))
-	if err != nil {
-		return "", fmt.Errorf("NodePool %s's repair.maxUnhealthy: %w", pool, err)
-	}
-	if unhealthy <= allowed {
-		return "", nil
-	}
-	return fmt.Sprintf("repair is held: %d of the %d nodes of NodePool %s are unhealthy, more than its repair.maxUnhealthy (%s, %d nodes) allows; a fault that takes that many nodes down is not one replacing them fixes",
-		unhealthy, len(nodes.Items), pool, maxUnhealthy, allowed), nil
-}
-
-func (r *Reconciler) meetsAPolicy(node *corev1.Node) bool {
-	for _, policy := range r.CloudProvider.RepairPolicies() {
-		if condition, ok := nodeCondition(node, policy.ConditionType); ok && condition.Status == policy.ConditionStatus {
-			return true
-		}
-	}
-	return false
+	return Breaker(nodePool, len(nodes.Items), unhealthy)
 }
 
 // repair deletes the node's NodeClaim with its terminationGracePeriod already over: its
 // termination deletes the pods without waiting on PodDisruptionBudgets or
 // karpenter.sh/do-not-disrupt (an unhealthy node's pods are not serving), deletes the VM, and
 // the pods are provisioned for again.
-func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found finding) error {
-	now := r.now().UTC()
-	if at, ok := nodeClaim.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey]; !ok || terminatesAfter(at, now) {
-		patch := client.MergeFrom(nodeClaim.DeepCopy())
-		if nodeClaim.Annotations == nil {
-			nodeClaim.Annotations = map[string]string{}
-		}
-		nodeClaim.Annotations[karpv1.NodeClaimTerminationTimestampAnnotationKey] = now.Format(time.RFC3339)
-		if err := r.Client.Patch(ctx, nodeClaim, patch); err != nil {
-			return client.IgnoreNotFound(err)
-		}
+func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found Finding) error {
+	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.now()); err != nil {
+		return client.IgnoreNotFound(err)
 	}
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
 		return err
 	}
 	pool, capacityType := nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType]
 	repairing(r.Recorder, node, nodeClaim, fmt.Sprintf("Replacing the unhealthy node: %s. Its pods are deleted without waiting on PodDisruptionBudgets or karpenter.sh/do-not-disrupt, and provisioned for again", found))
-	unhealthyDisrupted.WithLabelValues(snakeCase(string(found.condition.Type)), pool, capacityType, nodeClaim.Status.ImageID).Inc()
+	RecordRepair(found, nodeClaim)
 	metrics.NodeClaimsDisrupted.WithLabelValues(pool, "unhealthy", capacityType).Inc()
-	log.FromContext(ctx).Info("deleting unhealthy node", "condition", found.condition.Type, "status", found.condition.Status,
-		"instanceState", found.instanceState, "toleration", found.policy.TolerationDuration.String())
+	log.FromContext(ctx).Info("deleting unhealthy node", "condition", found.Condition.Type, "status", found.Condition.Status,
+		"instanceState", found.InstanceState, "toleration", found.Policy.TolerationDuration.String())
 	return nil
-}
-
-// terminatesAfter reports whether a termination timestamp annotation is later than now, or
-// unreadable.
-func terminatesAfter(at string, now time.Time) bool {
-	t, err := time.Parse(time.RFC3339, at)
-	return err != nil || t.After(now)
-}
-
-func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
-	for _, c := range node.Status.Conditions {
-		if c.Type == t {
-			return c, true
-		}
-	}
-	return corev1.NodeCondition{}, false
-}
-
-// snakeCase writes a condition type as upstream's metric label does: Ready as ready,
-// MemoryPressure as memory_pressure.
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func (r *Reconciler) now() time.Time {

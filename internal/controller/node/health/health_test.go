@@ -119,3 +119,45 @@ var _ = Describe("Node repair", func() {
 		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepairBlocked, "repair is turned off for NodePool")
 	})
 })
+
+// The repair method of the disruption loop (the default since upstream Karpenter v1.15; the
+// specs above are the legacy controller's) over the same emulator and API server.
+var _ = Describe("Node repair as a disruption method", func() {
+	BeforeEach(func() {
+		controllers.Disruption.NodeRepair = true
+		DeferCleanup(func() { controllers.Disruption.NodeRepair = false })
+	})
+	unhealthyBudget := func(nodePool *karpv1.NodePool) {
+		nodePool.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonUnhealthy}}}
+	}
+
+	It("repairs a node past its toleration within the Unhealthy budget, its drain ended at once by its policy, and not before", func() {
+		nodePool := pool(unhealthyBudget)
+		nodeClaim, node := readyNode(nodePool)
+		node = notReady(node)
+		env.Step(kakao.DefaultNotReadyToleration - time.Second)
+		Expect(controllers.Disruption.Pass(env.Ctx)).To(Succeed())
+		Expect(deleting(nodeClaim)).To(BeFalse())
+
+		before := test.MetricValue("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name})
+		env.Step(2 * time.Second)
+		Expect(controllers.Disruption.Pass(env.Ctx)).To(Succeed())
+		Expect(deleting(nodeClaim)).To(BeTrue())
+		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKeyWithValue(karpv1.NodeClaimTerminationTimestampAnnotationKey,
+			env.Clock.Now().UTC().Format(time.RFC3339)), "its repair policy's termination grace period is 0")
+		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepair, "past the 30m0s its repair policy tolerates; it has no pods to move, then its pods are deleted without waiting")
+		ExpectMetric("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name}, Equal(before+1))
+		ExpectMetric("karpenter_nodeclaims_disrupted_total", map[string]string{"reason": "unhealthy", "nodepool": nodePool.Name}, BeNumerically(">=", 1))
+	})
+
+	It("leaves a node annotated karpenter.sh/do-not-repair alone, and says so", func() {
+		nodeClaim, node := readyNode(pool(unhealthyBudget))
+		node = notReady(node)
+		node.Annotations = map[string]string{karpv1.DoNotRepairAnnotationKey: "true"}
+		ExpectApplied(env.Ctx, env.Client, node)
+		env.Step(kakao.DefaultNotReadyToleration + time.Second)
+		Expect(controllers.Disruption.Pass(env.Ctx)).To(Succeed())
+		Expect(deleting(nodeClaim)).To(BeFalse())
+		ExpectEvent(env.Recorder, nodeClaim.Name, "DisruptionBlocked", "repair is blocked through the karpenter.sh/do-not-repair annotation")
+	})
+})

@@ -45,7 +45,7 @@ var (
 		FakeClock: true, Direct: true,
 		Emulator: emulator.Options{BuildDelay: buildDelay},
 	}, func(env *test.Environment) error {
-		controllers = env.Controllers(func(o *operator.Options) { o.NodeRepair = true })
+		controllers = env.Controllers(func(o *operator.Options) { o.NodeRepair, o.LegacyNodeRepair = true, true })
 		return nil
 	})
 )

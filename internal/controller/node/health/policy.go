@@ -1,0 +1,186 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package health
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
+)
+
+// What makes a node unhealthy and whether repair may act in its NodePool, shared by the
+// disruption loop's repair method and the legacy repair controller of this package.
+
+// Finding is how a node is unhealthy: the repair policy it meets past its toleration (the one
+// of highest priority when it meets several), the node condition that meets it and, for a
+// policy on the VM's state, that state.
+type Finding struct {
+	Policy        cloudprovider.RepairPolicy
+	Condition     corev1.NodeCondition
+	InstanceState string
+	Lasted        time.Duration
+	// TerminationGracePeriod is the shortest drain bound of the policies the node meets past
+	// their toleration; nil when none of them sets one.
+	TerminationGracePeriod *time.Duration
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("its %s condition has been %s for %s", f.Condition.Type, f.Condition.Status, f.Lasted.Round(time.Second))
+	if f.InstanceState != "" {
+		s += fmt.Sprintf(" and KakaoCloud reports its VM %s", f.InstanceState)
+	}
+	return s + fmt.Sprintf(", past the %s its repair policy tolerates", f.Policy.TolerationDuration)
+}
+
+// EligibleAt is when the node became a repair candidate: its condition's transition plus the
+// policy's toleration.
+func (f Finding) EligibleAt() time.Time {
+	return f.Condition.LastTransitionTime.Add(f.Policy.TolerationDuration)
+}
+
+// Evaluate finds the repair policies the node meets past their toleration at now; otherwise it
+// returns how long until the earliest toleration ends (0 when none is running).
+func Evaluate(ctx context.Context, provider cloudprovider.CloudProvider, node *corev1.Node, nodeClaim *karpv1.NodeClaim, now time.Time) (*Finding, time.Duration, error) {
+	var wait time.Duration
+	var found *Finding
+	state, stateRead := "", false
+	for _, policy := range provider.RepairPolicies() {
+		condition, ok := nodeCondition(node, policy.ConditionType)
+		if !ok || condition.Status != policy.ConditionStatus {
+			continue
+		}
+		if len(policy.InstanceStates) > 0 {
+			if !stateRead {
+				var err error
+				if state, err = provider.InstanceState(ctx, nodeClaim); err != nil {
+					return nil, 0, err
+				}
+				stateRead = true
+			}
+			if !slices.Contains(policy.InstanceStates, state) {
+				// The VM's state is KakaoCloud's and changes without an event on the node: a
+				// node that went NotReady before its VM went to error would otherwise wait for
+				// the longer policy's toleration.
+				wait = result.Sooner(wait, instanceStateRecheck)
+				continue
+			}
+		}
+		lasted := now.Sub(condition.LastTransitionTime.Time)
+		if left := policy.TolerationDuration - lasted; left > 0 {
+			wait = result.Sooner(wait, left)
+			continue
+		}
+		if found == nil || policy.Priority > found.Policy.Priority {
+			bound := shorter(policy.TerminationGracePeriod, nil)
+			if found != nil {
+				bound = shorter(policy.TerminationGracePeriod, found.TerminationGracePeriod)
+			}
+			found = &Finding{Policy: policy, Condition: condition, Lasted: lasted, TerminationGracePeriod: bound}
+			if len(policy.InstanceStates) > 0 {
+				found.InstanceState = state
+			}
+			continue
+		}
+		found.TerminationGracePeriod = shorter(policy.TerminationGracePeriod, found.TerminationGracePeriod)
+	}
+	if found != nil {
+		return found, 0, nil
+	}
+	return nil, wait, nil
+}
+
+// shorter is the shorter of two drain bounds, nil meaning none.
+func shorter(a, b *time.Duration) *time.Duration {
+	switch {
+	case a == nil:
+		return b
+	case b == nil || *a < *b:
+		return a
+	}
+	return b
+}
+
+// MeetsAPolicy reports whether one of the node's conditions is as a repair policy names it,
+// whether or not its toleration is over: how the circuit breaker counts a node unhealthy, as
+// upstream Karpenter counts them.
+func MeetsAPolicy(policies []cloudprovider.RepairPolicy, node *corev1.Node) bool {
+	for _, policy := range policies {
+		if condition, ok := nodeCondition(node, policy.ConditionType); ok && condition.Status == policy.ConditionStatus {
+			return true
+		}
+	}
+	return false
+}
+
+// Breaker says why repair holds in a NodePool of total nodes, unhealthy of which meet a repair
+// policy ("" when it does not): its repair.maxUnhealthy is 0, or more of its nodes than that
+// allows are unhealthy at once, a fault that replacing nodes does not fix.
+func Breaker(nodePool *karpv1.NodePool, total, unhealthy int) (string, error) {
+	maxUnhealthy := karpv1.DefaultMaxUnhealthy
+	if repair := nodePool.Spec.Disruption.Repair; repair != nil && repair.MaxUnhealthy != "" {
+		maxUnhealthy = repair.MaxUnhealthy
+	}
+	if maxUnhealthy == "0" {
+		return fmt.Sprintf("repair is turned off for NodePool %s (its repair.maxUnhealthy is 0)", nodePool.Name), nil
+	}
+	allowed, err := karpv1.NodeCount(maxUnhealthy, total)
+	if err != nil {
+		return "", fmt.Errorf("NodePool %s's repair.maxUnhealthy: %w", nodePool.Name, err)
+	}
+	if unhealthy <= allowed {
+		return "", nil
+	}
+	return fmt.Sprintf("repair is held: %d of the %d nodes of NodePool %s are unhealthy, more than its repair.maxUnhealthy (%s, %d nodes) allows; a fault that takes that many nodes down is not one replacing them fixes",
+		unhealthy, total, nodePool.Name, maxUnhealthy, allowed), nil
+}
+
+// RecordRepair counts a repaired NodeClaim in karpenter_nodeclaims_unhealthy_disrupted_total.
+func RecordRepair(found Finding, nodeClaim *karpv1.NodeClaim) {
+	unhealthyDisrupted.WithLabelValues(snakeCase(string(found.Condition.Type)), nodeClaim.Labels[karpv1.LabelNodePool],
+		nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Status.ImageID).Inc()
+}
+
+func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
+	for _, c := range node.Status.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return corev1.NodeCondition{}, false
+}
+
+// snakeCase writes a condition type as upstream's metric label does: Ready as ready,
+// MemoryPressure as memory_pressure.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			c += 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
