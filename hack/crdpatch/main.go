@@ -31,7 +31,11 @@ import (
 )
 
 const (
-	qualifiedNamePattern = `^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*)/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
+	// A qualified name as node taints take it: an optional lowercase DNS subdomain and '/',
+	// then a name. Its lengths are checked by qualifiedNameLengths.
+	qualifiedNamePattern = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$`
+	// At most 253 characters before the '/' and 63 after it.
+	qualifiedNameLengths = `self.indexOf('/') <= 253 && self.size() - self.indexOf('/') - 1 <= 63`
 	labelValuePattern    = `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 )
 
@@ -110,6 +114,10 @@ func patchTaint(t *apiextensionsv1.JSONSchemaProps) {
 	key.MinLength = new(int64(1))
 	key.MaxLength = new(int64(316))
 	key.Pattern = qualifiedNamePattern
+	key.XValidations = apiextensionsv1.ValidationRules{{
+		Rule:    qualifiedNameLengths,
+		Message: "taint keys must be qualified names: a prefix of at most 253 characters before the '/', and at most 63 after it",
+	}}
 	t.Properties["key"] = key
 
 	value := t.Properties["value"]

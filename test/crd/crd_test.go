@@ -360,6 +360,13 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 				set(u, map[string]any{"nodes": "5"}, "spec", "limits")
 			})
 		}),
+		Entry("NodePool with custom keys of the kubernetes.io and k8s.io domains, as upstream admits them", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) {
+				addRequirement(u, requirement("kubernetes.io/custom", "In", "x"))
+				addRequirement(u, requirement("example.k8s.io/thing", "Exists"))
+				set(u, map[string]any{"kubernetes.io/role": "x", "team.k8s.io/name": "checkout"}, "spec", "template", "metadata", "labels")
+			})
+		}),
 		Entry("NodePool with node.kubernetes.io and provider label keys on its template", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
 				set(u, map[string]any{"node.kubernetes.io/role": "worker", "karpenter.kakaocloud.com/instance-family": "m2a", "karpenter.sh/capacity-type": "on-demand"}, "spec", "template", "metadata", "labels")
@@ -432,16 +439,16 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 				addRequirement(u, requirement("karpenter.sh/initialized", "In", "true"))
 			})
 		}, `label domain "karpenter.sh" is restricted: only karpenter.sh/capacity-type may be used, not karpenter.sh/initialized`),
-		Entry("an unknown kubernetes.io key", func() *unstructured.Unstructured {
+		Entry("a key whose prefix is not lowercase", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
-				addRequirement(u, requirement("kubernetes.io/custom", "In", "x"))
+				addRequirement(u, requirement("Example.com/team", "Exists"))
 			})
-		}, `label domains "kubernetes.io" and "k8s.io" are restricted: kubernetes.io/custom is not one of`),
-		Entry("an unknown k8s.io key", func() *unstructured.Unstructured {
+		}, `spec.template.spec.requirements[5].key: Invalid value: "Example.com/team"`),
+		Entry("a key whose name is over 63 characters", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
-				addRequirement(u, requirement("example.k8s.io/thing", "Exists"))
+				addRequirement(u, requirement("example.com/"+strings.Repeat("t", 64), "Exists"))
 			})
-		}, `label domains "kubernetes.io" and "k8s.io" are restricted: example.k8s.io/thing`),
+		}, "requirement keys must be qualified names: a prefix of at most 253 characters before the '/', and at most 63 after it"),
 		Entry("an unregistered KakaoCloud key", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
 				addRequirement(u, requirement("karpenter.kakaocloud.com/instance-generation", "Gt", "1"))
@@ -626,11 +633,16 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 				set(u, map[string]any{"kubernetes.io/hostname": "x"}, "spec", "template", "metadata", "labels")
 			})
 		}, `label "kubernetes.io/hostname" is restricted`),
-		Entry("a kubernetes.io template label", func() *unstructured.Unstructured {
+		Entry("a template label key whose prefix is over 253 characters", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
-				set(u, map[string]any{"kubernetes.io/role": "x"}, "spec", "template", "metadata", "labels")
+				set(u, map[string]any{strings.Repeat("a", 250) + ".com/team": "x"}, "spec", "template", "metadata", "labels")
 			})
-		}, `label domains "kubernetes.io" and "k8s.io" are restricted`),
+		}, "label keys must be qualified names"),
+		Entry("a taint key whose prefix is not lowercase", func() *unstructured.Unstructured {
+			return nodePool(func(u *unstructured.Unstructured) {
+				set(u, []any{map[string]any{"key": "Example.com/dedicated", "effect": "NoSchedule"}}, "spec", "template", "spec", "taints")
+			})
+		}, `spec.template.spec.taints[0].key: Invalid value: "Example.com/dedicated"`),
 		Entry("an AWS template label", func() *unstructured.Unstructured {
 			return nodePool(func(u *unstructured.Unstructured) {
 				set(u, map[string]any{"karpenter.k8s.aws/instance-family": "m5"}, "spec", "template", "metadata", "labels")

@@ -32,12 +32,13 @@ const (
 // NodeSelectorRequirementWithMinValues is a node selector requirement with an optional minimum
 // number of distinct values the launched capacity must stay flexible across.
 //
-// The key rules below keep NodePools portable and safe: keys the controller owns, keys of
-// Kubernetes' own domains and keys of other cloud providers are refused with a message that
-// names what to use instead.
+// The key rules below keep NodePools portable and safe: keys the controller owns and keys of
+// other cloud providers are refused with a message that names what to use instead. Keys of
+// Kubernetes' own domains (kubernetes.io, k8s.io) are custom keys like any other, as upstream
+// Karpenter has them since it lifted that restriction: the controller sets them on the node
+// at registration, where the kubelet may not.
 // +kubebuilder:validation:XValidation:rule="self.key != 'kubernetes.io/hostname'",message="label \"kubernetes.io/hostname\" is restricted"
 // +kubebuilder:validation:XValidation:rule="!self.key.find('^[^/]*/').endsWith('karpenter.sh/') || self.key in ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool']",messageExpression="'label domain \"karpenter.sh\" is restricted: only karpenter.sh/capacity-type may be used, not ' + self.key"
-// +kubebuilder:validation:XValidation:rule="!(self.key.find('^[^/]*/').endsWith('kubernetes.io/') || self.key.find('^[^/]*/').endsWith('k8s.io/')) || self.key.find('^[^/]*/').endsWith('node.kubernetes.io/') || self.key.find('^[^/]*/').endsWith('node-restriction.kubernetes.io/') || self.key.find('^[^/]*/').endsWith('kops.k8s.io/') || self.key in ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os', 'failure-domain.beta.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/region', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type']",messageExpression="'label domains \"kubernetes.io\" and \"k8s.io\" are restricted: ' + self.key + ' is not one of topology.kubernetes.io/zone, topology.kubernetes.io/region, kubernetes.io/arch, kubernetes.io/os or node.kubernetes.io/*'"
 // +kubebuilder:validation:XValidation:rule="!self.key.find('^[^/]*/').endsWith('karpenter.kakaocloud.com/') || self.key in ['karpenter.kakaocloud.com/instance-family', 'karpenter.kakaocloud.com/instance-size', 'karpenter.kakaocloud.com/instance-cpu', 'karpenter.kakaocloud.com/instance-memory', 'karpenter.kakaocloud.com/instance-gpu-count', 'karpenter.kakaocloud.com/instance-gpu-name', 'karpenter.kakaocloud.com/kcnodeclass']",messageExpression="'label domain \"karpenter.kakaocloud.com\" is restricted: ' + self.key + ' is not one of karpenter.kakaocloud.com/instance-family, instance-size, instance-cpu, instance-memory, instance-gpu-count, instance-gpu-name'"
 // +kubebuilder:validation:XValidation:rule="!(self.key.startsWith('karpenter.') && self.key.contains('/') && !self.key.startsWith('karpenter.sh/') && !self.key.startsWith('karpenter.kakaocloud.com/')) && !self.key.find('^[^/]*/').endsWith('.amazonaws.com/') && !self.key.find('^[^/]*/').endsWith('.azure.com/') && !self.key.find('^[^/]*/').endsWith('cloud.google.com/')",messageExpression="'requirement key ' + self.key + ' belongs to another cloud provider; on KakaoCloud use node.kubernetes.io/instance-type, topology.kubernetes.io/zone or karpenter.kakaocloud.com/instance-family, instance-size, instance-cpu, instance-memory, instance-gpu-count, instance-gpu-name'"
 // +kubebuilder:validation:XValidation:rule="self.operator != 'In' || (has(self.values) && size(self.values) != 0)",message="requirements with operator 'In' must have a value defined"
@@ -45,9 +46,11 @@ const (
 // +kubebuilder:validation:XValidation:rule="!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",message="requirements with operator 'Exists' or 'DoesNotExist' must not have values"
 // +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'In' || (has(self.values) && size(self.values) >= self.minValues)",message="requirements with 'minValues' must have at least that many values specified in the 'values' field"
 type NodeSelectorRequirementWithMinValues struct {
-	// Key is the label key that the requirement applies to.
+	// Key is the label key that the requirement applies to: a qualified name, as node labels
+	// take it (the prefix a lowercase DNS subdomain).
 	// +kubebuilder:validation:MaxLength=316
-	// +kubebuilder:validation:Pattern=`^(([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*)/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$`
+	// +kubebuilder:validation:XValidation:rule="self.indexOf('/') <= 253 && self.size() - self.indexOf('/') - 1 <= 63",message="requirement keys must be qualified names: a prefix of at most 253 characters before the '/', and at most 63 after it"
 	// +required
 	Key string `json:"key"`
 	// Operator relates the key to the values.
