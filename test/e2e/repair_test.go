@@ -103,7 +103,9 @@ var _ = Describe("Node repair", func() {
 
 		By("annotating the second failed node karpenter.sh/do-not-repair, then raising repair.maxUnhealthy to 2")
 		vetoed := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: failed[1].Status.NodeName}}
-		update(vetoed, func(n *corev1.Node) { metav1.SetMetaDataAnnotation(&n.ObjectMeta, karpv1.DoNotRepairAnnotationKey, "true") })
+		update(vetoed, func(n *corev1.Node) {
+			metav1.SetMetaDataAnnotation(&n.ObjectMeta, karpv1.DoNotRepairAnnotationKey, "true")
+		})
 		// Sampled throughout: how many failed NodeClaims were deleting at once, and whether a
 		// replacement was initialized when each began to go.
 		var mu sync.Mutex
