@@ -59,6 +59,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
 )
@@ -117,6 +118,9 @@ type options struct {
 	nodeRepair        bool
 	legacyNodeRepair  bool
 	repairTolerations kakao.RepairTolerations
+	featureGates      operator.FeatureGates
+	featureGateNotes  []string
+	policies          scheduling.Policies
 }
 
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
@@ -204,6 +208,41 @@ func parseFlags() (options, zap.Options) {
 		"How long a node may be NotReady (Ready False or Unknown) before node repair replaces it.")
 	flag.DurationVar(&o.repairTolerations.InstanceFailed, "repair-instance-failed-toleration", kakao.DefaultInstanceFailedToleration,
 		"How long a node may be NotReady while KakaoCloud reports its VM in error or stopped before node repair replaces it.")
+	o.featureGates = operator.DefaultFeatureGates()
+	flag.Func("feature-gates", operator.FeatureGatesHelp(), func(v string) error {
+		gates, notes, err := operator.ParseFeatureGates(v)
+		o.featureGates, o.featureGateNotes = gates, notes
+		return err
+	})
+	flag.Func("preference-policy", "How the scheduling simulation treats preferences (preferred node and pod (anti-)affinity, "+
+		"ScheduleAnyway topology spreads, PreferNoSchedule taints): Respect (default) honours them first and relaxes them one at a time, "+
+		"Ignore drops them, as upstream Karpenter's flag.", func(v string) error {
+		switch v {
+		case "Respect", "Ignore":
+			o.policies.IgnorePreferences = v == "Ignore"
+			return nil
+		}
+		return fmt.Errorf("%q is neither Respect nor Ignore", v)
+	})
+	flag.Func("min-values-policy", "What a NodePool's minValues does when the instance types that fit cannot meet it: "+
+		"Strict (default) leaves the pods pending, BestEffort launches with as many values as there are and annotates the NodeClaim "+
+		"karpenter.sh/nodeclaim-min-values-relaxed, as upstream Karpenter's flag.", func(v string) error {
+		switch v {
+		case "Strict", "BestEffort":
+			o.policies.MinValuesBestEffort = v == "BestEffort"
+			return nil
+		}
+		return fmt.Errorf("%q is neither Strict nor BestEffort", v)
+	})
+	// Upstream Karpenter's environment variables for these, first, so that flags override them.
+	for env, name := range map[string]string{"FEATURE_GATES": "feature-gates", "PREFERENCE_POLICY": "preference-policy", "MIN_VALUES_POLICY": "min-values-policy"} {
+		if v := os.Getenv(env); v != "" {
+			if err := flag.Set(name, v); err != nil {
+				fmt.Fprintf(os.Stderr, "invalid %s: %v\n", env, err)
+				os.Exit(2)
+			}
+		}
+	}
 	zapOpts := zap.Options{
 		Development: false,
 		TimeEncoder: zapcore.ISO8601TimeEncoder,
@@ -266,6 +305,9 @@ func envOr(key, fallback string) string {
 func main() {
 	o, zapOpts := parseFlags()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	for _, note := range o.featureGateNotes {
+		setupLog.Info(note)
+	}
 	if o.clusterName == "" {
 		setupLog.Error(errors.New("--cluster-name (or CLUSTER_NAME) is required"), "invalid configuration")
 		os.Exit(1)
@@ -379,7 +421,8 @@ func main() {
 		},
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
-		NodeRepair: o.nodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
+		NodeRepair: o.nodeRepair && o.featureGates.NodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
+		Policies: o.policies,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {

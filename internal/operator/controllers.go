@@ -46,6 +46,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
@@ -80,6 +81,9 @@ type Options struct {
 	// unhealthy node's NodeClaim deleted at once, its drain forceful, no budgets) instead of
 	// the disruption loop's repair method.
 	LegacyNodeRepair bool
+	// Policies are --preference-policy and --min-values-policy, for provisioning and
+	// disruption alike.
+	Policies scheduling.Policies
 
 	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
 	Upgradeable conditions.Condition
@@ -154,7 +158,7 @@ func NewControllers(o Options) *Controllers {
 		},
 		Provisioner: &provisioning.Provisioner{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
-			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax),
+			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies,
 		},
 		Conditions: &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
 		PodEvents:  &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
@@ -162,7 +166,7 @@ func NewControllers(o Options) *Controllers {
 		Disruption: &disruption.Controller{
 			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
-			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair,
+			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
 		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},

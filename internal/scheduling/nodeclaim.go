@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -263,11 +264,58 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 		return nil, nil, resVec{}, fmt.Errorf("no instance type fits %s", describeVec(total.add(ds)))
 	}
 	if merged.HasMinValues() {
-		if err := merged.MinValuesSatisfied(merged.CoveredValues(typeReqs(kept)...)); err != nil {
-			return nil, nil, resVec{}, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
+		covered := merged.CoveredValues(typeReqs(kept)...)
+		if err := merged.MinValuesSatisfied(covered); err != nil {
+			relaxed, ok := merged.relaxMinValues(covered)
+			if !n.tmpl.minValuesBestEffort || !ok {
+				return nil, nil, resVec{}, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
+			}
+			merged = relaxed
 		}
 	}
 	return merged, kept, ds, nil
+}
+
+// relaxMinValues lowers each minValues the covered values do not meet to as many as they
+// hold; false when a key would be left with none.
+func (r Requirements) relaxMinValues(covered map[string]sets.Set[string]) (Requirements, bool) {
+	out := maps.Clone(r)
+	for key, req := range r {
+		if req.MinValues == nil {
+			continue
+		}
+		allowed := 0
+		for v := range covered[key] {
+			if req.Has(v) {
+				allowed++
+			}
+		}
+		if allowed >= *req.MinValues {
+			continue
+		}
+		if allowed == 0 {
+			return nil, false
+		}
+		// A copy: the requirement may be the NodePool template's, shared by every NodeClaim.
+		lowered := req.DeepCopy()
+		lowered.MinValues = new(allowed)
+		out[key] = lowered
+	}
+	return out, true
+}
+
+// MinValuesRelaxed reports whether the NodeClaim's requirements ask for fewer values of a
+// key than its NodePool's minValues: what --min-values-policy=BestEffort had to give up.
+func (n *NewNodeClaim) MinValuesRelaxed() bool {
+	for _, r := range n.NodePool.Spec.Template.Spec.Requirements {
+		if r.MinValues == nil {
+			continue
+		}
+		if got := n.Requirements[r.Key]; got != nil && got.MinValues != nil && *got.MinValues < *r.MinValues {
+			return true
+		}
+	}
+	return false
 }
 
 // doesNotFitError is formatted only when read: most are discarded while other NodeClaims are
@@ -433,6 +481,11 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	}
 	if tpl.Spec.TerminationGracePeriod != nil {
 		nodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
+	}
+	// Whether minValues had to be lowered, on every NodeClaim of a NodePool that asks for
+	// some, as upstream's scheduler records it.
+	if slices.ContainsFunc(tpl.Spec.Requirements, func(r karpv1.NodeSelectorRequirementWithMinValues) bool { return r.MinValues != nil }) {
+		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimMinValuesRelaxedAnnotationKey, strconv.FormatBool(n.MinValuesRelaxed()))
 	}
 	// The NodePool's template hash, which drift compares the NodeClaim with later.
 	for _, key := range []string{karpv1.NodePoolHashAnnotationKey, karpv1.NodePoolHashVersionAnnotationKey} {

@@ -110,6 +110,16 @@ func (p *podInfo) relax(preferNoScheduleTaints bool) bool {
 	return false
 }
 
+// ignorePreferences drops every preference at once, as if each had been relaxed: the
+// preferred node-affinity terms, the preferred topology terms and PreferNoSchedule taints.
+func (p *podInfo) ignorePreferences() {
+	p.preferred = nil
+	p.terms = slices.DeleteFunc(slices.Clone(p.terms), func(t podTerm) bool { return t.preferred })
+	p.toleratePreferNoSchedule = true
+	p.computeRequirements()
+	p.refreshKeys()
+}
+
 // dropPreferredTerm removes the lightest preferred term of the kind.
 func (p *podInfo) dropPreferredTerm(kind topologyKind) bool {
 	drop := -1

@@ -57,6 +57,21 @@ type Input struct {
 	// VolumeRequirements are, per pod, where its persistent volumes force it to run (a bound
 	// volume's node affinity, an unbound claim's allowed topologies).
 	VolumeRequirements map[*corev1.Pod]Requirements
+	// Policies are the operator's --preference-policy and --min-values-policy.
+	Policies Policies
+}
+
+// Policies are how a run treats what pods prefer and what NodePools ask of minValues, as
+// upstream Karpenter's --preference-policy and --min-values-policy set it.
+type Policies struct {
+	// IgnorePreferences drops every preference from the start (preferred node and pod
+	// (anti-)affinity, ScheduleAnyway spreads, PreferNoSchedule taints): upstream's Ignore.
+	// Otherwise they are honoured first and relaxed one at a time (Respect).
+	IgnorePreferences bool
+	// MinValuesBestEffort lowers a requirement's minValues to what the instance types that
+	// fit cover, instead of leaving the pods pending (upstream's BestEffort; Strict
+	// otherwise). The NodeClaim then says so (karpenter.sh/nodeclaim-min-values-relaxed).
+	MinValuesBestEffort bool
 }
 
 // NodePoolInput is a NodePool with its instance types and what its limits still allow.
@@ -81,6 +96,9 @@ type Results struct {
 	// Placed lists every placement in the order the simulation made it: what each pod saw
 	// when it was placed depends on the pods placed before it.
 	Placed []Placement
+	// IncompatibleNodePools names the NodePools (available ones) whose requirements leave
+	// none of their instance types with an available offering: they can launch nothing.
+	IncompatibleNodePools []string
 }
 
 // Placement is where one pod was placed: an existing node (by ExistingNode name) or a new
@@ -105,6 +123,11 @@ type poolTemplate struct {
 	launchable map[string]bool
 	daemons    []*podInfo // daemonset pods tolerating the template's taints
 	err        error      // why the pool can take nothing, if so
+	// incompatible is whether the pool is available but its requirements leave none of its
+	// instance types.
+	incompatible bool
+	// minValuesBestEffort is Policies.MinValuesBestEffort.
+	minValuesBestEffort bool
 }
 
 func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
@@ -125,6 +148,7 @@ func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	if in.Unavailable != "" {
 		t.err = errors.New(in.Unavailable)
 	}
+	t.incompatible = len(t.types) == 0 && in.Unavailable == ""
 	t.base = merge(reqs, typeRequirements(t.types, reqs))
 	if in.Remaining != nil {
 		remaining := toVec(in.Remaining)
@@ -284,7 +308,13 @@ func Schedule(in Input) *Results {
 		}
 		failed = left
 	}
-	return s.results()
+	res := s.results()
+	for _, t := range s.pools {
+		if t.incompatible {
+			res.IncompatibleNodePools = append(res.IncompatibleNodePools, t.name)
+		}
+	}
+	return res
 }
 
 // scheduler is the state of one run.
@@ -311,6 +341,9 @@ func newScheduler(in Input) *scheduler {
 			continue
 		}
 		p.terms = terms
+		if in.Policies.IgnorePreferences {
+			p.ignorePreferences()
+		}
 		s.pods = append(s.pods, p)
 	}
 	slices.SortStableFunc(s.pods, comparePods)
@@ -322,6 +355,7 @@ func newScheduler(in Input) *scheduler {
 	s.pools = make([]*poolTemplate, len(in.NodePools))
 	for i := range in.NodePools {
 		s.pools[i] = newPoolTemplate(&in.NodePools[i], daemons)
+		s.pools[i].minValuesBestEffort = in.Policies.MinValuesBestEffort
 		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(s.pools[i].taints)
 	}
 	slices.SortStableFunc(s.pools, func(a, b *poolTemplate) int {

@@ -16,6 +16,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -566,5 +567,79 @@ func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 		if len(n.Pods) != 1 || n.Pods[0] == wantsAOrB {
 			t.Errorf("new NodeClaim for %v", n.Pods)
 		}
+	}
+}
+
+// TestIncompatibleNodePools: an available NodePool whose requirements leave none of its
+// instance types is named, so that it can be told (upstream's NoCompatibleInstanceTypes); an
+// unavailable one is not, its pods already say why.
+func TestIncompatibleNodePools(t *testing.T) {
+	nothing := poolInput(nodePool("nothing", 0, func(np *karpv1.NodePool) {
+		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+			karpv1.NodeSelectorRequirementWithMinValues{Key: karpv1.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"no-such-type"}})
+	}))
+	unavailable := poolInput(nodePool("unavailable", 0))
+	unavailable.Unavailable = "not ready: its KCNodeClass is not ready"
+	res := Schedule(Input{Pods: pods(1, "1", "1Gi"), NodePools: []NodePoolInput{poolInput(nodePool("fine", 0)), nothing, unavailable}})
+	if !slices.Equal(res.IncompatibleNodePools, []string{"nothing"}) {
+		t.Errorf("incompatible NodePools %v, want [nothing]", res.IncompatibleNodePools)
+	}
+}
+
+// TestPolicies: --preference-policy and --min-values-policy as upstream's scheduler takes them.
+func TestPolicies(t *testing.T) {
+	preferM2a := func(p *corev1.Pod) {
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 10, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}}},
+		}}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		policies  Policies
+		wantFirst string
+	}{
+		{"Respect honours a preference that can be met, though it costs more", Policies{}, "m2a.large"},
+		{"Ignore drops it from the start: the cheapest type", Policies{IgnorePreferences: true}, "c2a.large"},
+	} {
+		res := Schedule(Input{Pods: pods(1, "1", "1Gi", preferM2a), NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}, Policies: tc.policies})
+		if len(res.NewNodeClaims) != 1 || res.NewNodeClaims[0].InstanceTypes[0].Name != tc.wantFirst {
+			t.Errorf("%s: NodeClaims %d, first type %v; want one, %s", tc.name, len(res.NewNodeClaims), res.NewNodeClaims[0].InstanceTypes[0].Name, tc.wantFirst)
+		}
+	}
+
+	threeFamilies := func(minValues int) func(*karpv1.NodePool) {
+		return func(np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, karpv1.NodeSelectorRequirementWithMinValues{
+				Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"c2a", "m2a", "r2a"}, MinValues: new(minValues)})
+		}
+	}
+	// Only c2a and m2a exist: minValues 3 cannot be met.
+	strict := Schedule(Input{Pods: pods(1, "1", "1Gi"), NodePools: []NodePoolInput{poolInput(nodePool("default", 0, threeFamilies(3)))}})
+	if len(strict.NewNodeClaims) != 0 || len(strict.PodErrors) != 1 {
+		t.Fatalf("Strict: %d NodeClaims, errors %v; want none and the pod pending", len(strict.NewNodeClaims), errorsOf(strict))
+	}
+	for _, err := range strict.PodErrors {
+		if !strings.Contains(err.Error(), "minValues 3 not met, only 2 values [c2a m2a] available") {
+			t.Errorf("Strict: the pod's error %q does not say which minValues", err)
+		}
+	}
+	bestEffort := Schedule(Input{Pods: pods(1, "1", "1Gi"), NodePools: []NodePoolInput{poolInput(nodePool("default", 0, threeFamilies(3)))},
+		Policies: Policies{MinValuesBestEffort: true}})
+	if len(bestEffort.NewNodeClaims) != 1 || len(bestEffort.PodErrors) != 0 {
+		t.Fatalf("BestEffort: %d NodeClaims, errors %v; want one", len(bestEffort.NewNodeClaims), errorsOf(bestEffort))
+	}
+	nodeClaim := bestEffort.NewNodeClaims[0].ToNodeClaim()
+	if got := nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey]; got != "true" {
+		t.Errorf("BestEffort: %s = %q, want true", karpv1.NodeClaimMinValuesRelaxedAnnotationKey, got)
+	}
+	for _, r := range nodeClaim.Spec.Requirements {
+		if r.Key == kcv1.LabelInstanceFamily && (r.MinValues == nil || *r.MinValues != 2) {
+			t.Errorf("BestEffort: the NodeClaim's %s requirement %+v, want minValues lowered to the 2 families there are", r.Key, r)
+		}
+	}
+	met := Schedule(Input{Pods: pods(1, "1", "1Gi"), NodePools: []NodePoolInput{poolInput(nodePool("default", 0, threeFamilies(2)))},
+		Policies: Policies{MinValuesBestEffort: true}})
+	if got := met.NewNodeClaims[0].ToNodeClaim().Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey]; got != "false" {
+		t.Errorf("BestEffort with minValues met: %s = %q, want false", karpv1.NodeClaimMinValuesRelaxedAnnotationKey, got)
 	}
 }

@@ -50,7 +50,9 @@ func (c *Cluster) DeletingNodes() map[string]bool {
 // reschedulable pods, as upstream Karpenter's provisioner counts them, without those whose
 // eviction nothing will allow before the termination grace period forces it (an active
 // karpenter.sh/do-not-disrupt, a PodDisruptionBudget that never allows one, or more than one
-// budget, which the Eviction API refuses): a node launched for them now would stand idle.
+// budget, which the Eviction API refuses) and those no controller recreates once evicted (a
+// pod without a controller owner; upstream places those too): a node launched for them now
+// would stand idle.
 // Placing the others at once launches one node sized for all of them when the deletion
 // starts, instead of one node per evicted pod as a budget lets them go one at a time.
 func (c *Cluster) DeletingNodePods(now time.Time) []*corev1.Pod {
@@ -61,7 +63,7 @@ func (c *Cluster) DeletingNodePods(now time.Time) []*corev1.Pod {
 	var blocking *pdbSelectors
 	var out []*corev1.Pod
 	for _, pod := range c.Pods {
-		if !deleting[pod.Spec.NodeName] || !podutil.IsReschedulable(pod) {
+		if !deleting[pod.Spec.NodeName] || !podutil.IsReschedulable(pod) || metav1.GetControllerOf(pod) == nil {
 			continue
 		}
 		if active, _, _ := podutil.DoNotDisrupt(pod, now); active {

@@ -170,7 +170,7 @@ var _ = Describe("Provisioning", func() {
 			list := &eventsv1.EventList{}
 			g.Expect(kube.List(ctx, list)).To(Succeed())
 			for _, e := range list.Items {
-				if e.Reason == "InsufficientCapacity" && strings.Contains(e.Note, "No valid host") {
+				if e.Reason == "InsufficientCapacityError" && strings.Contains(e.Note, "No valid host") {
 					n++
 				}
 			}

@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -31,6 +32,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
 
@@ -66,6 +68,8 @@ type Controller struct {
 	// NodeRepair runs the repair method: unhealthy nodes replaced within the budgets of reason
 	// Unhealthy. Off when node repair is off, or left to the legacy repair controller.
 	NodeRepair bool
+	// Policies are --preference-policy and --min-values-policy, as provisioning has them.
+	Policies scheduling.Policies
 	// Clock tells the time; the real clock when nil.
 	Clock clock.Clock
 	now   func() time.Time
@@ -185,6 +189,13 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		if cmd == nil {
 			log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
 				"reason", v.cmd.ReasonLabel(), "method", v.cmd.Method, "nodeclaims", v.cmd.Names(), "why", why)
+			message := fmt.Sprintf("Consolidation rejected: %s, reason: %s (savings: %.2f)", v.cmd, why, v.cmd.Savings)
+			for _, cand := range v.cmd.Candidates {
+				consolidationRejected(c.recorder, cand.NodeClaim, message)
+				if cand.Node != nil {
+					consolidationRejected(c.recorder, cand.Node, message)
+				}
+			}
 			return 0, nil
 		}
 		return 0, c.orchestrator.start(ctx, cmd)
@@ -220,7 +231,7 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
 // never modified), each NodePool's instance types, and what the orchestration has under way.
 func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
-	in := SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}}
+	in := SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}, Policies: c.Policies}
 	cluster, err := state.Read(ctx, c.Client)
 	if err != nil {
 		return in, err

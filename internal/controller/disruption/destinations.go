@@ -216,7 +216,7 @@ func nearCount(dests []*dest, pods []*corev1.Pod) int {
 func (s *Snapshot) input(pods []*corev1.Pod, dests []scheduling.ExistingNode, freed []*StateNode) scheduling.Input {
 	return scheduling.Input{
 		Pods: pods, ExistingNodes: dests, NodePools: s.poolInputs(freed), DaemonSetPods: s.daemons,
-		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes,
+		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes, Policies: s.policies,
 	}
 }
 

@@ -668,6 +668,8 @@ var _ = Describe("Disruption", func() {
 		Expect(env.APIClient.Get(env.Ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node)).To(Succeed())
 		Expect(node.Spec.Taints).To(ContainElement(HaveField("Key", karpv1.DisruptedNoScheduleTaint.Key)), "tainted before its replacement launches")
 		Expect(meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
+		Eventually(env.Recorder.NotesOf(replacement, disruption.EventDisruptionWaitingReadiness)).Should(ContainElement("Waiting on readiness to continue disruption"),
+			"the replacement says what the command waits for")
 
 		By("failing the replacement (as liveness deletes a NodeClaim whose node never registers)")
 		Expect(env.APIClient.Delete(env.Ctx, &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: replacement}})).To(Succeed())

@@ -41,6 +41,12 @@ const (
 	// EventConsolidationApproved: a Balanced NodePool approved a consolidation move of the
 	// node, with its score.
 	EventConsolidationApproved = "ConsolidationApproved"
+	// EventConsolidationRejected: a consolidation command no longer held when it was checked
+	// again after the validation delay, and was given up.
+	EventConsolidationRejected = "ConsolidationRejected"
+	// EventDisruptionWaitingReadiness: a command waits for this replacement to initialize
+	// before it deletes the nodes it replaces.
+	EventDisruptionWaitingReadiness = "DisruptionWaitingReadiness"
 	// On pods, upstream's: a karpenter.sh/do-not-disrupt duration holds the pod's node until
 	// a time; it has elapsed; the annotation's value is not valid.
 	EventDoNotDisruptUntil              = "DoNotDisruptUntil"
@@ -66,6 +72,17 @@ func budgetBlocked(recorder events.EventRecorder, nodePool runtime.Object, messa
 // repairing says, on an unhealthy node and its NodeClaim, why repair replaces it and how.
 func repairing(recorder events.EventRecorder, object runtime.Object, message string) {
 	recorder.Eventf(object, nil, corev1.EventTypeWarning, health.ReasonNodeRepair, action, "%s", message)
+}
+
+// consolidationRejected says, on a node or its NodeClaim, that the consolidation command that
+// would have removed it was given up after its validation, and why.
+func consolidationRejected(recorder events.EventRecorder, object runtime.Object, message string) {
+	recorder.Eventf(object, nil, corev1.EventTypeNormal, EventConsolidationRejected, action, "%s", message)
+}
+
+// waitingReadiness says, on a replacement, that its command waits for it to initialize.
+func waitingReadiness(recorder events.EventRecorder, replacement runtime.Object) {
+	recorder.Eventf(replacement, nil, corev1.EventTypeNormal, EventDisruptionWaitingReadiness, action, "Waiting on readiness to continue disruption")
 }
 
 // launching says a command launches the NodeClaim's replacements.

@@ -290,6 +290,7 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 		}
 		if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized) {
 			ready = false
+			waitingReadiness(o.recorder, nodeClaim)
 		}
 	}
 	return ready, ""

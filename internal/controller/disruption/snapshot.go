@@ -65,6 +65,8 @@ type SnapshotInput struct {
 	// Repair is what node repair reads; nil when the repair method is off (node repair
 	// turned off, or left to the legacy controller).
 	Repair *RepairInput
+	// Policies are --preference-policy and --min-values-policy, for every simulation.
+	Policies scheduling.Policies
 }
 
 // Snapshot is the cluster as one disruption decision sees it, with what every method needs
@@ -101,7 +103,8 @@ type Snapshot struct {
 	balanced map[string]poolTotals
 	scored   []Score
 	// repairs is what node repair reads, nil when the repair method is off.
-	repairs *RepairInput
+	repairs  *RepairInput
+	policies scheduling.Policies
 	// notices are what pods are to be told about their do-not-disrupt annotations, once each.
 	notices []PodNotice
 	noticed sets.Set[types.UID]
@@ -155,6 +158,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		noticed:    sets.New[types.UID](),
 		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
 		repairs:    in.Repair,
+		policies:   in.Policies,
 	}
 	for _, np := range in.NodePools {
 		p := &pool{

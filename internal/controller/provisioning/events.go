@@ -16,6 +16,7 @@ package provisioning
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 )
 
@@ -24,7 +25,26 @@ const (
 	// ReasonFailedScheduling is upstream Karpenter's (and the kube-scheduler's) reason for a
 	// pod no node can be provisioned for.
 	ReasonFailedScheduling = "FailedScheduling"
+	// ReasonNominated is upstream's: where provisioning expects a pending pod to land, a node
+	// or a NodeClaim in flight.
+	ReasonNominated = "Nominated"
+	// ReasonNoCompatibleInstanceTypes is upstream's: a NodePool whose requirements leave none of
+	// its instance types.
+	ReasonNoCompatibleInstanceTypes = "NoCompatibleInstanceTypes"
 )
+
+// noCompatibleInstanceTypes tells a NodePool that its requirements leave it nothing to
+// launch.
+func noCompatibleInstanceTypes(recorder events.EventRecorder, nodePool runtime.Object) {
+	recorder.Eventf(nodePool, nil, corev1.EventTypeWarning, ReasonNoCompatibleInstanceTypes, "Provision",
+		"NodePool requirements filtered out all compatible available instance types")
+}
+
+// nominated tells a pending pod where provisioning expects it to land: "nodeclaim/<name>" or
+// "node/<name>", as upstream Karpenter words it.
+func nominated(recorder events.EventRecorder, pod *corev1.Pod, where string) {
+	recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provision", "Pod should schedule on: %s", where)
+}
 
 // failedScheduling tells the pod why provisioning gives it no node, as upstream Karpenter
 // words it.

@@ -48,7 +48,9 @@ func TestSchedulingInput(t *testing.T) {
 			Status: karpv1.NodeClaimStatus{ProviderID: n.Spec.ProviderID, NodeName: n.Name}}
 	}
 	bound := func(name, node string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: corev1.PodSpec{NodeName: node}}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", Controller: new(true)}}},
+			Spec: corev1.PodSpec{NodeName: node}}
 	}
 	unschedulable := func(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
@@ -77,6 +79,8 @@ func TestSchedulingInput(t *testing.T) {
 	held.Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
 	guarded := bound("guarded", "managed-2")
 	guarded.Labels = map[string]string{"app": "ledger"}
+	naked := bound("naked", "managed-2")
+	naked.OwnerReferences = nil
 	daemon := bound("daemon", "managed-2")
 	daemon.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: new(true)}}
 	zero := intstr.FromInt32(0)
@@ -87,7 +91,7 @@ func TestSchedulingInput(t *testing.T) {
 			bound("on-unmanaged", "ng-1"), bound("on-disrupted", "managed-1"),
 			unschedulable("pending"),
 			unschedulable("preempting", func(p *corev1.Pod) { p.Status.NominatedNodeName = "ng-1" }),
-			bound("leaving", "managed-2"), held, guarded, daemon,
+			bound("leaving", "managed-2"), held, guarded, daemon, naked,
 			bound("leaving-too", "managed-5"),
 		},
 		PDBs: []*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: "default"},
@@ -109,7 +113,7 @@ func TestSchedulingInput(t *testing.T) {
 	}{
 		{"an unmanaged node is a destination and its pods count", "ng-1", true, false, false, 1, "provisioning ignored nodes without karpenter.sh/nodepool"},
 		{"a disrupted node takes no pod, but its pods count", "managed-1", true, true, false, 1, "it was left out, its pods uncounted"},
-		{"a deleting node takes no pod; the pods that stay count there, not those leaving", "managed-2", true, true, false, 3, "it was left out"},
+		{"a deleting node takes no pod; the pods that stay count there, not those leaving", "managed-2", true, true, false, 4, "it was left out"},
 		{"a node whose NodeClaim is deleting takes no pod", "managed-5", true, true, false, 0, "it took pods until its termination tainted it"},
 		{"the NodeClaim of a node whose NodeClaim is deleting is not in flight", "nodeclaim/managed-5", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
 		{"a cordoned node is marked unschedulable", "managed-3", true, false, true, 0, "it took any pod"},
@@ -132,7 +136,8 @@ func TestSchedulingInput(t *testing.T) {
 	}
 	// A pod the kube-scheduler nominated for preemption is not provisioned for. Of a node being
 	// deleted, the pods placed are those that will leave it: not one held by do-not-disrupt or
-	// by a budget that never allows an eviction, not a DaemonSet's.
+	// by a budget that never allows an eviction, not a DaemonSet's, not one no controller
+	// recreates.
 	if want := []string{"pending", "leaving", "leaving-too"}; !slices.Equal(placing, want) {
 		t.Errorf("pods to place = %v, want %v (before, only the pending pods: the pods of a deleting node got a node only once evicted, one at a time)", placing, want)
 	}

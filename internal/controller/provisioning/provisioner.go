@@ -62,6 +62,8 @@ type Provisioner struct {
 	Recorder      events.EventRecorder
 	Clock         clock.Clock
 	Batcher       *Batcher
+	// Policies are --preference-policy and --min-values-policy.
+	Policies scheduling.Policies
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -95,6 +97,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		return nil, nil
 	}
 	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
+	input.Policies = p.Policies
 	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
 		return nil, err
 	}
@@ -113,6 +116,23 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		}
 		p.failedScheduling(pod, msg)
 	}
+	for _, name := range results.IncompatibleNodePools {
+		for _, np := range input.NodePools {
+			if np.NodePool.Name == name {
+				noCompatibleInstanceTypes(p.Recorder, np.NodePool)
+			}
+		}
+	}
+	for _, placed := range results.Placed {
+		if placed.ExistingNode == "" || placed.Pod.Spec.NodeName != "" {
+			continue
+		}
+		where := placed.ExistingNode
+		if !strings.HasPrefix(where, "nodeclaim/") {
+			where = "node/" + where
+		}
+		nominated(p.Recorder, placed.Pod, where)
+	}
 	var created []*karpv1.NodeClaim
 	for _, n := range results.NewNodeClaims {
 		nodeClaim := n.ToNodeClaim()
@@ -123,6 +143,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
+		for _, pod := range n.Pods {
+			if pod.Spec.NodeName == "" {
+				nominated(p.Recorder, pod, "nodeclaim/"+nodeClaim.Name)
+			}
+		}
 		created = append(created, nodeClaim)
 	}
 	return created, nil

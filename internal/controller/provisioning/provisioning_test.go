@@ -17,6 +17,7 @@ package provisioning_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -120,6 +121,14 @@ func pendingPodWith(name string, nodeSelector map[string]string, mutate func(*co
 	return pod
 }
 
+func claimNames(claims []karpv1.NodeClaim) []string {
+	names := make([]string, len(claims))
+	for i, c := range claims {
+		names[i] = c.Name
+	}
+	return names
+}
+
 func claimsOf(pool string) func(Gomega) []karpv1.NodeClaim {
 	return func(g Gomega) []karpv1.NodeClaim {
 		list := &karpv1.NodeClaimList{}
@@ -152,6 +161,12 @@ var _ = Describe("Provisioning", func() {
 		}, "3s", "500ms").Should(Equal(launched))
 
 		claims := claimsOf("default")(Default)
+		// Each pod is told which NodeClaim it waits for, as upstream's Nominated event does,
+		// on the NodeClaim's creation and on the passes that find it in flight.
+		for _, p := range pods {
+			Expect(env.Recorder.Notes(p.Name, provisioning.ReasonNominated)).To(ContainElement(
+				MatchRegexp(`^Pod should schedule on: nodeclaim/(%s)$`, strings.Join(claimNames(claims), "|"))), "pod %s", p.Name)
+		}
 		allocatable := resource.Quantity{}
 		for _, c := range claims {
 			Expect(c.Spec.Requirements).To(ContainElement(HaveField("Key", karpv1.LabelInstanceType)))

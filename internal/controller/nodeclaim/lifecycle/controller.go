@@ -104,7 +104,7 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	var errs []error
 	// Every step runs, as upstream's do: a launch that keeps failing must still time out.
 	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
-		r.launch, r.register, r.checkLaunch, r.initialize, r.liveness, r.followNodeDeletion,
+		r.launch, r.register, r.checkLaunch, r.initialize, r.checkConsistency, r.liveness, r.followNodeDeletion,
 	} {
 		res, err := step(ctx, nodeClaim)
 		if err != nil {

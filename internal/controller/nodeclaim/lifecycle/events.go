@@ -27,7 +27,8 @@ import (
 
 // Reasons of the events the lifecycle records on NodeClaims.
 const (
-	ReasonInsufficientCapacity     = "InsufficientCapacity"
+	// Upstream Karpenter's reason for a launch refused for lack of capacity.
+	ReasonInsufficientCapacity     = "InsufficientCapacityError"
 	ReasonNodeClassNotReady        = "NodeClassNotReady"
 	ReasonLaunchFailed             = "LaunchFailed"
 	ReasonAwaitingInstance         = "AwaitingInstance"
@@ -35,6 +36,11 @@ const (
 	ReasonNodeDeleted              = "NodeDeleted"
 	ReasonDraining                 = "Draining"
 	ReasonAwaitingVolumeDetachment = "AwaitingVolumeDetachment"
+	// Upstream's: a node registered without karpenter.sh/unregistered, which keeps pods off it
+	// until its labels and taints are synced.
+	ReasonUnregisteredTaintMissing = "UnregisteredTaintMissing"
+	// Upstream's: the node reports much less of a resource than its NodeClaim was launched for.
+	ReasonFailedConsistencyCheck = "FailedConsistencyCheck"
 	// Upstream Karpenter's reasons for the drain's events on pods and nodes.
 	ReasonEvicted                        = "Evicted"
 	ReasonDisrupted                      = "Disrupted"
@@ -46,6 +52,18 @@ const (
 // ReasonInsufficientCapacity, ReasonLaunchFailed or ReasonNodeClassNotReady.
 func launchAbandoned(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, reason string, err error) {
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, reason, "Launch", "deleting the NodeClaim: %v", err)
+}
+
+// unregisteredTaintMissing says the node registered without the taint that keeps pods off it
+// until registration has synced it: pods may have landed before its taints were on it.
+func unregisteredTaintMissing(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonUnregisteredTaintMissing, "Register",
+		"Missing %s taint which prevents registration related race conditions on Karpenter-managed nodes", karpv1.UnregisteredNoExecuteTaint.Key)
+}
+
+// failedConsistencyCheck says the NodeClaim's node is not the shape it was launched for.
+func failedConsistencyCheck(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, issue string) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonFailedConsistencyCheck, "Check", "%s", issue)
 }
 
 // nodeDeleted says the NodeClaim goes because its node is being deleted.

@@ -18,9 +18,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
@@ -86,3 +88,17 @@ func withoutKey(taints []corev1.Taint, key string) []corev1.Taint {
 	}
 	return kept
 }
+
+var _ = Describe("Consistency", func() {
+	It("says when an initialized node reports much less of a requested resource than its NodeClaim was launched for", func() {
+		nodeClaim, node := initializedNodeClaim()
+		nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+		expected := nodeClaim.Status.Capacity[corev1.ResourceCPU]
+		half := resource.NewMilliQuantity(expected.MilliValue()/2, resource.DecimalSI)
+		node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: *half, corev1.ResourcePods: resource.MustParse("110")}
+		ExpectApplied(env.Ctx, env.Client, node)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonFailedConsistencyCheck,
+			"expected "+expected.String()+" of resource cpu, but found "+half.String()+" (50.0% of expected)")
+	})
+})

@@ -16,6 +16,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"time"
 
@@ -53,6 +54,11 @@ func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 		return reconcile.Result{RequeueAfter: registrationPoll}, nil
 	}
 
+	if node.Labels[karpv1.LabelRegistered] != "true" && !nodeutil.HasTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint) {
+		log.FromContext(ctx).Error(errors.New("missing taint prevents registration-related race conditions on Karpenter-managed nodes"),
+			"node claim registration error", "taint", karpv1.UnregisteredNoExecuteTaint.Key, "Node", klog.KRef("", node.Name))
+		unregisteredTaintMissing(r.Recorder, nodeClaim)
+	}
 	stored := node.DeepCopy()
 	syncNode(nodeClaim, node)
 	if !equality.Semantic.DeepEqual(stored, node) {

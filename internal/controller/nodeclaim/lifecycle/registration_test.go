@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
@@ -83,6 +84,19 @@ var _ = Describe("Registration", func() {
 		node = ExpectExists(env.Ctx, env.Client, node)
 		Expect(node.Annotations).To(HaveKeyWithValue("example.com/heartbeat", "1"), "the kubelet's write is kept")
 		Expect(node.Labels).To(HaveKeyWithValue(karpv1.LabelRegistered, "true"))
+	})
+
+	It("says so when the node registered without the unregistered taint, and registers it", func() {
+		nodeClaim := launchedNodeClaim()
+		node := test.Node(nodeClaim, func(node *corev1.Node) { node.Spec.Taints = nil })
+		ExpectApplied(env.Ctx, env.Client, node)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeRegistered).Status).To(Equal(metav1.ConditionTrue))
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonUnregisteredTaintMissing, "Missing karpenter.sh/unregistered taint")
+
+		By("not saying it for a node that registered with it")
+		other, _ := registeredNodeClaim()
+		ExpectNoEvent(env.Recorder, other.Name, lifecycle.ReasonUnregisteredTaintMissing)
 	})
 
 	It("leaves the node's taints alone when it says not to sync them", func() {
