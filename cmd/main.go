@@ -214,26 +214,14 @@ func parseFlags() (options, zap.Options) {
 		o.featureGates, o.featureGateNotes = gates, notes
 		return err
 	})
-	flag.Func("preference-policy", "How the scheduling simulation treats preferences (preferred node and pod (anti-)affinity, "+
+	choiceFlag("preference-policy", "How the scheduling simulation treats preferences (preferred node and pod (anti-)affinity, "+
 		"ScheduleAnyway topology spreads, PreferNoSchedule taints): Respect (default) honours them first and relaxes them one at a time, "+
-		"Ignore drops them, as upstream Karpenter's flag.", func(v string) error {
-		switch v {
-		case "Respect", "Ignore":
-			o.policies.IgnorePreferences = v == "Ignore"
-			return nil
-		}
-		return fmt.Errorf("%q is neither Respect nor Ignore", v)
-	})
-	flag.Func("min-values-policy", "What a NodePool's minValues does when the instance types that fit cannot meet it: "+
+		"Ignore drops them, as upstream Karpenter's flag.", []string{"Respect", "Ignore"},
+		func(v string) { o.policies.IgnorePreferences = v == "Ignore" })
+	choiceFlag("min-values-policy", "What a NodePool's minValues does when the instance types that fit cannot meet it: "+
 		"Strict (default) leaves the pods pending, BestEffort launches with as many values as there are and annotates the NodeClaim "+
-		"karpenter.sh/nodeclaim-min-values-relaxed, as upstream Karpenter's flag.", func(v string) error {
-		switch v {
-		case "Strict", "BestEffort":
-			o.policies.MinValuesBestEffort = v == "BestEffort"
-			return nil
-		}
-		return fmt.Errorf("%q is neither Strict nor BestEffort", v)
-	})
+		"karpenter.sh/nodeclaim-min-values-relaxed, as upstream Karpenter's flag.", []string{"Strict", "BestEffort"},
+		func(v string) { o.policies.MinValuesBestEffort = v == "BestEffort" })
 	// Upstream Karpenter's environment variables for these, first, so that flags override them.
 	for env, name := range map[string]string{"FEATURE_GATES": "feature-gates", "PREFERENCE_POLICY": "preference-policy", "MIN_VALUES_POLICY": "min-values-policy"} {
 		if v := os.Getenv(env); v != "" {
@@ -293,6 +281,17 @@ func splitHostPort(address string) (string, int, error) {
 		return "", 0, fmt.Errorf("port %q of %q is not a port number", port, address)
 	}
 	return host, n, nil
+}
+
+// choiceFlag defines a flag that takes one of choices, and calls set with it.
+func choiceFlag(name, usage string, choices []string, set func(string)) {
+	flag.Func(name, usage, func(v string) error {
+		if !slices.Contains(choices, v) {
+			return fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+		}
+		set(v)
+		return nil
+	})
 }
 
 func envOr(key, fallback string) string {
