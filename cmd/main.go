@@ -119,6 +119,7 @@ type options struct {
 	legacyNodeRepair  bool
 	repairTolerations kakao.RepairTolerations
 	featureGates      operator.FeatureGates
+	schedulerConfig   *scheduling.SchedulerConfiguration
 	featureGateNotes  []string
 	policies          scheduling.Policies
 }
@@ -222,8 +223,16 @@ func parseFlags() (options, zap.Options) {
 		"Strict (default) leaves the pods pending, BestEffort launches with as many values as there are and annotates the NodeClaim "+
 		"karpenter.sh/nodeclaim-min-values-relaxed, as upstream Karpenter's flag.", []string{"Strict", "BestEffort"},
 		func(v string) { o.policies.MinValuesBestEffort = v == "BestEffort" })
+	flag.Func("scheduler-config", "A YAML or JSON document with the part of the cluster's kube-scheduler configuration the scheduling "+
+		"simulation mirrors, as upstream Karpenter's flag: podTopologySpread.defaultConstraints, given to pods without topology spread "+
+		"constraints of their own with the selector the kube-scheduler deduces for them. Empty: none.", func(v string) error {
+		config, err := scheduling.ParseSchedulerConfiguration(v)
+		o.schedulerConfig = config
+		return err
+	})
 	// Upstream Karpenter's environment variables for these, first, so that flags override them.
-	for env, name := range map[string]string{"FEATURE_GATES": "feature-gates", "PREFERENCE_POLICY": "preference-policy", "MIN_VALUES_POLICY": "min-values-policy"} {
+	for env, name := range map[string]string{"FEATURE_GATES": "feature-gates", "PREFERENCE_POLICY": "preference-policy", "MIN_VALUES_POLICY": "min-values-policy",
+		"SCHEDULER_CONFIG": "scheduler-config"} {
 		if v := os.Getenv(env); v != "" {
 			if err := flag.Set(name, v); err != nil {
 				fmt.Fprintf(os.Stderr, "invalid %s: %v\n", env, err)
@@ -421,7 +430,7 @@ func main() {
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
 		NodeRepair: o.nodeRepair && o.featureGates.NodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
-		Policies: o.policies,
+		Policies: o.policies, SchedulerConfig: o.schedulerConfig,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {

@@ -82,8 +82,9 @@ type Options struct {
 	// the disruption loop's repair method.
 	LegacyNodeRepair bool
 	// Policies are --preference-policy and --min-values-policy, for provisioning and
-	// disruption alike.
-	Policies scheduling.Policies
+	// disruption alike; SchedulerConfig is --scheduler-config.
+	Policies        scheduling.Policies
+	SchedulerConfig *scheduling.SchedulerConfiguration
 
 	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
 	Upgradeable conditions.Condition
@@ -158,7 +159,7 @@ func NewControllers(o Options) *Controllers {
 		},
 		Provisioner: &provisioning.Provisioner{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
-			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies,
+			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		},
 		Conditions: &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
 		PodEvents:  &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
@@ -166,7 +167,7 @@ func NewControllers(o Options) *Controllers {
 		Disruption: &disruption.Controller{
 			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
-			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies,
+			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
 		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},

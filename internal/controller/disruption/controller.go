@@ -70,6 +70,8 @@ type Controller struct {
 	NodeRepair bool
 	// Policies are --preference-policy and --min-values-policy, as provisioning has them.
 	Policies scheduling.Policies
+	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
+	SchedulerConfig *scheduling.SchedulerConfiguration
 	// Clock tells the time; the real clock when nil.
 	Clock clock.Clock
 	now   func() time.Time
@@ -236,7 +238,11 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	if err != nil {
 		return in, err
 	}
-	in.NodePools, in.NodeClaims, in.Nodes, in.Pods = cluster.NodePools, cluster.NodeClaims, cluster.Nodes, cluster.Pods
+	in.NodePools, in.NodeClaims, in.Nodes = cluster.NodePools, cluster.NodeClaims, cluster.Nodes
+	// The pods the simulations move are constrained as the kube-scheduler will constrain them.
+	if in.Pods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
+		return in, err
+	}
 	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
 	for _, np := range in.NodePools {
 		types, err := c.CloudProvider.GetInstanceTypes(ctx, np)

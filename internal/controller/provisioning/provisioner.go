@@ -64,6 +64,8 @@ type Provisioner struct {
 	Batcher       *Batcher
 	// Policies are --preference-policy and --min-values-policy.
 	Policies scheduling.Policies
+	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
+	SchedulerConfig *scheduling.SchedulerConfiguration
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -95,6 +97,9 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	pods := PodsToPlace(cluster, p.Clock.Now())
 	if len(pods) == 0 {
 		return nil, nil
+	}
+	if pods, err = state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods); err != nil {
+		return nil, err
 	}
 	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
 	input.Policies = p.Policies
