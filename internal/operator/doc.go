@@ -25,5 +25,6 @@
 // internal/controller/nodepool, internal/controller/nodepool/static,
 // internal/controller/operatorcondition,
 // internal/controller/provisioning, internal/events, internal/instance, internal/instancetype,
-// internal/kakaocloud, internal/signing, internal/state, internal/utils/singleton.
+// internal/kakaocloud, internal/scheduling, internal/signing, internal/state,
+// internal/utils/singleton.
 package operator

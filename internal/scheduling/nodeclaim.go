@@ -266,8 +266,10 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 	if merged.HasMinValues() {
 		covered := merged.CoveredValues(typeReqs(kept)...)
 		if err := merged.MinValuesSatisfied(covered); err != nil {
+			// Only when the NodeClaim is opened, as upstream relaxes: a pod that would narrow
+			// one opened earlier below its minValues goes elsewhere instead.
 			relaxed, ok := merged.relaxMinValues(covered)
-			if !n.tmpl.minValuesBestEffort || !ok {
+			if !n.tmpl.minValuesBestEffort || len(n.Pods) > 0 || !ok {
 				return nil, nil, resVec{}, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
 			}
 			merged = relaxed

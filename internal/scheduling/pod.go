@@ -110,12 +110,12 @@ func (p *podInfo) relax(preferNoScheduleTaints bool) bool {
 	return false
 }
 
-// ignorePreferences drops every preference at once, as if each had been relaxed: the
-// preferred node-affinity terms, the preferred topology terms and PreferNoSchedule taints.
+// ignorePreferences drops the preferences at once, as if each had been relaxed: the
+// preferred node-affinity terms and the preferred topology terms. PreferNoSchedule taints are
+// still avoided until the last relaxation, as upstream's Ignore leaves them.
 func (p *podInfo) ignorePreferences() {
 	p.preferred = nil
 	p.terms = slices.DeleteFunc(slices.Clone(p.terms), func(t podTerm) bool { return t.preferred })
-	p.toleratePreferNoSchedule = true
 	p.computeRequirements()
 	p.refreshKeys()
 }

@@ -64,9 +64,10 @@ type Input struct {
 // Policies are how a run treats what pods prefer and what NodePools ask of minValues, as
 // upstream Karpenter's --preference-policy and --min-values-policy set it.
 type Policies struct {
-	// IgnorePreferences drops every preference from the start (preferred node and pod
-	// (anti-)affinity, ScheduleAnyway spreads, PreferNoSchedule taints): upstream's Ignore.
-	// Otherwise they are honoured first and relaxed one at a time (Respect).
+	// IgnorePreferences drops the preferences from the start (preferred node and pod
+	// (anti-)affinity, ScheduleAnyway spreads; PreferNoSchedule taints are still avoided until
+	// nothing else fits): upstream's Ignore. Otherwise they are honoured first and relaxed one
+	// at a time (Respect).
 	IgnorePreferences bool
 	// MinValuesBestEffort lowers a requirement's minValues to what the instance types that
 	// fit cover, instead of leaving the pods pending (upstream's BestEffort; Strict
@@ -224,12 +225,20 @@ func daemonRuns(nodeReqs, dsReqs Requirements) bool {
 			if !n.intersects(d) {
 				return false
 			}
+		} else if v, ok := launchedNodeLabels[k]; ok {
+			if !d.Has(v) {
+				return false
+			}
 		} else if !d.AllowsAbsent() && !karpv1.WellKnownLabels.Has(k) {
 			return false
 		}
 	}
 	return true
 }
+
+// launchedNodeLabels are the labels every node the controller launches gets once registered
+// and initialized: a DaemonSet that requires them runs there, as upstream counts it.
+var launchedNodeLabels = map[string]string{karpv1.LabelRegistered: "true", karpv1.LabelInitialized: "true"}
 
 // open tries to open a new NodeClaim from the pool for the pod.
 func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNodeClaim, error) {
@@ -334,6 +343,12 @@ type scheduler struct {
 func newScheduler(in Input) *scheduler {
 	s := &scheduler{topo: newTopology(in.NamespaceLabels), res: &Results{ExistingPlacements: map[string][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}}
 	for _, pod := range in.Pods {
+		if len(pod.Spec.ResourceClaims) > 0 {
+			// Where such a pod fits depends on devices this simulation does not model; upstream
+			// Karpenter does not provision for it either without dynamic resource allocation.
+			s.res.PodErrors[pod] = errors.New("the pod requests dynamic resources (spec.resourceClaims), which KakaoCloud nodes do not offer")
+			continue
+		}
 		p := newPodInfo(pod, in.VolumeRequirements[pod])
 		terms, err := s.topo.termsOf(pod)
 		if err != nil {
@@ -351,6 +366,10 @@ func newScheduler(in Input) *scheduler {
 	daemons := make([]*podInfo, len(in.DaemonSetPods))
 	for i, d := range in.DaemonSetPods {
 		daemons[i] = newPodInfo(d, nil)
+		// Where a DaemonSet runs is decided by what it requires: its preferred node-affinity
+		// terms do not keep it off a node, as they keep no pod off one.
+		daemons[i].preferred = nil
+		daemons[i].computeRequirements()
 	}
 	s.pools = make([]*poolTemplate, len(in.NodePools))
 	for i := range in.NodePools {

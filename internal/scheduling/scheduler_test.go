@@ -643,3 +643,38 @@ func TestPolicies(t *testing.T) {
 		t.Errorf("BestEffort with minValues met: %s = %q, want false", karpv1.NodeClaimMinValuesRelaxedAnnotationKey, got)
 	}
 }
+
+// TestDaemonSetOverheadOnNewNodes: a DaemonSet that requires the labels every launched node
+// gets once registered and initialized runs on a new NodeClaim, and one whose preferred node
+// affinity names a label no node has still runs there: both are counted in its requests.
+func TestDaemonSetOverheadOnNewNodes(t *testing.T) {
+	daemon := func(name string, affinity *corev1.NodeAffinity) *corev1.Pod {
+		p := pod("500m", "64Mi")
+		p.Name = name
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: affinity}
+		return p
+	}
+	requiresInitialized := daemon("agent", &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: karpv1.LabelInitialized, Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}}}}})
+	prefersNowhere := daemon("logs", &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+		Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "example.com/no-such-label", Operator: corev1.NodeSelectorOpExists}}}}}})
+	res := Schedule(Input{Pods: pods(1, "1", "1Gi"), NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}, DaemonSetPods: []*corev1.Pod{requiresInitialized, prefersNowhere}})
+	if len(res.NewNodeClaims) != 1 {
+		t.Fatalf("%d NodeClaims, want 1: %v", len(res.NewNodeClaims), errorsOf(res))
+	}
+	if got := res.NewNodeClaims[0].Requests[corev1.ResourceCPU]; got.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("cpu requests %s, want 2: the pod's 1 and both DaemonSets' 500m", got.String())
+	}
+}
+
+// TestResourceClaimsAreNotProvisionedFor: a pod that requests dynamic resources gets no node,
+// and says why, instead of a node without the device.
+func TestResourceClaimsAreNotProvisionedFor(t *testing.T) {
+	gpu := pod("1", "1Gi", func(p *corev1.Pod) {
+		p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: new("single-gpu")}}
+	})
+	res := Schedule(Input{Pods: []*corev1.Pod{gpu}, NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}})
+	if len(res.NewNodeClaims) != 0 || res.PodErrors[gpu] == nil || !strings.Contains(res.PodErrors[gpu].Error(), "dynamic resources") {
+		t.Errorf("%d NodeClaims, error %v; want none, and the pod told why", len(res.NewNodeClaims), res.PodErrors[gpu])
+	}
+}

@@ -32,7 +32,9 @@ import (
 type spreadFilter struct {
 	keys        []string
 	affinity    *nodeaffinity.RequiredNodeAffinity // nil: nodeAffinityPolicy Ignore
-	strict      Requirements                       // the same, as requirements, for NodeClaims
+	// strict is the same, as requirements, for NodeClaims: one alternative per required term
+	// (each with the nodeSelector), as the terms are ORed; nil: nodeAffinityPolicy Ignore.
+	strict []Requirements
 	tolerations []corev1.Toleration                // honoured when honorTaints
 	honorTaints bool
 	// reach and podTolerations say which NodePools the pod can launch into: only their
@@ -65,7 +67,7 @@ func newSpreadFilter(pod *corev1.Pod, tsc *corev1.TopologySpreadConstraint) *spr
 	}
 	if tsc.NodeAffinityPolicy == nil || *tsc.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
 		affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-		f.affinity, f.strict, id.HonorAffinity = &affinity, f.reach, true
+		f.affinity, f.strict, id.HonorAffinity = &affinity, requiredAlternatives(pod), true
 	}
 	if tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		f.honorTaints, f.tolerations, id.HonorTaints = true, pod.Spec.Tolerations, true
@@ -98,10 +100,28 @@ func (f *spreadFilter) admitsClaim(reqs Requirements, taints []corev1.Taint) boo
 			return false
 		}
 	}
-	if f.strict != nil && !reqs.IsIntersecting(f.strict) {
+	if f.strict != nil && !slices.ContainsFunc(f.strict, reqs.IsIntersecting) {
 		return false
 	}
 	return f.toleratesTaints(taints)
+}
+
+// requiredAlternatives are the requirements a node may meet for the pod, one per required
+// node-affinity term (ORed), each with the nodeSelector; the nodeSelector alone without terms.
+func requiredAlternatives(pod *corev1.Pod) []Requirements {
+	var terms []corev1.NodeSelectorTerm
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		terms = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+	if len(terms) == 0 {
+		return []Requirements{FromPodNodeSelector(pod)}
+	}
+	out := make([]Requirements, len(terms))
+	for i, term := range terms {
+		out[i] = FromPodNodeSelector(pod)
+		out[i].Add(FromNodeSelectorRequirements(term.MatchExpressions...).Values()...)
+	}
+	return out
 }
 
 func (f *spreadFilter) toleratesTaints(taints []corev1.Taint) bool {

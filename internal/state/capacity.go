@@ -89,9 +89,8 @@ func SchedulingTaints(node *corev1.Node, nodeClaim *karpv1.NodeClaim) []corev1.T
 	if nodeClaim == nil || node.Labels[karpv1.LabelInitialized] == "true" {
 		return node.Spec.Taints
 	}
-	starting := slices.Concat(karpv1.EphemeralTaints, nodeClaim.Spec.StartupTaints)
 	return slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool {
-		return slices.ContainsFunc(starting, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
+		return karpv1.IsEphemeralTaint(t) || slices.ContainsFunc(nodeClaim.Spec.StartupTaints, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
 	})
 }
 

@@ -60,24 +60,41 @@ func (c *Cluster) DeletingNodePods(now time.Time) []*corev1.Pod {
 	if len(deleting) == 0 {
 		return nil
 	}
-	var blocking *pdbSelectors
+	leaving := NewLeaving(c.PDBs, now)
 	var out []*corev1.Pod
 	for _, pod := range c.Pods {
-		if !deleting[pod.Spec.NodeName] || !podutil.IsReschedulable(pod) || metav1.GetControllerOf(pod) == nil {
-			continue
+		if deleting[pod.Spec.NodeName] && leaving.Leaves(pod) {
+			out = append(out, pod)
 		}
-		if active, _, _ := podutil.DoNotDisrupt(pod, now); active {
-			continue
-		}
-		if blocking == nil {
-			blocking = newPDBSelectors(c.PDBs)
-		}
-		if blocking.neverEvicts(pod) {
-			continue
-		}
-		out = append(out, pod)
 	}
 	return out
+}
+
+// Leaving tells which pods of a node being deleted will have to find another node, by
+// DeletingNodePods' rule; provisioning and disruption both place those pods.
+type Leaving struct {
+	pdbs     []*policyv1.PodDisruptionBudget
+	now      time.Time
+	blocking *pdbSelectors
+}
+
+// NewLeaving reads the cluster's PodDisruptionBudgets as of now.
+func NewLeaving(pdbs []*policyv1.PodDisruptionBudget, now time.Time) *Leaving {
+	return &Leaving{pdbs: pdbs, now: now}
+}
+
+// Leaves reports whether the pod, on a node being deleted, will have to find another node.
+func (l *Leaving) Leaves(pod *corev1.Pod) bool {
+	if !podutil.IsReschedulable(pod) || metav1.GetControllerOf(pod) == nil {
+		return false
+	}
+	if active, _, _ := podutil.DoNotDisrupt(pod, l.now); active {
+		return false
+	}
+	if l.blocking == nil {
+		l.blocking = newPDBSelectors(l.pdbs)
+	}
+	return !l.blocking.neverEvicts(pod)
 }
 
 // pdbSelectors are the PodDisruptionBudgets of the cluster with their selectors parsed.

@@ -14,7 +14,11 @@
 
 package v1
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 var (
 	// DisruptedNoScheduleTaint is put on a node chosen for disruption or termination so that
@@ -31,7 +35,29 @@ var (
 // were gone: the pods it was launched for wait for it.
 var EphemeralTaints = []corev1.Taint{
 	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
 	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
 	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule},
 	UnregisteredNoExecuteTaint,
+}
+
+// EphemeralTaintKeyPrefixes are the key prefixes of taint families a controller puts on new
+// nodes and takes off once its rule holds, ephemeral too: the Node Readiness Controller's
+// readiness.k8s.io/<rule>, as upstream Karpenter counts them.
+var EphemeralTaintKeyPrefixes = []string{"readiness.k8s.io/"}
+
+// IsEphemeralTaint reports whether a taint is one a new node carries until it is ready for
+// pods: one of EphemeralTaints, or of a family of EphemeralTaintKeyPrefixes.
+func IsEphemeralTaint(t corev1.Taint) bool {
+	for _, e := range EphemeralTaints {
+		if e.MatchTaint(&t) {
+			return true
+		}
+	}
+	for _, prefix := range EphemeralTaintKeyPrefixes {
+		if strings.HasPrefix(t.Key, prefix) {
+			return true
+		}
+	}
+	return false
 }

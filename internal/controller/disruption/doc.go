@@ -12,20 +12,21 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package disruption replaces or removes nodes that drifted, emptied or are underused, one
-// budget at a time, without breaking PodDisruptionBudgets, and says what holds the nodes it
-// leaves alone.
+// Package disruption replaces or removes nodes that are unhealthy, drifted, emptied or
+// underused, one budget at a time, without breaking PodDisruptionBudgets, and says what holds
+// the nodes it leaves alone.
 //
 // The disruption controller, a singleton loop, takes a snapshot of the cluster every few
-// seconds, tries the methods in order (emptiness, drift, multi-node consolidation, single-node
-// consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
+// seconds, tries the methods in order (repair, emptiness, drift, multi-node consolidation,
+// single-node consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
 // delay, and carries the command out: taint, launch replacements, wait for them to
 // initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
 // disruption keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/
 // expiration's. It never imports a cloud provider's implementation, only the cloudprovider
 // interface.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/events,
+// Of this project it imports api/karpenter/v1, internal/cloudprovider,
+// internal/controller/node/health, internal/events,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
 // internal/utils/labelindex,
 // internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/resources,

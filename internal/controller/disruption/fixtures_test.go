@@ -183,6 +183,10 @@ func withPodAnnotation(k, v string) podOpt {
 
 func withLabels(l map[string]string) podOpt { return func(p *corev1.Pod) { p.Labels = l } }
 
+func ownedByRS(p *corev1.Pod) {
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", Controller: new(true)}}
+}
+
 func ownedByDS(p *corev1.Pod) {
 	t := true
 	p.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "ds", Controller: &t}}
@@ -198,7 +202,9 @@ func testPod(name, node, cpu, mem string, opts ...podOpt) *corev1.Pod {
 		Status: corev1.PodStatus{Phase: corev1.PodRunning},
 	}
 	if node == "" {
+		// Pending as the kube-scheduler leaves a pod it found no node for.
 		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
 	} else {
 		// Running since it was created, as the kubelet reports it.
 		p.Status.StartTime = &p.CreationTimestamp

@@ -122,6 +122,30 @@ func TestEmptiness(t *testing.T) {
 		c.pods(testPod("waiting", "", "500m", "64Mi"))
 		expectNoCommand(t, c.snapshot().Decide(Options{}))
 	})
+	t.Run("but not for pods the kube-scheduler has not found unschedulable, gated or nominated for preemption, as upstream", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("fresh", "default", "m2a.large", isConsolidatable)
+		gated := testPod("gated", "", "500m", "64Mi")
+		gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/queue"}}
+		gated.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated}}
+		preempting := testPod("preempting", "", "500m", "64Mi")
+		preempting.Status.NominatedNodeName = "elsewhere"
+		c.pods(gated, preempting)
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "fresh")
+	})
+	t.Run("nor for the pods of a deleting node that will not leave it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("fresh", "default", "m2a.large", isConsolidatable)
+		leaving := c.node("leaving", "default", "m2a.large", func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+			nodeClaim.DeletionTimestamp = new(metav1.NewTime(testNow))
+		})
+		c.pods(testPod("held", leaving, "500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true"), ownedByRS),
+			testPod("naked", leaving, "500m", "64Mi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "fresh")
+
+		c.pods(testPod("moving", leaving, "500m", "64Mi", ownedByRS))
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
 }
 
 func TestDrift(t *testing.T) {

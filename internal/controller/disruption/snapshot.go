@@ -211,7 +211,10 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			continue
 		}
 		if pod.Spec.NodeName == "" {
-			if pod.DeletionTimestamp.IsZero() && !podutil.IsOwnedByDaemonSet(pod) {
+			// The pods provisioning places, as upstream's disruption simulates them: those the
+			// kube-scheduler found no node for (not a gated pod, not one nominated for
+			// preemption).
+			if podutil.IsProvisionable(pod) {
 				s.pending = append(s.pending, pod)
 			}
 			continue
@@ -219,6 +222,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		podsByNode[pod.Spec.NodeName] = append(podsByNode[pod.Spec.NodeName], pod)
 		s.antiAffinity = s.antiAffinity || scheduling.HasRequiredAntiAffinity(pod)
 	}
+	leaving := state.NewLeaving(in.PDBs, in.Now)
 	for _, n := range s.nodes {
 		if n.Node == nil {
 			continue
@@ -226,7 +230,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		n.Pods = podsByNode[n.Node.Name]
 		if n.deleting() && !n.inFlight {
 			for _, pod := range n.Pods {
-				if podutil.IsReschedulable(pod) {
+				if leaving.Leaves(pod) {
 					s.pending = append(s.pending, pod)
 				}
 			}

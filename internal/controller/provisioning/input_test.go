@@ -98,6 +98,17 @@ func TestSchedulingInput(t *testing.T) {
 			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ledger"}}}}},
 	}
 	in := SchedulingInput(cluster, PodsToPlace(cluster, time.Now()), nil)
+	// The pods placed may be copies (given default topology spread constraints): a pod leaving
+	// a node is still not counted there.
+	var copies []*corev1.Pod
+	for _, pod := range in.Pods {
+		copies = append(copies, pod.DeepCopy())
+	}
+	for _, e := range SchedulingInput(cluster, copies, nil).ExistingNodes {
+		if e.Name == "managed-2" && len(e.Pods) != 4 {
+			t.Errorf("the deleting node with copies placed: %d pods counted there, want the 4 that stay", len(e.Pods))
+		}
+	}
 
 	byName := map[string]scheduling.ExistingNode{}
 	for _, e := range in.ExistingNodes {

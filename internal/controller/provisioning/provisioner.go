@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -262,10 +263,11 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 // counted where it runs now: the kube-scheduler will see its replacement, not it.
 func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []scheduling.ExistingNode {
 	bound := cluster.BoundPods()
-	moving := map[*corev1.Pod]bool{}
+	// By name: the pods placed may be copies (given default topology spread constraints).
+	moving := map[types.NamespacedName]bool{}
 	for _, pod := range placing {
 		if pod.Spec.NodeName != "" {
-			moving[pod] = true
+			moving[client.ObjectKeyFromObject(pod)] = true
 		}
 	}
 	deleting := cluster.DeletingNodes()
@@ -286,7 +288,7 @@ func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []schedulin
 		}
 		pods := bound[n.Name]
 		if len(moving) > 0 {
-			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[pod] })
+			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[client.ObjectKeyFromObject(pod)] })
 		}
 		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], pods)
 		node.TopologyOnly = deleting[n.Name] || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)

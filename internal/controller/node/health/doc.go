@@ -12,12 +12,14 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package health is node repair: a registered node that one of the cloud provider's repair
-// policies finds unhealthy past its toleration (NotReady too long; a VM KakaoCloud reports
-// failed or stopped) has its NodeClaim deleted with its terminationGracePeriod already over,
-// so that its pods are deleted without waiting on PodDisruptionBudgets and provisioned again
-// elsewhere, as upstream Karpenter's node repair does. A circuit breaker holds repair in a
-// NodePool while more of its nodes than its repair.maxUnhealthy are unhealthy at once.
+// Package health is what makes a node unhealthy, and the legacy repair controller. Evaluate
+// finds the cloud provider's repair policy a registered node meets past its toleration
+// (NotReady too long; a VM KakaoCloud reports failed or stopped), and Breaker whether a
+// NodePool's circuit breaker holds repair (more of its nodes than its repair.maxUnhealthy
+// unhealthy at once): the disruption loop's repair method reads both. The Reconciler of this
+// package runs only with --legacy-node-repair: it deletes an unhealthy node's NodeClaim with
+// its terminationGracePeriod already over, without budgets, as node repair did before
+// upstream Karpenter v1.15.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
 // internal/utils/nodeclaim, internal/utils/result.

@@ -65,8 +65,13 @@ func notInitializedBecause(nodeClaim *karpv1.NodeClaim, node *corev1.Node) strin
 	if !nodeutil.IsReady(node) {
 		return "waiting for the node to be Ready"
 	}
-	for _, t := range append(append([]corev1.Taint{}, nodeClaim.Spec.StartupTaints...), karpv1.EphemeralTaints...) {
+	for _, t := range nodeClaim.Spec.StartupTaints {
 		if nodeutil.HasTaint(node.Spec.Taints, t) {
+			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
+		}
+	}
+	for _, t := range node.Spec.Taints {
+		if karpv1.IsEphemeralTaint(t) {
 			return fmt.Sprintf("waiting for taint %s:%s to be removed", t.Key, t.Effect)
 		}
 	}
