@@ -30,12 +30,12 @@ import (
 // whose taints the pod tolerates. Pods on other nodes do not count, and their domains are not
 // domains of the constraint.
 type spreadFilter struct {
-	keys        []string
-	affinity    *nodeaffinity.RequiredNodeAffinity // nil: nodeAffinityPolicy Ignore
+	keys     []string
+	affinity *nodeaffinity.RequiredNodeAffinity // nil: nodeAffinityPolicy Ignore
 	// strict is the same, as requirements, for NodeClaims: one alternative per required term
 	// (each with the nodeSelector), as the terms are ORed; nil: nodeAffinityPolicy Ignore.
-	strict []Requirements
-	tolerations []corev1.Toleration                // honoured when honorTaints
+	strict      []Requirements
+	tolerations []corev1.Toleration // honoured when honorTaints
 	honorTaints bool
 	// reach and podTolerations say which NodePools the pod can launch into: only their
 	// domains are domains the constraint may be balanced over, whatever the policies.
