@@ -246,12 +246,12 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 			out = append(out, scheduling.NodePoolInput{NodePool: np, Unavailable: "not ready: " + why})
 			continue
 		}
-		types, err := instanceTypes(ctx, np)
+		its, err := instanceTypes(ctx, np)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", klog.KObj(np))
 			continue
 		}
-		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: types, Remaining: state.LimitsLeft(np, cluster.NodeClaims)})
+		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: its, Remaining: state.LimitsLeft(np, cluster.NodeClaims)})
 	}
 	return out
 }
