@@ -178,6 +178,15 @@ UPSTREAM_GO ?= go1.27.3
 bench-upstream: ## Run upstream Karpenter's BenchmarkScheduling{100,1000,5000} and ours interleaved; print pods/s, the ratio, nodes and cost.
 	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) go run . -rounds=$(BENCH_ROUNDS) -repo=$(CURDIR)
 
+# Upstream Karpenter's own e2e suites, test/suites/regression and test/suites/disruption of
+# sigs.k8s.io/karpenter (hack/conformance-upstream, its own Go module pinning the version, built
+# with UPSTREAM_GO), against this operator on a fresh local cluster with our KCNodeClass: one
+# line per spec, a summary, the skip list and its reasons in hack/conformance-upstream/skip.txt
+# (docs/conformance.md). CONFORMANCE_FOCUS=<regexp> runs some of the specs.
+.PHONY: conformance-upstream
+conformance-upstream: k8s-binaries ## Run upstream Karpenter's regression and disruption e2e suites against this operator on a local cluster.
+	UPSTREAM_GO=$(UPSTREAM_GO) K8S_VERSION=$(K8S_VERSION) hack/conformance-upstream/run
+
 ##@ Local cluster
 
 .PHONY: demo

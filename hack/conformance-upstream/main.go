@@ -1,0 +1,183 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Command conformance-upstream runs upstream Karpenter's e2e suites (the test binaries of
+// sigs.k8s.io/karpenter/test/suites/<suite>, at the version this module pins) against the
+// cluster of KUBECONFIG, one spec per process: each spec gets upstream's environment afresh,
+// a failure cannot stop the specs after it (upstream's Ordered containers would skip them),
+// and every spec is bounded by -spec-timeout. Specs of the skip list are not run and are
+// reported with their reason. Before each spec the cluster must be as upstream's
+// environment expects it (no NodePool, node class, node or pod of an earlier spec); what an
+// interrupted spec left behind is removed first.
+//
+// It prints one line per spec (result, time, and for a failure upstream's message, where it
+// failed and the spec's logs) and ends with
+//
+//	conformance-upstream: N passed, M failed, K skipped (of T) in Xs
+//
+// It exits non-zero when a spec failed or did not run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	suites          []string
+	binDir          string
+	skipFile        string
+	nodeClass       string
+	nodePool        string
+	repairCondition string
+	focus           *regexp.Regexp
+	specTimeout     time.Duration
+	timeout         time.Duration
+	outDir          string
+	kubectl         string
+	operatorLog     string
+	emulator        string
+	list            bool
+}
+
+func main() {
+	var o options
+	suites := flag.String("suites", "regression,disruption", "upstream's suites to run, comma-separated")
+	flag.StringVar(&o.binDir, "bin", "", "the folder of the suites' test binaries, <suite>.test")
+	flag.StringVar(&o.skipFile, "skip", "skip.txt", "the skip list: suite | spec | reason, one spec a line")
+	flag.StringVar(&o.nodeClass, "default-nodeclass", "nodeclass.yaml", "the node class upstream's specs copy")
+	flag.StringVar(&o.nodePool, "default-nodepool", "nodepool.yaml", "the NodePool upstream's specs start from")
+	flag.StringVar(&o.repairCondition, "repair-condition", "", "the node condition upstream's repair specs inject, <type>=<status>")
+	focus := flag.String("focus", "", "run only the specs whose '<suite>: <spec>' matches this regular expression")
+	flag.DurationVar(&o.specTimeout, "spec-timeout", 25*time.Minute, "the bound of one spec, its cleanup included")
+	flag.DurationVar(&o.timeout, "timeout", 0, "the bound of the whole run (0: none); the specs it leaves are reported as not run")
+	flag.StringVar(&o.outDir, "out", "", "the folder for each spec's output, Ginkgo report and operator log")
+	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl, to check and clean the cluster between specs")
+	flag.StringVar(&o.operatorLog, "operator-log", "", "the operator's log, whose lines of each spec are kept with it")
+	flag.StringVar(&o.emulator, "emulator", "", "the KakaoCloud emulator's URL, to check that no VM is left at the end")
+	flag.BoolVar(&o.list, "list", false, "print the specs and the skip list's decisions, run nothing")
+	flag.Parse()
+	o.suites = strings.Split(*suites, ",")
+	if *focus != "" {
+		re, err := regexp.Compile(*focus)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "conformance-upstream: -focus:", err)
+			os.Exit(2)
+		}
+		o.focus = re
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance-upstream:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	start := time.Now()
+	if o.binDir == "" || o.outDir == "" {
+		return errors.New("-bin and -out are required")
+	}
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+		return err
+	}
+	skips, err := readSkipList(o.skipFile)
+	if err != nil {
+		return err
+	}
+	var specs []*spec
+	for _, suite := range o.suites {
+		listed, err := listSpecs(filepath.Join(o.binDir, suite+".test"), suite, filepath.Join(o.outDir, suite+"-specs.json"))
+		if err != nil {
+			return err
+		}
+		specs = append(specs, listed...)
+	}
+	if err := skips.apply(specs, o.suites); err != nil {
+		return err
+	}
+	if o.focus != nil {
+		specs = selectSpecs(specs, o.focus)
+	}
+	if o.list {
+		for _, s := range specs {
+			fmt.Println(s.describe())
+		}
+		return nil
+	}
+
+	// A signal stops the spec that runs (Ginkgo gets an interrupt and runs the spec's
+	// cleanup), the rest are reported as not run.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var deadline time.Time
+	if o.timeout > 0 {
+		deadline = start.Add(o.timeout)
+	}
+	c := cluster{kubectl: o.kubectl}
+	fmt.Printf("conformance-upstream: %d specs of upstream's %s, %d on the skip list\n", len(specs), strings.Join(o.suites, " and "), countSkipped(specs))
+	for i, s := range specs {
+		switch {
+		case s.skipReason != "":
+			s.result = result{state: stateSkipped, message: "skip list: " + s.skipReason}
+		case ctx.Err() != nil:
+			s.result = result{state: stateNotRun, message: "the run was interrupted"}
+		case !deadline.IsZero() && time.Now().Add(time.Minute).After(deadline):
+			s.result = result{state: stateNotRun, message: "the run's time bound was reached"}
+		default:
+			if err := c.ensureClean(ctx, s); err != nil {
+				fmt.Printf("      the cluster is not clean before this spec: %v\n", err)
+			}
+			s.result = runSpec(ctx, o, s, i+1)
+		}
+		fmt.Println(s.outcome())
+	}
+	// What the last spec left, and the VMs of its nodes.
+	var leaks []string
+	if ctx.Err() != nil {
+		fmt.Print(summarize(specs, time.Since(start)))
+		return errors.New("interrupted")
+	}
+	if err := c.ensureClean(ctx, nil); err != nil {
+		leaks = append(leaks, err.Error())
+	}
+	if o.emulator != "" {
+		vms, err := vmsLeft(ctx, o.emulator)
+		switch {
+		case err != nil:
+			leaks = append(leaks, "reading the emulator's VMs: "+err.Error())
+		case len(vms) > 0:
+			leaks = append(leaks, fmt.Sprintf("%d VMs are left in the emulator: %s", len(vms), strings.Join(vms, " ")))
+		}
+	}
+	fmt.Print(summarize(specs, time.Since(start)))
+	for _, leak := range leaks {
+		fmt.Println("conformance-upstream: after the specs,", leak)
+	}
+	if failedOrNotRun(specs) {
+		return errors.New("not every spec passed")
+	}
+	if len(leaks) > 0 {
+		return errors.New("the specs left the cluster or the emulator unclean")
+	}
+	return nil
+}

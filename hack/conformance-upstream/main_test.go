@@ -1,0 +1,93 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "skip.txt")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSkipList(t *testing.T) {
+	specs := []*spec{
+		{suite: "regression", text: "Chaos Runaway Scale-Up should not produce a runaway scale-up when consolidation is enabled"},
+		{suite: "regression", text: "Chaos Runaway Scale-Up should not produce a runaway scale-up when emptiness is enabled"},
+		{suite: "disruption", text: "Drift NodePool Drift NodeRequirements"},
+	}
+	list, err := readSkipList(writeFile(t, `# a comment
+
+regression | Chaos Runaway Scale-Up should not produce a runaway scale-up when consolidation is enabled | spot
+disruption|Drift NodePool Drift NodeRequirements|spot again
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := list.apply(specs, []string{"regression", "disruption"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{specs[0].skipReason, specs[1].skipReason, specs[2].skipReason}; got[0] != "spot" || got[1] != "" || got[2] != "spot again" {
+		t.Errorf("skip reasons: got %q", got)
+	}
+
+	// A suite that is not run does not check its entries.
+	if err := list.apply(specs[:2], []string{"regression"}); err != nil {
+		t.Errorf("entries of a suite not run: %v", err)
+	}
+	stale, err := readSkipList(writeFile(t, "regression | Chaos Runaway Scale-Up renamed | gone\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.apply(specs, []string{"regression"}); err == nil || !strings.Contains(err.Error(), "names 0 specs") {
+		t.Errorf("an entry naming no spec: got %v", err)
+	}
+	for _, bad := range []string{"regression | only two fields\n", "regression | spec | \n"} {
+		if _, err := readSkipList(writeFile(t, bad)); err == nil {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	specs := []*spec{
+		{suite: "regression", text: "a", result: result{state: statePassed, duration: 10 * time.Second}},
+		{suite: "regression", text: "b", result: result{state: stateFailed, duration: 20 * time.Second}},
+		{suite: "regression", text: "c", result: result{state: stateSkipped}},
+		{suite: "disruption", text: "d", result: result{state: statePassed, duration: 5 * time.Second}},
+		{suite: "disruption", text: "e", result: result{state: stateNotRun}},
+	}
+	got := summarize(specs, 95*time.Second)
+	for _, want := range []string{
+		"regression: 1 passed, 1 failed, 1 skipped, 0 not run (of 3); the specs ran 30s\n",
+		"disruption: 1 passed, 0 failed, 0 skipped, 1 not run (of 2); the specs ran 5s\n",
+		"failed: regression: b\n",
+		"1 specs did not run or were interrupted",
+		"conformance-upstream: 2 passed, 1 failed, 1 skipped (of 5) in 95s\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got)
+		}
+	}
+}
