@@ -46,7 +46,7 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
 
 // Reconcile brings one NodePool's hash annotation and status up to date.
@@ -62,7 +62,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		forgetMetrics(np.Name)
 		return reconcile.Result{}, nil
 	}
-	if err := r.stampHash(ctx, np); err != nil {
+	claims := &karpv1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.stampHash(ctx, np, claims.Items); err != nil {
 		return reconcile.Result{}, err
 	}
 
@@ -71,28 +75,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	claims := &karpv1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}); err != nil {
-		return reconcile.Result{}, err
-	}
 	np.Status = computeStatus(np, nodeClass, claims.Items, r.registrations(np, nodeClass))
 	recordMetrics(np)
 	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, r.Client.Status().Patch(ctx, np, client.MergeFrom(stored))
-}
-
-// stampHash writes the template hash annotations NodeClaims are stamped with at launch.
-func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool) error {
-	hash := Hash(np)
-	if np.Annotations[karpv1.NodePoolHashAnnotationKey] == hash && np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] == HashVersion {
-		return nil
-	}
-	stored := np.DeepCopy()
-	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
-	return r.Client.Patch(ctx, np, client.MergeFrom(stored))
 }
 
 // nodeClass returns the NodePool's KCNodeClass, nil when it does not exist.

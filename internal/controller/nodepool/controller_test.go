@@ -150,6 +150,55 @@ var _ = Describe("NodePool hash", func() {
 		})
 		Eventually(hash).ShouldNot(Equal(second))
 	})
+
+	// Upstream's e2e spec of the same name: a NodeClaim stamped by another hash version is
+	// re-stamped with the NodePool's new hash, even when the template changed meanwhile, and is
+	// not drifted; one already drifted keeps its stamp.
+	It("re-stamps the NodeClaims of another hash version instead of drifting them", func() {
+		np := newNodePool("any")
+		Eventually(func(g Gomega) {
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+			g.Expect(np.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion))
+		}).Should(Succeed())
+		claim := func(drifted bool) *karpv1.NodeClaim {
+			nodeClaim := &karpv1.NodeClaim{
+				ObjectMeta: metav1.ObjectMeta{
+					Name:   fmt.Sprintf("%s-%d", np.Name, counter.Add(1)),
+					Labels: map[string]string{karpv1.LabelNodePool: np.Name},
+					Annotations: map[string]string{
+						karpv1.NodePoolHashAnnotationKey: "test-hash-2", karpv1.NodePoolHashVersionAnnotationKey: "test-hash-version-2",
+					},
+				},
+				Spec: karpv1.NodeClaimSpec{
+					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{np.Name}}},
+					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "any"},
+				},
+			}
+			Expect(env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
+			if drifted {
+				nodeClaim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted", LastTransitionTime: metav1.Now()}}
+				Expect(env.APIClient.Status().Update(env.Ctx, nodeClaim)).To(Succeed())
+			}
+			return nodeClaim
+		}
+		current, drifted := claim(false), claim(true)
+		update(np, func(p *karpv1.NodePool) {
+			p.Annotations[karpv1.NodePoolHashAnnotationKey] = "test-hash-1"
+			p.Annotations[karpv1.NodePoolHashVersionAnnotationKey] = "test-hash-version-1"
+			p.Spec.Template.Annotations = map[string]string{"test-key": "test-value"}
+		})
+		Eventually(func(g Gomega) {
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(np), np)).To(Succeed())
+			want := nodepool.Hash(np)
+			g.Expect(np.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashAnnotationKey, want))
+			g.Expect(np.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion))
+			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(current), current)).To(Succeed())
+			g.Expect(current.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashAnnotationKey, want))
+			g.Expect(current.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion))
+		}).Should(Succeed())
+		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(drifted), drifted)).To(Succeed())
+		Expect(drifted.Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashVersionAnnotationKey, "test-hash-version-2"))
+	})
 })
 
 var _ = Describe("NodePool counters", func() {

@@ -15,68 +15,83 @@
 package nodepool
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"slices"
-	"strings"
+	"context"
+	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/mitchellh/hashstructure/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
-// HashVersion changes when Hash's inputs change, so that NodeClaims stamped the old way are
-// re-stamped instead of all drifting at once.
-const HashVersion = "v1"
+// HashVersion is upstream Karpenter's NodePoolHashVersion for the same hash: NodeClaims
+// stamped by another version (an older release of this operator, or upstream's) are re-stamped
+// instead of all drifting at once.
+const HashVersion = "v3"
 
 // Hash summarises the parts of a NodePool's template that are fixed on a node when it is
 // launched: labels, annotations, taints, startup taints, the node class, expireAfter and
 // terminationGracePeriod. A NodeClaim whose stamp differs from its NodePool's has drifted.
-// Requirements and budgets are left out: requirements are checked against the node's labels
-// instead (a narrower requirement the node still meets is no drift), and budgets do not
-// shape nodes.
+// Requirements are left out (their hash tag): they are checked against the node's labels
+// instead, so a narrower requirement the node still meets is no drift.
+//
+// It is upstream's NodePool.Hash, the same function of the same fields (the API types keep
+// upstream's type and field names, which the hash reads), so that the annotation has the value
+// upstream's tools and e2e suites compute; taints are hashed as sets, their order in the
+// manifest does not matter.
 func Hash(np *karpv1.NodePool) string {
-	t := np.Spec.Template
-	hashed := struct {
-		Labels                 map[string]string          `json:"labels,omitempty"`
-		Annotations            map[string]string          `json:"annotations,omitempty"`
-		Taints                 []corev1.Taint             `json:"taints,omitempty"`
-		StartupTaints          []corev1.Taint             `json:"startupTaints,omitempty"`
-		NodeClassRef           *karpv1.NodeClassReference `json:"nodeClassRef,omitempty"`
-		ExpireAfter            string                     `json:"expireAfter"`
-		TerminationGracePeriod string                     `json:"terminationGracePeriod,omitempty"`
-	}{
-		Labels:        t.Labels,
-		Annotations:   t.Annotations,
-		Taints:        sortedTaints(t.Spec.Taints),
-		StartupTaints: sortedTaints(t.Spec.StartupTaints),
-		NodeClassRef:  t.Spec.NodeClassRef,
-		ExpireAfter:   karpv1.Never,
-	}
-	if d := t.Spec.ExpireAfter.Duration; d != nil {
-		hashed.ExpireAfter = d.String()
-	}
-	if g := t.Spec.TerminationGracePeriod; g != nil {
-		hashed.TerminationGracePeriod = g.Duration.String()
-	}
-	// encoding/json writes struct fields in order and map keys sorted: a stable encoding.
-	raw, err := json.Marshal(hashed)
+	hash, err := hashstructure.Hash(np.Spec.Template, hashstructure.FormatV2, &hashstructure.HashOptions{
+		SlicesAsSets:    true,
+		IgnoreZeroValue: true,
+		ZeroNil:         true,
+	})
 	if err != nil {
 		panic(err) // plain data: cannot fail
 	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:8])
+	return fmt.Sprint(hash)
 }
 
-// sortedTaints orders taints so that their order in the manifest does not matter.
-func sortedTaints(taints []corev1.Taint) []corev1.Taint {
-	out := slices.Clone(taints)
-	slices.SortFunc(out, func(a, b corev1.Taint) int {
-		return strings.Compare(a.Key+"\x00"+string(a.Effect)+"\x00"+a.Value, b.Key+"\x00"+string(b.Effect)+"\x00"+b.Value)
-	})
-	for i := range out {
-		out[i].TimeAdded = nil
+// stampHash writes the template hash annotations NodeClaims are stamped with at launch. When
+// the NodePool was stamped by another hash version, its NodeClaims of another version are
+// re-stamped first, as upstream's NodePool hash controller does: such a stamp cannot be
+// compared with the NodePool's, so it is replaced rather than read as drift. A NodeClaim
+// already drifted keeps its stamp and its condition. Only at that change of version: a
+// NodeClaim stamped from a NodePool annotation about to change would carry the old hash under
+// the new version, and drift. The NodeClaims go first so that a failure half-way leaves the
+// NodePool's old version, and the next pass finishes the job.
+func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims []karpv1.NodeClaim) error {
+	hash := Hash(np)
+	if np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] != HashVersion {
+		if err := r.restampNodeClaims(ctx, hash, claims); err != nil {
+			return err
+		}
+	} else if np.Annotations[karpv1.NodePoolHashAnnotationKey] == hash {
+		return nil
 	}
-	return out
+	stored := np.DeepCopy()
+	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
+	return r.Client.Patch(ctx, np, client.MergeFrom(stored))
+}
+
+// restampNodeClaims writes hash, of this HashVersion, on the NodeClaims stamped by another
+// version that are neither drifted nor deleting.
+func (r *Reconciler) restampNodeClaims(ctx context.Context, hash string, claims []karpv1.NodeClaim) error {
+	for i := range claims {
+		nodeClaim := &claims[i]
+		version, stamped := nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
+		if !stamped || version == HashVersion || !nodeClaim.DeletionTimestamp.IsZero() ||
+			meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted) {
+			continue
+		}
+		stored := nodeClaim.DeepCopy()
+		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
+		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
+		if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
 }

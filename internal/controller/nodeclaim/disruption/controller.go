@@ -94,9 +94,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Labels[karpv1.LabelNodePool]}, np); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if err := r.restampHash(ctx, nodeClaim, np); err != nil {
-		return reconcile.Result{}, err
-	}
 
 	stored := nodeClaim.DeepCopy()
 	next, err := r.drift(ctx, nodeClaim, np)
@@ -111,21 +108,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	r.announceDrift(ctx, stored, nodeClaim)
 	return next, nil
-}
-
-// restampHash writes the NodePool's template hash on a NodeClaim stamped by an older hash
-// version (and not drifted), so that a new way of hashing does not drift every node at once.
-func (r *Reconciler) restampHash(ctx context.Context, nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) error {
-	version := np.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
-	hash := np.Annotations[karpv1.NodePoolHashAnnotationKey]
-	have, stamped := nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
-	if version == "" || hash == "" || !stamped || have == version || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted) {
-		return nil
-	}
-	stored := nodeClaim.DeepCopy()
-	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, version)
-	return client.IgnoreNotFound(r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)))
 }
 
 // drift sets or clears the Drifted condition of a launched NodeClaim.
