@@ -186,8 +186,12 @@ func attachedVolumes(volumes []kakaocloud.VolumeSpec) []kakaocloud.AttachedVolum
 	return attached
 }
 
-// allocateAddressesLocked gives the new instance one private IP per subnet, the lowest free
-// one; addresses of instances that are gone are free again, as on a real subnet.
+// allocateAddressesLocked gives the new instance one private IP per subnet: the next free one
+// after the subnet's last given address, wrapping at the end of the subnet. Addresses of
+// instances that are gone are free again, but are given again only once the rest of the subnet
+// has been handed out, as a cloud's address management spreads its choices rather than hand a
+// freed address straight back: a node's name comes from its address, and a new VM that took
+// the address of one just deleted would carry the name of a node that may still be draining.
 func (e *Emulator) allocateAddressesLocked(subnets []kakaocloud.Subnet) ([]kakaocloud.InstanceAddress, error) {
 	used := map[netip.Addr]bool{}
 	for _, in := range e.instances {
@@ -199,26 +203,45 @@ func (e *Emulator) allocateAddressesLocked(subnets []kakaocloud.Subnet) ([]kakao
 	}
 	addresses := make([]kakaocloud.InstanceAddress, 0, len(subnets))
 	for _, subnet := range subnets {
-		ip, err := freeAddress(subnet, used)
+		ip, err := freeAddress(subnet, used, e.lastAddress[subnet.ID])
 		if err != nil {
 			return nil, err
 		}
 		used[ip] = true
+		e.lastAddress[subnet.ID] = ip
 		addresses = append(addresses, kakaocloud.InstanceAddress{PrivateIP: ip.String(), NetworkInterfaceID: newUUID()})
 	}
 	return addresses, nil
 }
 
-func freeAddress(subnet kakaocloud.Subnet, used map[netip.Addr]bool) (netip.Addr, error) {
+// freeAddress returns the first address of the subnet's host range after last that used does
+// not hold, wrapping to the start of the range (no last: from the start).
+func freeAddress(subnet kakaocloud.Subnet, used map[netip.Addr]bool, last netip.Addr) (netip.Addr, error) {
 	prefix := netip.MustParsePrefix(subnet.CIDRBlock).Masked() // Validate checked it
-	addr := prefix.Addr()
+	first := prefix.Addr()
 	for range firstHostOffset {
-		addr = addr.Next()
+		first = first.Next()
 	}
-	// The last address of the prefix is the broadcast address.
-	for ; prefix.Contains(addr.Next()); addr = addr.Next() {
-		if !used[addr] {
-			return addr, nil
+	// The host range ends before the last address of the prefix, the broadcast address.
+	inRange := func(addr netip.Addr) bool { return addr.Compare(first) >= 0 && prefix.Contains(addr.Next()) }
+	next := func(addr netip.Addr) netip.Addr {
+		if addr = addr.Next(); inRange(addr) {
+			return addr
+		}
+		return first
+	}
+	if inRange(first) {
+		start := first
+		if last.IsValid() && inRange(last) {
+			start = next(last)
+		}
+		for addr := start; ; {
+			if !used[addr] {
+				return addr, nil
+			}
+			if addr = next(addr); addr == start {
+				break
+			}
 		}
 	}
 	return netip.Addr{}, newError(http.StatusConflict, "subnet %s (%s) has no free private IP address", subnet.Name, subnet.CIDRBlock)

@@ -183,6 +183,38 @@ func TestDuplicateNamesAndUniqueAddresses(t *testing.T) {
 	}
 }
 
+// A freed address is given again only once the rest of the subnet has been handed out, so that
+// a new VM does not take the name of a node that was just deleted.
+func TestFreedAddressesComeBackLast(t *testing.T) {
+	catalog := emulator.DefaultCatalog()
+	for i := range catalog.Subnets {
+		if catalog.Subnets[i].Name == "karpenter-subnet-a" {
+			catalog.Subnets[i].CIDRBlock = "10.0.0.0/29" // hosts 10.0.0.4 to 10.0.0.6
+		}
+	}
+	h := newHarness(t, emulator.Options{Catalog: catalog})
+	ip := func(id string) string { return h.getInstance(id).Addresses[0].PrivateIP }
+	deleted := func(id string) {
+		if resp := h.api(http.MethodDelete, instancesPath+"/"+id, nil); resp.status != http.StatusAccepted {
+			t.Fatalf("delete %s: status %d body %q", id, resp.status, resp.body)
+		}
+		h.clock.Step(time.Minute)
+	}
+	first, second := h.create(h.validCreate("node-one")), h.create(h.validCreate("node-two"))
+	deleted(first)
+	third := h.create(h.validCreate("node-three"))
+	if got := []string{ip(second), ip(third)}; !slices.Equal(got, []string{"10.0.0.5", "10.0.0.6"}) {
+		t.Errorf("addresses %v after 10.0.0.4 was freed, want [10.0.0.5 10.0.0.6]", got)
+	}
+	// The end of the range: the freed address is the only one left.
+	if got := ip(h.create(h.validCreate("node-four"))); got != "10.0.0.4" {
+		t.Errorf("address %s once the range is used up, want the freed 10.0.0.4", got)
+	}
+	if resp := h.api(http.MethodPost, instancesPath, kakaocloud.CreateInstanceRequest{Instance: h.validCreate("node-five")}); resp.status != http.StatusConflict {
+		t.Errorf("create in a full subnet: status %d, want 409", resp.status)
+	}
+}
+
 func TestListInstancesFilters(t *testing.T) {
 	h := newHarness(t, emulator.Options{})
 	inA := h.create(h.validCreate("pool-a1"))

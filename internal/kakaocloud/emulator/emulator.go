@@ -20,6 +20,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -97,7 +98,8 @@ type Emulator struct {
 	catalog           *Catalog
 	credentials       map[string]string
 	tokens            map[string]issuedToken
-	instances         []*instance // in creation order, which is also created_at order
+	instances         []*instance           // in creation order, which is also created_at order
+	lastAddress       map[string]netip.Addr // by subnet ID: the private IP given last
 	faults            map[string]*activeFault
 	latencies         map[string]time.Duration
 	listLag           time.Duration
@@ -136,6 +138,7 @@ func New(opts Options) *Emulator {
 		catalog:     catalog,
 		credentials: credentials,
 		tokens:      map[string]issuedToken{},
+		lastAddress: map[string]netip.Addr{},
 		faults:      map[string]*activeFault{},
 		latencies:   map[string]time.Duration{},
 		calls:       map[string]int{},
