@@ -16,6 +16,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,7 @@ const (
 	ReasonNodeDeleted              = "NodeDeleted"
 	ReasonDraining                 = "Draining"
 	ReasonAwaitingVolumeDetachment = "AwaitingVolumeDetachment"
+	ReasonAwaitingNodeDeletion     = "AwaitingNodeDeletion"
 	// Upstream's: a node registered without karpenter.sh/unregistered, which keeps pods off it
 	// until its labels and taints are synced.
 	ReasonUnregisteredTaintMissing = "UnregisteredTaintMissing"
@@ -79,6 +81,13 @@ func draining(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, waitin
 // awaitingVolumeDetachment says which volumes the NodeClaim's termination waits for.
 func awaitingVolumeDetachment(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, message string) {
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeNormal, ReasonAwaitingVolumeDetachment, "Terminate", "%s", message)
+}
+
+// awaitingNodeDeletion says that the NodeClaim's VM is gone and it waits for its node, which
+// other finalizers hold.
+func awaitingNodeDeletion(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
+	recorder.Eventf(nodeClaim, node, corev1.EventTypeNormal, ReasonAwaitingNodeDeletion, "Terminate",
+		"the VM is gone; waiting for node %s, held by finalizers %s", node.Name, strings.Join(node.Finalizers, ", "))
 }
 
 // notLive says the NodeClaim is deleted because it was not launched or registered in time.

@@ -22,6 +22,6 @@ import (
 
 // DeleteNode is termination's last step on the node, for a spec that gives it a copy of the
 // node read before the name was taken again, as the cache can.
-func (r *Reconciler) DeleteNode(ctx context.Context, node *corev1.Node) error {
+func (r *Reconciler) DeleteNode(ctx context.Context, node *corev1.Node) (gone bool, err error) {
 	return r.deleteNode(ctx, node)
 }

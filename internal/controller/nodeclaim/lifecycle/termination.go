@@ -41,6 +41,8 @@ import (
 const (
 	drainPoll      = 5 * time.Second
 	vmDeletionPoll = 5 * time.Second
+	// A node another finalizer holds is watched; this poll is a backstop.
+	nodeDeletionPoll = 30 * time.Second
 )
 
 // terminate takes a deleting NodeClaim down in order: taint its node, drain it through the
@@ -66,8 +68,16 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return next, errors.Join(err, patchErr)
 	}
 	if node != nil {
-		if err := r.deleteNode(ctx, node); err != nil {
-			return reconcile.Result{}, err
+		gone, err := r.deleteNode(ctx, node)
+		if err != nil || !gone {
+			// Another finalizer holds the node: the NodeClaim stays, InstanceTerminating, until
+			// the node is gone, as upstream's NodeClaim waits for its nodes. The node's deletion
+			// brings the next pass; the poll is a backstop.
+			if err == nil {
+				awaitingNodeDeletion(r.Recorder, nodeClaim, node)
+			}
+			patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
+			return reconcile.Result{RequeueAfter: nodeDeletionPoll}, errors.Join(err, patchErr)
 		}
 	}
 	stored = nodeClaim.DeepCopy()
@@ -109,13 +119,15 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 		return reconcile.Result{}, false, nil
 	}
 	err = r.CloudProvider.Delete(ctx, nodeClaim)
-	switch {
-	case cloudprovider.IsNodeClaimNotFound(err):
-		return reconcile.Result{}, false, nil
-	case err != nil:
+	if err != nil && !cloudprovider.IsNodeClaimNotFound(err) {
 		return reconcile.Result{}, true, fmt.Errorf("deleting the VM: %w", err)
 	}
+	// Set once the VM is gone too, as upstream sets it: what counts disruptions in flight reads
+	// it, and the NodeClaim may stay a while for its node.
 	r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
+	if err != nil {
+		return reconcile.Result{}, false, nil
+	}
 	return reconcile.Result{RequeueAfter: vmDeletionPoll}, true, nil
 }
 
@@ -141,8 +153,9 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 	return nil
 }
 
-// deleteNode removes the node's finalizer and deletes it.
-func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
+// deleteNode removes the node's finalizer and deletes it; gone is false while other finalizers
+// still hold it.
+func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) (gone bool, err error) {
 	// Only this node: its name is the VM's hostname, which KakaoCloud gives again with the VM's
 	// freed address, so by now the name can be a new VM's node, registered after this one went
 	// and before the cache saw it. A conflict on a node of another UID says ours is gone.
@@ -160,21 +173,25 @@ func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) error {
 	}
 	stored := node.DeepCopy()
 	if controllerutil.RemoveFinalizer(node, karpv1.TerminationFinalizer) {
-		if err := r.Client.Patch(ctx, node, nodePatch(stored)); client.IgnoreNotFound(err) != nil {
-			if replaced(err) {
-				return nil
+		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
+			if apierrors.IsNotFound(err) || replaced(err) {
+				return true, nil
 			}
-			return err
+			return false, err
 		}
 	}
-	err := r.Client.Delete(ctx, node, client.Preconditions{UID: &node.UID})
+	held := len(node.Finalizers) > 0
+	if !node.DeletionTimestamp.IsZero() {
+		return !held, nil
+	}
+	err = r.Client.Delete(ctx, node, client.Preconditions{UID: &node.UID})
 	if replaced(err) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
 		// NotFound: an earlier pass deleted it and the cache has not seen it go yet; said then.
-		return client.IgnoreNotFound(err)
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	}
 	log.FromContext(ctx).Info("deleted node", "Node", klog.KRef("", node.Name))
-	return nil
+	return !held, nil
 }

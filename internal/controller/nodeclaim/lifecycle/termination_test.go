@@ -347,6 +347,32 @@ var _ = Describe("Termination", func() {
 		ExpectMetric("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"}, Equal(before+1))
 	})
 
+	It("keeps the NodeClaim, InstanceTerminating, while another finalizer holds its node", func() {
+		nodeClaim, node := initializedNodeClaim()
+		node = ExpectExists(env.Ctx, env.Client, node)
+		node.Finalizers = append(node.Finalizers, "example.com/hold")
+		Expect(env.Client.Update(env.Ctx, node)).To(Succeed())
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		env.Step(deleteDelay)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+
+		_, exists := vm(nodeClaim)
+		Expect(exists).To(BeFalse())
+		node = ExpectExists(env.Ctx, env.Client, node)
+		Expect(node.DeletionTimestamp).NotTo(BeNil())
+		Expect(node.Finalizers).To(ConsistOf("example.com/hold"))
+		nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInstanceTerminating).Status).To(Equal(metav1.ConditionTrue))
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonAwaitingNodeDeletion, "held by finalizers example.com/hold")
+
+		node.Finalizers = nil
+		Expect(env.Client.Update(env.Ctx, node)).To(Succeed())
+		ExpectNotFound(env.Ctx, env.Client, node)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
+	})
+
 	It("deletes only its own node, not a new VM's node that took the same name", func() {
 		_, node := initializedNodeClaim()
 		node = ExpectExists(env.Ctx, env.Client, node)
@@ -361,7 +387,9 @@ var _ = Describe("Termination", func() {
 			Spec: corev1.NodeSpec{ProviderID: "kakaocloud://another-vm"}}
 		ExpectApplied(env.Ctx, env.Client, newcomer)
 
-		Expect(controllers.Lifecycle.DeleteNode(env.Ctx, stale)).To(Succeed())
+		gone, err := controllers.Lifecycle.DeleteNode(env.Ctx, stale)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(gone).To(BeTrue(), "the stale copy's node is gone: its name is another node's")
 		Expect(ExpectExists(env.Ctx, env.Client, newcomer).Spec.ProviderID).To(Equal("kakaocloud://another-vm"))
 	})
 
