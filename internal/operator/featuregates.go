@@ -48,7 +48,7 @@ var featureGates = map[string]featureGate{
 	"SpotToSpotConsolidation":   {fixed: "KakaoCloud sells no spot capacity"},
 	"ReservedCapacity":          {fixed: "KakaoCloud sells no capacity reservations"},
 	"NodeOverlay":               {fixed: "NodeOverlay objects are not served: instance types come from KakaoCloud's flavors and the prices ConfigMap"},
-	"CapacityBuffer":            {fixed: "CapacityBuffer objects are not served"},
+	"CapacityBuffer":            {fixed: "this operator does not serve CapacityBuffer objects yet (an alpha API upstream, off by default there)"},
 	"TerminateFirstDrift":       {fixed: "without reserved capacity a drifted node's replacement can always launch first"},
 	"TerminateFirstRepair":      {fixed: "without reserved capacity an unhealthy node's replacement can always launch first"},
 	"PodDeletionCostManagement": {fixed: "this operator does not write controller.kubernetes.io/pod-deletion-cost; a pod's own value is read as its disruption cost"},
@@ -89,7 +89,7 @@ func ParseFeatureGates(value string) (FeatureGates, []string, error) {
 		}
 		if gate.fixed != "" {
 			if set[name] != gate.def {
-				notes = append(notes, fmt.Sprintf("feature gate %s=%t has no effect on KakaoCloud: %s", name, set[name], gate.fixed))
+				notes = append(notes, fmt.Sprintf("feature gate %s=%t has no effect here: %s", name, set[name], gate.fixed))
 			}
 			continue
 		}

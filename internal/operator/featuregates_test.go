@@ -31,8 +31,8 @@ func TestParseFeatureGates(t *testing.T) {
 		// Upstream chart's defaults: ReservedCapacity on, StaticCapacity off. Taken, with
 		// a note for each gate that runs otherwise here.
 		{value: "ReservedCapacity=true,StaticCapacity=false,SpotToSpotConsolidation=false", nodeRepair: true,
-			notes: []string{"feature gate ReservedCapacity=true has no effect on KakaoCloud: KakaoCloud sells no capacity reservations",
-				"feature gate StaticCapacity=false has no effect on KakaoCloud: static NodePools are always served"}},
+			notes: []string{"feature gate ReservedCapacity=true has no effect here: KakaoCloud sells no capacity reservations",
+				"feature gate StaticCapacity=false has no effect here: static NodePools are always served"}},
 		{value: "NodeRepair=maybe", err: "invalid value"},
 		{value: "NodeRepiar=true", err: `unknown feature gate "NodeRepiar"; upstream Karpenter's are CapacityBuffer, NodeOverlay, NodeRepair`},
 	} {
