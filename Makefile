@@ -187,6 +187,13 @@ bench-upstream: ## Run upstream Karpenter's BenchmarkScheduling{100,1000,5000} a
 conformance-upstream: k8s-binaries ## Run upstream Karpenter's regression and disruption e2e suites against this operator on a local cluster.
 	UPSTREAM_GO=$(UPSTREAM_GO) K8S_VERSION=$(K8S_VERSION) hack/conformance-upstream/run
 
+# The few of upstream's specs make test runs, listed with why in
+# hack/conformance-upstream/quick.txt (a few minutes in all).
+.PHONY: conformance-upstream-quick
+conformance-upstream-quick: k8s-binaries ## Vet and test the upstream suites' runner, then run the specs of hack/conformance-upstream/quick.txt.
+	cd hack/conformance-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) go vet ./... && GOTOOLCHAIN=$(UPSTREAM_GO) go test ./... -count=1
+	CONFORMANCE_ONLY=$(CURDIR)/hack/conformance-upstream/quick.txt UPSTREAM_GO=$(UPSTREAM_GO) K8S_VERSION=$(K8S_VERSION) hack/conformance-upstream/run
+
 ##@ Local cluster
 
 .PHONY: demo

@@ -47,10 +47,11 @@ type options struct {
 	suites          []string
 	binDir          string
 	skipFile        string
+	onlyFile        string
 	nodeClass       string
 	nodePool        string
 	repairCondition string
-	focus           *regexp.Regexp
+	focus, exclude  *regexp.Regexp
 	specTimeout     time.Duration
 	timeout         time.Duration
 	outDir          string
@@ -65,10 +66,12 @@ func main() {
 	suites := flag.String("suites", "regression,disruption", "upstream's suites to run, comma-separated")
 	flag.StringVar(&o.binDir, "bin", "", "the folder of the suites' test binaries, <suite>.test")
 	flag.StringVar(&o.skipFile, "skip", "skip.txt", "the skip list: suite | spec | reason, one spec a line")
+	flag.StringVar(&o.onlyFile, "only", "", "run only the specs of this list (suite | spec | reason, one spec a line)")
 	flag.StringVar(&o.nodeClass, "default-nodeclass", "nodeclass.yaml", "the node class upstream's specs copy")
 	flag.StringVar(&o.nodePool, "default-nodepool", "nodepool.yaml", "the NodePool upstream's specs start from")
 	flag.StringVar(&o.repairCondition, "repair-condition", "", "the node condition upstream's repair specs inject, <type>=<status>")
 	focus := flag.String("focus", "", "run only the specs whose '<suite>: <spec>' matches this regular expression")
+	exclude := flag.String("exclude", "", "leave out the specs whose '<suite>: <spec>' matches this regular expression; the summary counts them")
 	flag.DurationVar(&o.specTimeout, "spec-timeout", 25*time.Minute, "the bound of one spec, its cleanup included")
 	flag.DurationVar(&o.timeout, "timeout", 0, "the bound of the whole run (0: none); the specs it leaves are reported as not run")
 	flag.StringVar(&o.outDir, "out", "", "the folder for each spec's output, Ginkgo report and operator log")
@@ -78,13 +81,19 @@ func main() {
 	flag.BoolVar(&o.list, "list", false, "print the specs and the skip list's decisions, run nothing")
 	flag.Parse()
 	o.suites = strings.Split(*suites, ",")
-	if *focus != "" {
-		re, err := regexp.Compile(*focus)
+	for _, re := range []struct {
+		flag, value string
+		into        **regexp.Regexp
+	}{{"-focus", *focus, &o.focus}, {"-exclude", *exclude, &o.exclude}} {
+		if re.value == "" {
+			continue
+		}
+		compiled, err := regexp.Compile(re.value)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "conformance-upstream: -focus:", err)
+			fmt.Fprintln(os.Stderr, "conformance-upstream:", re.flag+":", err)
 			os.Exit(2)
 		}
-		o.focus = re
+		*re.into = compiled
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance-upstream:", err)
@@ -100,7 +109,7 @@ func run(o options) error {
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
-	skips, err := readSkipList(o.skipFile)
+	skips, err := readSpecList(o.skipFile)
 	if err != nil {
 		return err
 	}
@@ -112,11 +121,25 @@ func run(o options) error {
 		}
 		specs = append(specs, listed...)
 	}
-	if err := skips.apply(specs, o.suites); err != nil {
+	if err := skips.skip(specs, o.suites); err != nil {
 		return err
 	}
+	if o.onlyFile != "" {
+		only, err := readSpecList(o.onlyFile)
+		if err != nil {
+			return err
+		}
+		if specs, err = only.only(specs, o.suites); err != nil {
+			return err
+		}
+	}
 	if o.focus != nil {
-		specs = selectSpecs(specs, o.focus)
+		specs = selectSpecs(specs, o.focus, true)
+	}
+	excluded := 0
+	if o.exclude != nil {
+		kept := selectSpecs(specs, o.exclude, false)
+		excluded, specs = len(specs)-len(kept), kept
 	}
 	if o.list {
 		for _, s := range specs {
@@ -135,6 +158,9 @@ func run(o options) error {
 	}
 	c := cluster{kubectl: o.kubectl}
 	fmt.Printf("conformance-upstream: %d specs of upstream's %s, %d on the skip list\n", len(specs), strings.Join(o.suites, " and "), countSkipped(specs))
+	if excluded > 0 {
+		fmt.Printf("conformance-upstream: %d more left out by -exclude %q: not run, and not counted below\n", excluded, o.exclude)
+	}
 	for i, s := range specs {
 		switch {
 		case s.skipReason != "":

@@ -37,7 +37,7 @@ func TestSkipList(t *testing.T) {
 		{suite: "regression", text: "Chaos Runaway Scale-Up should not produce a runaway scale-up when emptiness is enabled"},
 		{suite: "disruption", text: "Drift NodePool Drift NodeRequirements"},
 	}
-	list, err := readSkipList(writeFile(t, `# a comment
+	list, err := readSpecList(writeFile(t, `# a comment
 
 regression | Chaos Runaway Scale-Up should not produce a runaway scale-up when consolidation is enabled | spot
 disruption|Drift NodePool Drift NodeRequirements|spot again
@@ -45,7 +45,7 @@ disruption|Drift NodePool Drift NodeRequirements|spot again
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := list.apply(specs, []string{"regression", "disruption"}); err != nil {
+	if err := list.skip(specs, []string{"regression", "disruption"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := []string{specs[0].skipReason, specs[1].skipReason, specs[2].skipReason}; got[0] != "spot" || got[1] != "" || got[2] != "spot again" {
@@ -53,20 +53,46 @@ disruption|Drift NodePool Drift NodeRequirements|spot again
 	}
 
 	// A suite that is not run does not check its entries.
-	if err := list.apply(specs[:2], []string{"regression"}); err != nil {
+	if err := list.skip(specs[:2], []string{"regression"}); err != nil {
 		t.Errorf("entries of a suite not run: %v", err)
 	}
-	stale, err := readSkipList(writeFile(t, "regression | Chaos Runaway Scale-Up renamed | gone\n"))
+	stale, err := readSpecList(writeFile(t, "regression | Chaos Runaway Scale-Up renamed | gone\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := stale.apply(specs, []string{"regression"}); err == nil || !strings.Contains(err.Error(), "names 0 specs") {
+	if err := stale.skip(specs, []string{"regression"}); err == nil || !strings.Contains(err.Error(), "names 0 specs") {
 		t.Errorf("an entry naming no spec: got %v", err)
 	}
 	for _, bad := range []string{"regression | only two fields\n", "regression | spec | \n"} {
-		if _, err := readSkipList(writeFile(t, bad)); err == nil {
+		if _, err := readSpecList(writeFile(t, bad)); err == nil {
 			t.Errorf("%q was accepted", bad)
 		}
+	}
+}
+
+func TestOnlyList(t *testing.T) {
+	specs := []*spec{
+		{suite: "regression", text: "Integration should a"},
+		{suite: "regression", text: "Integration should b"},
+		{suite: "disruption", text: "Drift should c"},
+	}
+	list, err := readSpecList(writeFile(t, "disruption | Drift should c | quick\nregression | Integration should a | quick\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := list.only(specs, []string{"regression", "disruption"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].text != "Integration should a" || got[1].text != "Drift should c" {
+		t.Errorf("only: got %v, want a and c in the suites' order", got)
+	}
+	stale, err := readSpecList(writeFile(t, "regression | Integration should z | quick\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stale.only(specs, []string{"regression"}); err == nil || !strings.Contains(err.Error(), "names 0 specs") {
+		t.Errorf("an entry naming no spec: got %v", err)
 	}
 }
 

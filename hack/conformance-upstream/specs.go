@@ -94,24 +94,27 @@ func readReport(file string) ([]types.SpecReport, error) {
 	return out, nil
 }
 
-// skipEntry is one line of the skip list: a spec of a suite, by its whole text, and why it
-// does not apply.
-type skipEntry struct {
+// listEntry is one line of a spec list (the skip list, the quick list): a spec of a suite, by
+// its whole text, and why it is on the list.
+type listEntry struct {
 	suite, text, reason string
 	line                int
 }
 
-type skipList []skipEntry
+type specList struct {
+	file    string
+	entries []listEntry
+}
 
-// readSkipList reads lines `suite | spec | reason`; blank lines and lines starting with # are
+// readSpecList reads lines `suite | spec | reason`; blank lines and lines starting with # are
 // comments.
-func readSkipList(file string) (skipList, error) {
+func readSpecList(file string) (specList, error) {
+	list := specList{file: file}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return list, err
 	}
 	defer func() { _ = f.Close() }()
-	var list skipList
 	scanner := bufio.NewScanner(f)
 	for n := 1; scanner.Scan(); n++ {
 		line := strings.TrimSpace(scanner.Text())
@@ -120,42 +123,64 @@ func readSkipList(file string) (skipList, error) {
 		}
 		fields := strings.Split(line, "|")
 		if len(fields) != 3 {
-			return nil, fmt.Errorf("%s:%d: want suite | spec | reason, got %q", file, n, line)
+			return list, fmt.Errorf("%s:%d: want suite | spec | reason, got %q", file, n, line)
 		}
-		e := skipEntry{suite: strings.TrimSpace(fields[0]), text: strings.TrimSpace(fields[1]), reason: strings.TrimSpace(fields[2]), line: n}
+		e := listEntry{suite: strings.TrimSpace(fields[0]), text: strings.TrimSpace(fields[1]), reason: strings.TrimSpace(fields[2]), line: n}
 		if e.suite == "" || e.text == "" || e.reason == "" {
-			return nil, fmt.Errorf("%s:%d: the suite, the spec and the reason must all be given", file, n)
+			return list, fmt.Errorf("%s:%d: the suite, the spec and the reason must all be given", file, n)
 		}
-		list = append(list, e)
+		list.entries = append(list.entries, e)
 	}
 	return list, scanner.Err()
 }
 
-// apply marks the skipped specs. Every entry of a suite being run must name exactly one of its
-// specs, so that a list written for another upstream version does not silently skip nothing.
-func (l skipList) apply(specs []*spec, suites []string) error {
-	for _, e := range l {
+// match calls found for each entry of a suite being run with the spec it names. Every such
+// entry must name exactly one spec, so that a list written for another upstream version does
+// not silently name nothing.
+func (l specList) match(specs []*spec, suites []string, found func(*spec, listEntry)) error {
+	for _, e := range l.entries {
 		if !slices.Contains(suites, e.suite) {
 			continue
 		}
-		found := 0
+		n := 0
 		for _, s := range specs {
 			if s.suite == e.suite && s.text == e.text {
-				s.skipReason = e.reason
-				found++
+				found(s, e)
+				n++
 			}
 		}
-		if found != 1 {
-			return fmt.Errorf("skip list line %d names %d specs of %s, not one: %q", e.line, found, e.suite, e.text)
+		if n != 1 {
+			return fmt.Errorf("%s line %d names %d specs of %s, not one: %q", l.file, e.line, n, e.suite, e.text)
 		}
 	}
 	return nil
 }
 
-func selectSpecs(specs []*spec, focus *regexp.Regexp) []*spec {
+// skip marks the specs the list names as skipped, with its reasons.
+func (l specList) skip(specs []*spec, suites []string) error {
+	return l.match(specs, suites, func(s *spec, e listEntry) { s.skipReason = e.reason })
+}
+
+// only keeps the specs the list names, in the suites' order.
+func (l specList) only(specs []*spec, suites []string) ([]*spec, error) {
+	named := map[*spec]bool{}
+	if err := l.match(specs, suites, func(s *spec, _ listEntry) { named[s] = true }); err != nil {
+		return nil, err
+	}
 	var out []*spec
 	for _, s := range specs {
-		if focus.MatchString(s.name()) {
+		if named[s] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// selectSpecs keeps the specs whose name matches re (match true) or does not (match false).
+func selectSpecs(specs []*spec, re *regexp.Regexp, match bool) []*spec {
+	var out []*spec
+	for _, s := range specs {
+		if re.MatchString(s.name()) == match {
 			out = append(out, s)
 		}
 	}

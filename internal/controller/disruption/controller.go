@@ -171,7 +171,12 @@ func (c *Controller) Pass(ctx context.Context) error {
 // passes and every drifted node one), and otherwise after PollInterval.
 func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	c.init()
-	c.orchestrator.advance(ctx)
+	if c.orchestrator.advance(ctx) > 0 {
+		// A command was just rolled back: its nodes stay untainted, and its failure (say, a
+		// replacement that cannot register) is not tried again, for a poll interval, as
+		// upstream's loop, which polls apart from its command queue, leaves them.
+		return c.PollInterval, nil
+	}
 
 	start := c.now()
 	in, err := c.snapshotInput(ctx)

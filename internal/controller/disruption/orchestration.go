@@ -245,7 +245,7 @@ func (o *orchestrator) announceRepair(cmd *Command) {
 // advance moves each running command on: once its replacements are initialized the
 // candidates are deleted; a replacement that disappears, or that does not initialize in time,
 // rolls the command back.
-func (o *orchestrator) advance(ctx context.Context) {
+func (o *orchestrator) advance(ctx context.Context) (rolledBack int) {
 	var still []*running
 	for _, r := range o.running {
 		logger := log.FromContext(ctx).WithValues("command", r.id, "reason", r.cmd.ReasonLabel(), "decision", r.cmd.Decision(), "method", r.cmd.Method)
@@ -254,6 +254,7 @@ func (o *orchestrator) advance(ctx context.Context) {
 		switch {
 		case why != "":
 			o.rollback(rctx, r, why)
+			rolledBack++
 		case ready:
 			if err := o.finish(rctx, r); err != nil {
 				logger.Error(err, "deleting the disrupted nodeclaims failed; retrying")
@@ -261,11 +262,13 @@ func (o *orchestrator) advance(ctx context.Context) {
 			}
 		case o.now().Sub(r.started) > o.timeout:
 			o.rollback(rctx, r, fmt.Sprintf("the replacements did not initialize within %s", o.timeout))
+			rolledBack++
 		default:
 			still = append(still, r)
 		}
 	}
 	o.running = still
+	return rolledBack
 }
 
 // replacementsReady reports whether every replacement is initialized, or why the command
