@@ -83,7 +83,7 @@ olm-binaries: ## Build OLM's olm and catalog operators and opm, with OLM's CRDs 
 	hack/build-olm-binaries.sh
 
 .PHONY: test
-test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, then the end-to-end suite.
+test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a real kube-apiserver and etcd, the kube-scheduler judge, the end-to-end suite, then a few of upstream Karpenter's e2e specs.
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./... -count=1 -coverprofile cover.out
 	$(MAKE) bench-check
@@ -91,6 +91,7 @@ test: verify vet lint k8s-binaries ## Vet, run unit and envtest suites against a
 	$(MAKE) test-packaging
 	$(MAKE) conformance SEEDS=$(CONFORMANCE_TEST_SEEDS)
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
+	$(MAKE) conformance-upstream-quick
 
 # The kube-scheduler judge (test/conformance, its own Go module so that k8s.io/kubernetes stays
 # out of the operator's): seeded random clusters and workloads, every placement the simulation
