@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -41,8 +42,8 @@ type Cluster struct {
 	NodeClaims []*karpv1.NodeClaim
 	Nodes      []*corev1.Node
 	Pods       []*corev1.Pod
-	// DaemonSetPods are one pod per DaemonSet, its template: what it adds to every node it
-	// runs on.
+	// DaemonSetPods are one pod per DaemonSet, its template or, once it has one, the spec of
+	// its newest pod: what it adds to every node it runs on.
 	DaemonSetPods []*corev1.Pod
 	PDBs          []*policyv1.PodDisruptionBudget
 	// NamespaceLabels are the labels of every namespace, for pod affinity namespace
@@ -70,8 +71,10 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	c.Nodes = pointers(nodes.Items)
 	c.Pods = pointers(pods.Items)
 	c.PDBs = pointers(pdbs.Items)
+	observed := newestPodsByOwner(c.Pods)
 	for i := range daemonSets.Items {
-		c.DaemonSetPods = append(c.DaemonSetPods, DaemonSetPod(&daemonSets.Items[i]))
+		ds := &daemonSets.Items[i]
+		c.DaemonSetPods = append(c.DaemonSetPods, DaemonSetPodAsObserved(ds, observed[ds.UID]))
 	}
 	c.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
 	for _, ns := range namespaces.Items {
@@ -83,10 +86,40 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 // DaemonSetPod is the pod a DaemonSet adds to a node: its template, named and owned like the
 // pods it creates, so that a node that already runs one can be told from one that does not.
 func DaemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
+	return DaemonSetPodAsObserved(ds, nil)
+}
+
+// DaemonSetPodAsObserved is DaemonSetPod with the spec of one of the DaemonSet's pods when
+// there is one (observed), as upstream Karpenter takes it: admission has filled in what the
+// template leaves out, such as a LimitRange's default requests, which a node must have room
+// for. The template's node affinity stays, as the DaemonSet controller pins each pod to its
+// node through it.
+func DaemonSetPodAsObserved(ds *appsv1.DaemonSet, observed *corev1.Pod) *corev1.Pod {
 	pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: ds.Spec.Template.Spec}
+	if observed != nil {
+		pod.Spec = *observed.Spec.DeepCopy()
+		pod.Spec.NodeName = ""
+		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
+	}
 	pod.Name, pod.Namespace = ds.Name, ds.Namespace
 	pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
 	return pod
+}
+
+// newestPodsByOwner returns, by the UID of their controller, the most recently created pod of
+// each that is neither finished nor deleting.
+func newestPodsByOwner(pods []*corev1.Pod) map[types.UID]*corev1.Pod {
+	newest := map[types.UID]*corev1.Pod{}
+	for _, pod := range pods {
+		owner := metav1.GetControllerOf(pod)
+		if owner == nil || podutil.IsTerminal(pod) || !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if current, ok := newest[owner.UID]; !ok || current.CreationTimestamp.Before(&pod.CreationTimestamp) {
+			newest[owner.UID] = pod
+		}
+	}
+	return newest
 }
 
 func pointers[T any](items []T) []*T {

@@ -20,7 +20,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -68,5 +71,61 @@ func TestRead(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"running"}) || len(bound) != 1 {
 		t.Errorf("bound pods = %v, want only the running pod on node-a", bound)
+	}
+}
+
+// A DaemonSet's overhead is its newest live pod's spec once it has one: admission may have
+// given the pod requests its template lacks (a LimitRange's defaults here).
+func TestDaemonSetPodAsObserved(t *testing.T) {
+	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}},
+	}}}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "kube-system", UID: "ds-uid"},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Affinity: affinity, Containers: []corev1.Container{{Name: "agent"}}},
+		}},
+	}
+	owned := func(name string, created int64, cpu string, mutate func(*corev1.Pod)) *corev1.Pod {
+		p := pod(name, "node-"+name, corev1.PodRunning)
+		p.Namespace, p.CreationTimestamp = "kube-system", metav1.Unix(created, 0)
+		p.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
+		p.Spec.Containers = []corev1.Container{{Name: "agent", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}
+		// The DaemonSet controller pins each pod to its node.
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{p.Spec.NodeName}}}}},
+		}}}
+		if mutate != nil {
+			mutate(p)
+		}
+		return p
+	}
+	finished := func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }
+	for _, tc := range []struct {
+		name    string
+		pods    []*corev1.Pod
+		wantCPU string
+	}{
+		{name: "no pod yet: the template", wantCPU: "0"},
+		{name: "the newest live pod", pods: []*corev1.Pod{owned("old", 1, "1", nil), owned("new", 2, "2", nil), owned("gone", 3, "3", finished)}, wantCPU: "2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objects := []client.Object{ds}
+			for _, p := range tc.pods {
+				objects = append(objects, p)
+			}
+			cluster, err := state.Read(t.Context(), fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objects...).Build())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := cluster.DaemonSetPods[0]
+			cpu := got.Spec.Containers[0].Resources.Requests.Cpu()
+			if cpu.Cmp(resource.MustParse(tc.wantCPU)) != 0 {
+				t.Errorf("cpu request %s, want %s", cpu, tc.wantCPU)
+			}
+			if got.Name != "agent" || got.Spec.NodeName != "" || !equality.Semantic.DeepEqual(got.Spec.Affinity, affinity) || metav1.GetControllerOf(got).UID != ds.UID {
+				t.Errorf("want the DaemonSet's name, owner and node affinity, and no node: %+v", got)
+			}
+		})
 	}
 }
