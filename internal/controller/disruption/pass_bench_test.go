@@ -21,6 +21,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -227,6 +229,81 @@ func TestConsolidationPassCadence(t *testing.T) {
 	waitForCache(ctx, t, env, cluster)
 	cmd := decideAndValidate(ctx, t, env, controllers.Disruption)
 	t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+}
+
+// A consolidation command that no longer holds once the validation delay is over is given up,
+// and its candidates say why (upstream's ConsolidationRejected event).
+func TestConsolidationRejected(t *testing.T) {
+	cluster := workload.ConsolidationCluster(40, 1)
+	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	env.Clock.SetTime(time.Now())
+	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
+	if err := env.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := log.IntoContext(env.Ctx, logr.Discard())
+	populate(ctx, t, env, controllers, cluster)
+	waitForCache(ctx, t, env, cluster)
+	c := controllers.Disruption
+	if _, err := c.PassDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cmd := c.Validating()
+	if cmd == nil {
+		t.Fatal("the first pass left no command waiting for validation")
+	}
+
+	// Meanwhile a candidate's node is told not to be disrupted.
+	candidate := cmd.Candidates[0]
+	node := &corev1.Node{}
+	if err := env.APIClient.Get(ctx, client.ObjectKey{Name: candidate.Node.Name}, node); err != nil {
+		t.Fatal(err)
+	}
+	metav1.SetMetaDataAnnotation(&node.ObjectMeta, karpv1.DoNotDisruptAnnotationKey, "true")
+	if err := env.APIClient.Update(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	// The manager's cache is a real informer: wait until it has the annotation.
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		cached := &corev1.Node{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(node), cached); err != nil {
+			return false, err
+		}
+		return cached.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	env.Step(disruption.DefaultValidationDelay)
+	if _, err := c.PassDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c.Validating() != nil {
+		t.Fatal("the command is still waiting for validation")
+	}
+	for _, name := range []string{candidate.NodeClaim.Name, node.Name} {
+		notes := env.Recorder.Notes(name, disruption.EventConsolidationRejected)
+		if len(notes) == 0 || !strings.Contains(notes[0], "Consolidation rejected") || !strings.Contains(notes[0], "do-not-disrupt") {
+			t.Errorf("%s: ConsolidationRejected events %q, want one that names do-not-disrupt", name, notes)
+		}
+	}
+	var started int
+	claims := &karpv1.NodeClaimList{}
+	if err := env.APIClient.List(ctx, claims); err != nil {
+		t.Fatal(err)
+	}
+	for _, nodeClaim := range claims.Items {
+		if !nodeClaim.DeletionTimestamp.IsZero() {
+			started++
+		}
+	}
+	if started != 0 {
+		t.Errorf("%d NodeClaims deleting: the rejected command started", started)
+	}
 }
 
 // populate creates the cluster's objects through the API server, as they would be there:
