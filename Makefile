@@ -27,6 +27,9 @@ GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 LOGCHECK_VERSION ?= v0.11.0
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# The same linter built with UPSTREAM_GO, for hack/conformance-upstream and hack/bench-upstream,
+# which need upstream Karpenter's newer Go: a golangci-lint refuses modules whose Go is newer than its own.
+GOLANGCI_LINT_UPSTREAM ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(UPSTREAM_GO)
 LOGCHECK ?= $(LOCALBIN)/logcheck-$(LOGCHECK_VERSION)
 
 .PHONY: all
@@ -63,10 +66,12 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: lint
-lint: golangci-lint logcheck ## Run golangci-lint (.golangci.yml) on every Go module of the project, and logcheck on the operator's code.
+lint: golangci-lint golangci-lint-upstream logcheck ## Run golangci-lint (.golangci.yml) on every Go module of the project, and logcheck on the operator's code.
 	$(GOLANGCI_LINT) run ./...
 	cd hack/packaging && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
 	cd test/conformance && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
+	cd hack/conformance-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
+	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
 	$(LOGCHECK) -test=false ./...
 
 .PHONY: verify
@@ -286,6 +291,11 @@ $(KUSTOMIZE): | $(LOCALBIN)
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint from its Go module.
 $(GOLANGCI_LINT): | $(LOCALBIN)
 	hack/build-go-tool.sh $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: golangci-lint-upstream
+golangci-lint-upstream: $(GOLANGCI_LINT_UPSTREAM) ## Build golangci-lint from its Go module with UPSTREAM_GO.
+$(GOLANGCI_LINT_UPSTREAM): | $(LOCALBIN)
+	TOOLCHAIN=$(UPSTREAM_GO) hack/build-go-tool.sh $(GOLANGCI_LINT_UPSTREAM) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: logcheck
 logcheck: $(LOGCHECK) ## Build Kubernetes' logcheck (structured logging) from its Go module.

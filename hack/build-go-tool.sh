@@ -3,12 +3,15 @@
 # module that requires it: some modules (golangci-lint among them) cannot be built with
 # `go install pkg@version` here, because the module proxy does not list their versions.
 #
-# Usage: [TAGS=<build tags>] hack/build-go-tool.sh <output> <module> <version> <package>
+# Usage: [TAGS=<build tags>] [TOOLCHAIN=<go toolchain>] hack/build-go-tool.sh <output> <module> <version> <package>
 #   e.g. hack/build-go-tool.sh bin/golangci-lint-v2.15.0 github.com/golangci/golangci-lint/v2 v2.15.0 \
 #          github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+# TOOLCHAIN builds with another Go toolchain than the local one (the module proxy serves them),
+# e.g. a linter for a module that needs a newer Go.
 set -euo pipefail
 
 OUT="$1" MODULE="$2" VERSION="$3" PACKAGE="$4"
+export GOTOOLCHAIN="${TOOLCHAIN:-local}"
 [ -x "$OUT" ] && exit 0
 WORK="${XDG_CACHE_HOME:-$HOME/.cache}/karpenter-provider-kakaocloud/tool-$(basename "$OUT")"
 mkdir -p "$WORK" "$(dirname "$OUT")"
@@ -28,6 +31,6 @@ package tools
 import _ "$PACKAGE"
 GO
 OUT_ABS="$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")"
-(cd "$WORK" && GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod tidy >/dev/null 2>&1 &&
-  GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -tags "${TAGS:-}" -ldflags "-s -w" -o "$OUT_ABS.tmp" "$PACKAGE")
+(cd "$WORK" && GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 &&
+  GOFLAGS=-mod=mod go build -tags "${TAGS:-}" -ldflags "-s -w" -o "$OUT_ABS.tmp" "$PACKAGE")
 mv "$OUT_ABS.tmp" "$OUT_ABS"

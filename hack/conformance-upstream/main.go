@@ -101,6 +101,42 @@ func main() {
 	}
 }
 
+// chooseSpecs lists the suites' specs, marks those of the skip list, and keeps those -only,
+// -focus and -exclude choose; excluded is how many -exclude left out.
+func chooseSpecs(o options) (specs []*spec, excluded int, err error) {
+	skips, err := readSpecList(o.skipFile)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, suite := range o.suites {
+		listed, err := listSpecs(filepath.Join(o.binDir, suite+".test"), suite, filepath.Join(o.outDir, suite+"-specs.json"))
+		if err != nil {
+			return nil, 0, err
+		}
+		specs = append(specs, listed...)
+	}
+	if err := skips.skip(specs, o.suites); err != nil {
+		return nil, 0, err
+	}
+	if o.onlyFile != "" {
+		only, err := readSpecList(o.onlyFile)
+		if err != nil {
+			return nil, 0, err
+		}
+		if specs, err = only.only(specs, o.suites); err != nil {
+			return nil, 0, err
+		}
+	}
+	if o.focus != nil {
+		specs = selectSpecs(specs, o.focus, true)
+	}
+	if o.exclude != nil {
+		kept := selectSpecs(specs, o.exclude, false)
+		excluded, specs = len(specs)-len(kept), kept
+	}
+	return specs, excluded, nil
+}
+
 func run(o options) error {
 	start := time.Now()
 	if o.binDir == "" || o.outDir == "" {
@@ -109,37 +145,9 @@ func run(o options) error {
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
-	skips, err := readSpecList(o.skipFile)
+	specs, excluded, err := chooseSpecs(o)
 	if err != nil {
 		return err
-	}
-	var specs []*spec
-	for _, suite := range o.suites {
-		listed, err := listSpecs(filepath.Join(o.binDir, suite+".test"), suite, filepath.Join(o.outDir, suite+"-specs.json"))
-		if err != nil {
-			return err
-		}
-		specs = append(specs, listed...)
-	}
-	if err := skips.skip(specs, o.suites); err != nil {
-		return err
-	}
-	if o.onlyFile != "" {
-		only, err := readSpecList(o.onlyFile)
-		if err != nil {
-			return err
-		}
-		if specs, err = only.only(specs, o.suites); err != nil {
-			return err
-		}
-	}
-	if o.focus != nil {
-		specs = selectSpecs(specs, o.focus, true)
-	}
-	excluded := 0
-	if o.exclude != nil {
-		kept := selectSpecs(specs, o.exclude, false)
-		excluded, specs = len(specs)-len(kept), kept
 	}
 	if o.list {
 		for _, s := range specs {
