@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -203,18 +204,27 @@ func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClas
 	}
 	nodeClass := &kcv1.KCNodeClass{}
 	if err := p.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
-		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err)}
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err) // retried
+		}
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s does not exist", ref.Name)}
 	}
 	if !nodeClass.DeletionTimestamp.IsZero() {
 		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is being deleted", ref.Name)}
 	}
 	ready := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue {
+	if ready == nil || ready.Status == metav1.ConditionUnknown {
+		// A KCNodeClass just created (or being resolved) is not refused, as upstream's
+		// providers do not refuse one in Ready=Unknown: the launch is tried again, and the
+		// NodeClaim goes only if it turns out not ready.
 		why := "its status is not known yet"
 		if ready != nil {
 			why = ready.Reason + ": " + ready.Message
 		}
-		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is not ready: %s", ref.Name, why)}
+		return nil, fmt.Errorf("KCNodeClass %s is not resolved yet (%s); trying again", ref.Name, why)
+	}
+	if ready.Status != metav1.ConditionTrue {
+		return nil, &cloudprovider.NodeClassNotReadyError{Err: fmt.Errorf("KCNodeClass %s is not ready: %s: %s", ref.Name, ready.Reason, ready.Message)}
 	}
 	if ready.ObservedGeneration != 0 && ready.ObservedGeneration < nodeClass.Generation {
 		// The spec changed (a new Kubernetes version, say) and the status still describes the

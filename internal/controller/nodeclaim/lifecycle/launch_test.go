@@ -94,6 +94,22 @@ var _ = Describe("Launch", func() {
 		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 
+	It("waits for a KCNodeClass created with it to be resolved, then launches (upstream's standalone NodeClaim)", func() {
+		fresh := test.KCNodeClass()
+		ExpectApplied(env.Ctx, env.Client, fresh)
+		nodeClaim := test.NodeClaim(fresh)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		ExpectReconcileFailed(env.Ctx, nodeClaims, nodeClaim, MatchError(ContainSubstring("is not resolved yet")))
+		nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+		Expect(nodeClaim.DeletionTimestamp).To(BeNil(), "a KCNodeClass whose Ready is not known yet does not fail the NodeClaim")
+		ExpectNoEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonNodeClassNotReady)
+
+		ExpectKCNodeClassReady(env.Ctx, env.Client, controllers.NodeClass, fresh)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		nodeClaim = ExpectExists(env.Ctx, env.Client, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+	})
+
 	It("retries a launch KakaoCloud refused for another reason, and says why on the condition", func() {
 		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusBadRequest, Message: "instance.key_name: no such key pair", Count: 1})
 		nodeClaim := test.NodeClaim(nodeClass)
