@@ -47,6 +47,9 @@ var failedInstanceStates = []string{kakaocloud.InstanceStatusError, kakaocloud.I
 const (
 	instanceFailedPriority = 100
 	notReadyPriority       = 50
+	// notReadyDrainBound bounds the drain of a node whose kubelet reports NotReady; the
+	// NodeClaim's terminationGracePeriod bounds it when shorter.
+	notReadyDrainBound = 10 * time.Minute
 )
 
 // RepairPolicies are a node whose Ready condition is False or Unknown, past the NotReady
@@ -65,11 +68,18 @@ func (p *CloudProvider) RepairPolicies() []cloudprovider.RepairPolicy {
 	}
 	var policies []cloudprovider.RepairPolicy
 	for _, status := range []corev1.ConditionStatus{corev1.ConditionFalse, corev1.ConditionUnknown} {
+		// A kubelet that no longer reports (Unknown), or whose VM is down, cannot evict
+		// anything: its pods are deleted at once. One that reports NotReady (False) on a
+		// running VM is alive and can stop its pods gracefully, within a bound.
+		drainBound := time.Duration(0)
+		if status == corev1.ConditionFalse {
+			drainBound = notReadyDrainBound
+		}
 		policies = append(policies,
 			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, InstanceStates: failedInstanceStates, TolerationDuration: failed,
 				TerminationGracePeriod: new(time.Duration(0)), Priority: instanceFailedPriority},
 			cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: status, TolerationDuration: notReady,
-				TerminationGracePeriod: new(time.Duration(0)), Priority: notReadyPriority},
+				TerminationGracePeriod: new(drainBound), Priority: notReadyPriority},
 		)
 	}
 	return policies
