@@ -394,7 +394,8 @@ func instanceID(providerID string) (string, error) {
 func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
 	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
-		return err
+		// No KakaoCloud VM has such an id: there is nothing of ours to delete.
+		return &cloudprovider.NodeClaimNotFoundError{Err: err}
 	}
 	if err := p.instances.Delete(ctx, id, nodeClaim.Name); err != nil {
 		if errors.Is(err, kakaocloud.ErrNotFound) {
@@ -412,7 +413,9 @@ func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 func (p *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.NodeClaim, error) {
 	id, err := instanceID(providerID)
 	if err != nil {
-		return nil, err
+		// No KakaoCloud VM has such an id, as upstream's providers answer for an id that is not
+		// theirs: a NodeClaim that records one is garbage collected.
+		return nil, &cloudprovider.NodeClaimNotFoundError{Err: err}
 	}
 	inst, err := p.instances.Get(ctx, id)
 	if err != nil {

@@ -44,6 +44,22 @@ var _ = Describe("NodeClaim garbage collection", func() {
 		ExpectEvent(env.Recorder, nodeClaim.Name, "InstanceGone", "is gone from KakaoCloud")
 	})
 
+	// Upstream's spec of an instance launched for a NodeClaim that has no instance mapping: its
+	// status names a provider id that is not KakaoCloud's, so no VM of ours can be it.
+	It("removes a registered NodeClaim whose provider id is not a KakaoCloud one, and lets it go", func() {
+		nodeClaim, _ := registeredNodeClaim()
+		nodeClaim.Status.ProviderID, nodeClaim.Status.NodeName = "Provider:///AZ/i-01234567890123456", "test-node-name"
+		Expect(env.Client.Status().Update(env.Ctx, nodeClaim)).To(Succeed())
+		env.Step(time.Minute)
+		deleted, err := controllers.NodeClaimCollector.Collect(env.Ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(ConsistOf(nodeClaim.Name))
+		// Termination has no VM of ours to delete for it.
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
+	})
+
 	It("leaves a NodeClaim whose node is still Ready, whatever the listing says", func() {
 		nodeClaim, node := initializedNodeClaim()
 		Expect(node.Status.Conditions).To(ContainElement(HaveField("Type", corev1.NodeReady)))
