@@ -95,15 +95,37 @@ func DaemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
 // for. The template's node affinity stays, as the DaemonSet controller pins each pod to its
 // node through it.
 func DaemonSetPodAsObserved(ds *appsv1.DaemonSet, observed *corev1.Pod) *corev1.Pod {
-	pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: ds.Spec.Template.Spec}
+	pod := &corev1.Pod{ObjectMeta: *ds.Spec.Template.ObjectMeta.DeepCopy(), Spec: *ds.Spec.Template.Spec.DeepCopy()}
 	if observed != nil {
 		pod.Spec = *observed.Spec.DeepCopy()
 		pod.Spec.NodeName = ""
 		pod.Spec.Affinity = ds.Spec.Template.Spec.Affinity.DeepCopy()
+	} else {
+		defaultRequestsToLimits(&pod.Spec)
 	}
 	pod.Name, pod.Namespace = ds.Name, ds.Namespace
 	pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))}
 	return pod
+}
+
+// defaultRequestsToLimits gives a container that sets a limit and no request of a resource that
+// request, as the API server's defaulting does to every pod it stores (a template is not
+// defaulted so), so that a template's pod counts what its pods will request.
+func defaultRequestsToLimits(spec *corev1.PodSpec) {
+	for _, containers := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range containers {
+			resources := &containers[i].Resources
+			for name, limit := range resources.Limits {
+				if _, set := resources.Requests[name]; set {
+					continue
+				}
+				if resources.Requests == nil {
+					resources.Requests = corev1.ResourceList{}
+				}
+				resources.Requests[name] = limit.DeepCopy()
+			}
+		}
+	}
 }
 
 // newestPodsByOwner returns, by the UID of their controller, the most recently created pod of

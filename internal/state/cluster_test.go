@@ -102,15 +102,21 @@ func TestDaemonSetPodAsObserved(t *testing.T) {
 	}
 	finished := func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }
 	for _, tc := range []struct {
-		name    string
-		pods    []*corev1.Pod
-		wantCPU string
+		name          string
+		templateLimit string
+		pods          []*corev1.Pod
+		wantCPU       string
 	}{
 		{name: "no pod yet: the template", wantCPU: "0"},
+		{name: "no pod yet: the template, its limits as requests as the API server defaults them", templateLimit: "500m", wantCPU: "500m"},
 		{name: "the newest live pod", pods: []*corev1.Pod{owned("old", 1, "1", nil), owned("new", 2, "2", nil), owned("gone", 3, "3", finished)}, wantCPU: "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objects := []client.Object{ds}
+			daemonSet := ds.DeepCopy()
+			if tc.templateLimit != "" {
+				daemonSet.Spec.Template.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(tc.templateLimit)}
+			}
+			objects := []client.Object{daemonSet}
 			for _, p := range tc.pods {
 				objects = append(objects, p)
 			}
