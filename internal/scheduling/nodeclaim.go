@@ -484,6 +484,14 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	if tpl.Spec.TerminationGracePeriod != nil {
 		nodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: tpl.Spec.TerminationGracePeriod.Duration}
 	}
+	// Owned by its NodePool, as upstream's are: deleting a NodePool deletes its NodeClaims, and
+	// with them its nodes.
+	if n.NodePool.UID != "" {
+		nodeClaim.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: karpv1.GroupVersion.String(), Kind: "NodePool", Name: n.NodePool.Name, UID: n.NodePool.UID,
+			BlockOwnerDeletion: new(true),
+		}}
+	}
 	// Whether minValues had to be lowered, on every NodeClaim of a NodePool that asks for
 	// some, as upstream's scheduler records it.
 	if slices.ContainsFunc(tpl.Spec.Requirements, func(r karpv1.NodeSelectorRequirementWithMinValues) bool { return r.MinValues != nil }) {

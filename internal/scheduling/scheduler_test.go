@@ -462,6 +462,7 @@ func TestToNodeClaim(t *testing.T) {
 		np.Spec.Template.Spec.ExpireAfter = karpv1.MustParseNillableDuration("720h")
 		np.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: time.Hour}
 		np.Spec.Template.Annotations = map[string]string{"example.com/a": "b"}
+		np.UID = "pool-uid"
 	})
 	res := Schedule(Input{
 		Pods:      pods(2, "1", "1Gi", withToleration("dedicated", "CheckoutApp"), withNodeSelector(karpv1.LabelTopologyZone, zoneA)),
@@ -472,6 +473,11 @@ func TestToNodeClaim(t *testing.T) {
 	}
 	n := res.NewNodeClaims[0]
 	nodeClaim := n.ToNodeClaim()
+	// Owned by its NodePool, so that deleting the NodePool deletes it.
+	if owners := nodeClaim.OwnerReferences; len(owners) != 1 || owners[0].Kind != "NodePool" || owners[0].Name != "default" ||
+		owners[0].UID != "pool-uid" || owners[0].BlockOwnerDeletion == nil || !*owners[0].BlockOwnerDeletion {
+		t.Errorf("owner references = %+v, want the NodePool, blocking its deletion", owners)
+	}
 
 	reqs := FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
 	names := reqs.Get(karpv1.LabelInstanceType).Values()

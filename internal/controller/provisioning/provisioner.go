@@ -73,6 +73,7 @@ type Provisioner struct {
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=create
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
 
 // NeedLeaderElection makes only the leader provision.
