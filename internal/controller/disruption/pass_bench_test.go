@@ -213,6 +213,15 @@ func decideAndValidate(ctx context.Context, b testing.TB, env *test.Environment,
 // decides comes back when the delay is over, and the pass that starts the command decides
 // the next one at once.
 func TestConsolidationPassCadence(t *testing.T) {
+	ctx, env, controllers := consolidationEnv(t)
+	cmd := decideAndValidate(ctx, t, env, controllers.Disruption)
+	t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+}
+
+// consolidationEnv is an API server holding 40 realistic nodes with their pods, seen by a
+// manager's cache, with the fake clock at now and upstream's validation delay.
+func consolidationEnv(t *testing.T) (context.Context, *test.Environment, *operator.Controllers) {
+	t.Helper()
 	cluster := workload.ConsolidationCluster(40, 1)
 	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
 	if err != nil {
@@ -227,27 +236,13 @@ func TestConsolidationPassCadence(t *testing.T) {
 	ctx := log.IntoContext(env.Ctx, logr.Discard())
 	populate(ctx, t, env, controllers, cluster)
 	waitForCache(ctx, t, env, cluster)
-	cmd := decideAndValidate(ctx, t, env, controllers.Disruption)
-	t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+	return ctx, env, controllers
 }
 
 // A consolidation command that no longer holds once the validation delay is over is given up,
 // and its candidates say why (upstream's ConsolidationRejected event).
 func TestConsolidationRejected(t *testing.T) {
-	cluster := workload.ConsolidationCluster(40, 1)
-	env, err := test.NewEnvironment(test.EnvironmentOptions{FakeClock: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	env.Clock.SetTime(time.Now())
-	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
-	if err := env.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := log.IntoContext(env.Ctx, logr.Discard())
-	populate(ctx, t, env, controllers, cluster)
-	waitForCache(ctx, t, env, cluster)
+	ctx, env, controllers := consolidationEnv(t)
 	c := controllers.Disruption
 	if _, err := c.PassDue(ctx); err != nil {
 		t.Fatal(err)
