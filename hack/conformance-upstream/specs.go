@@ -48,13 +48,9 @@ func listSpecs(binary, suite, reportFile string) ([]*spec, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("listing the specs of %s: %w\n%s", binary, err, out)
 	}
-	data, err := os.ReadFile(reportFile)
+	reports, err := readReports(reportFile)
 	if err != nil {
 		return nil, err
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(data, &reports); err != nil {
-		return nil, fmt.Errorf("reading the Ginkgo report %s: %w", reportFile, err)
 	}
 	var specs []*spec
 	for _, report := range reports {
@@ -78,7 +74,8 @@ func listSpecs(binary, suite, reportFile string) ([]*spec, error) {
 	return specs, nil
 }
 
-func readReport(file string) ([]types.SpecReport, error) {
+// readReports reads a Ginkgo JSON report: one report per suite.
+func readReports(file string) ([]types.Report, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -86,6 +83,15 @@ func readReport(file string) ([]types.SpecReport, error) {
 	var reports []types.Report
 	if err := json.Unmarshal(data, &reports); err != nil {
 		return nil, fmt.Errorf("reading the Ginkgo report %s: %w", file, err)
+	}
+	return reports, nil
+}
+
+// readReport reads the spec reports of a Ginkgo JSON report, of every suite in it.
+func readReport(file string) ([]types.SpecReport, error) {
+	reports, err := readReports(file)
+	if err != nil {
+		return nil, err
 	}
 	var out []types.SpecReport
 	for _, r := range reports {
