@@ -191,7 +191,8 @@ func attachedVolumes(volumes []kakaocloud.VolumeSpec) []kakaocloud.AttachedVolum
 // instances that are gone are free again, but are given again only once the rest of the subnet
 // has been handed out, as a cloud's address management spreads its choices rather than hand a
 // freed address straight back: a node's name comes from its address, and a new VM that took
-// the address of one just deleted would carry the name of a node that may still be draining.
+// the address of one just deleted would carry the name of a node that may still be draining
+// (assumption A23).
 func (e *Emulator) allocateAddressesLocked(subnets []kakaocloud.Subnet) ([]kakaocloud.InstanceAddress, error) {
 	used := map[netip.Addr]bool{}
 	for _, in := range e.instances {

@@ -158,7 +158,8 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) (gone bool, err error) {
 	// Only this node: its name is the VM's hostname, which KakaoCloud gives again with the VM's
 	// freed address, so by now the name can be a new VM's node, registered after this one went
-	// and before the cache saw it. A conflict on a node of another UID says ours is gone.
+	// and before the cache saw it (assumption A23). A conflict on a node of another UID says ours
+	// is gone.
 	replaced := func(err error) bool {
 		if !apierrors.IsConflict(err) {
 			return false
