@@ -178,10 +178,14 @@ func TestInstallOLM(t *testing.T) {
 			fmt.Sprintf("%s (%s): %s", held.Status.Phase, held.Status.Reason, held.Status.Message)
 	})
 	t.Logf("upgrade held: CSV %s is %s (%s): %s", next.csv, held.Status.Phase, held.Status.Reason, held.Status.Message)
-	// OLM marks the running CSV Replacing, but its Deployment stays the one it made.
-	if err := c.kube.Get(ctx, client.ObjectKeyFromObject(csv), csv); err != nil || csv.Status.Phase != operatorsv1alpha1.CSVPhaseReplacing {
-		t.Errorf("while the upgrade is held, CSV %s is %s (%v), want Replacing", current.csv, csv.Status.Phase, err)
-	}
+	// OLM marks the running CSV Replacing, but its Deployment stays the one it made. The
+	// mark comes on the running CSV's own next sync, which may follow the held CSV's.
+	eventually(t, time.Minute, "while the upgrade is held, OLM marks CSV "+current.csv+" Replacing", func() (bool, string) {
+		if err := c.kube.Get(ctx, client.ObjectKeyFromObject(csv), csv); err != nil {
+			return false, err.Error()
+		}
+		return csv.Status.Phase == operatorsv1alpha1.CSVPhaseReplacing, fmt.Sprintf("%s (%s)", csv.Status.Phase, csv.Status.Reason)
+	})
 	if err := c.kube.Get(ctx, client.ObjectKeyFromObject(deployment), deployment); err != nil {
 		t.Fatal(err)
 	}
