@@ -135,6 +135,9 @@ func NewControllers(o Options) *Controllers {
 	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
 	// controller turns that into NodeRegistrationHealthy.
 	registrations := state.NewRegistrationHealth()
+	// Static NodePools' NodeClaims are created by their replica controller and by the
+	// disruption loop's replacements, counted against limits.nodes together.
+	staticLaunches := &state.StaticLaunches{Reader: o.APIReader}
 	var operatorCondition *operatorcondition.Reconciler
 	if o.Upgradeable != nil {
 		operatorCondition = &operatorcondition.Reconciler{
@@ -151,7 +154,7 @@ func NewControllers(o Options) *Controllers {
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
 		NodePool: &nodepool.Reconciler{Client: o.Client, RegistrationHealth: registrations},
-		Static:   &static.Reconciler{Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder},
+		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder},
 		Lifecycle: &lifecycle.Reconciler{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
@@ -165,7 +168,7 @@ func NewControllers(o Options) *Controllers {
 		PodEvents:  &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
 		Expiration: &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
 		Disruption: &disruption.Controller{
-			Client: o.Client, APIReader: o.APIReader, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
 			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		},

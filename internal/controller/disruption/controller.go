@@ -72,6 +72,9 @@ type Controller struct {
 	Policies scheduling.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
 	SchedulerConfig *scheduling.SchedulerConfiguration
+	// StaticLaunches counts a static NodePool's replacement against limits.nodes with the
+	// replica controller's creations; one of its own over APIReader when nil.
+	StaticLaunches *state.StaticLaunches
 	// Clock tells the time; the real clock when nil.
 	Clock clock.Clock
 	now   func() time.Time
@@ -139,6 +142,9 @@ func (c *Controller) init() {
 	if c.APIReader == nil {
 		c.APIReader = c.Client
 	}
+	if c.StaticLaunches == nil {
+		c.StaticLaunches = &state.StaticLaunches{Reader: c.APIReader}
+	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
 	}
@@ -154,7 +160,7 @@ func (c *Controller) init() {
 	if _, shared := c.Recorder.(*karpevents.Recorder); !shared {
 		c.recorder = karpevents.NewRecorder(c.Recorder, c.EventRepeat, c.Clock)
 	}
-	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, recorder: c.recorder, now: c.now, timeout: c.ReplacementTimeout}
+	c.orchestrator = &orchestrator{client: c.Client, reader: c.APIReader, static: c.StaticLaunches, recorder: c.recorder, now: c.now, timeout: c.ReplacementTimeout}
 	c.staleSince = map[string]time.Time{}
 }
 

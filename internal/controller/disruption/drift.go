@@ -62,18 +62,29 @@ func (s *Snapshot) drift(d *Decision) *Command {
 // NodePool keeps its replicas, and the pods go wherever the kube-scheduler puts them, as
 // upstream's static drift does.
 func (s *Snapshot) staticDrift(d *Decision, c *Candidate) *Command {
-	if !c.pool.launchable {
-		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
-			Message: fmt.Sprintf("cannot replace the drifted node: its static NodePool %s cannot launch now", c.pool.np.Name)})
-		return nil
-	}
-	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: c.pool.np, InstanceTypes: c.pool.types})
-	if err != nil {
-		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
-			Message: "cannot replace the drifted node: " + err.Error()})
+	replacement, why := c.pool.staticReplacement()
+	if replacement == nil {
+		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed, Message: "cannot replace the drifted node: " + why})
 		return nil
 	}
 	replacements := []*scheduling.NewNodeClaim{replacement}
 	return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: replacements,
 		Savings: c.price - launchPrice(replacements)}
+}
+
+// staticReplacement is a node of a static NodePool's template to replace one of its nodes
+// with, or why there is none: the NodePool cannot launch now, or limits.nodes leaves no room
+// (see state.StaticNodeRoom).
+func (p *pool) staticReplacement() (*scheduling.NewNodeClaim, string) {
+	if !p.launchable {
+		return nil, fmt.Sprintf("its static NodePool %s cannot launch now", p.np.Name)
+	}
+	if p.staticFull != "" {
+		return nil, fmt.Sprintf("its static NodePool %s is at its node limit: %s", p.np.Name, p.staticFull)
+	}
+	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: p.np, InstanceTypes: p.types})
+	if err != nil {
+		return nil, err.Error()
+	}
+	return replacement, ""
 }

@@ -272,6 +272,29 @@ func TestDrift(t *testing.T) {
 			t.Fatalf("want one replacement of the template, for no pod in particular: %s", cmd)
 		}
 	})
+	t.Run("waits for a static NodePool's deleting node to go when limits.nodes leaves no room for a replacement", func(t *testing.T) {
+		// Three of limits.nodes 3: b, being deleted, still counts until it is gone, as
+		// upstream's static NodePools count it; a replacement for a would be a fourth.
+		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		static.Spec.Replicas = new(int64(2))
+		static.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("3")}
+		c := newCluster(static)
+		a := c.node("a", "static", "m2a.large", isDrifted)
+		c.node("b", "static", "m2a.large", func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+			nodeClaim.DeletionTimestamp = &metav1.Time{Time: testNow}
+			nodeClaim.Finalizers = []string{karpv1.TerminationFinalizer}
+		})
+		c.node("c", "static", "m2a.large")
+		c.pods(testPod("p1", a, "100m", "64Mi"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionReplacementFailed,
+			"cannot replace the drifted node: its static NodePool static is at its node limit: limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 1 of them being deleted")
+
+		// Once b is gone, there is room again.
+		c.in.NodeClaims = slices.DeleteFunc(c.in.NodeClaims, func(nodeClaim *karpv1.NodeClaim) bool { return nodeClaim.Name == "b" })
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+	})
 	t.Run("says so when the pods fit nowhere", func(t *testing.T) {
 		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
 		c := newCluster(pool)

@@ -43,6 +43,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
@@ -69,6 +70,7 @@ const DestinationNominationGrace = 20 * time.Second
 type orchestrator struct {
 	client   client.Client
 	reader   client.Reader // fresh reads for read-modify-write
+	static   *state.StaticLaunches
 	recorder events.EventRecorder
 	now      func() time.Time
 	timeout  time.Duration
@@ -484,10 +486,23 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, c
 		}))
 }
 
-// launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim).
+// launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim). A static
+// NodePool's is counted against limits.nodes once more, as it is created: the decision read a
+// cache, which may not show the replica controller's latest NodeClaims.
 func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
 	nodeClaim := n.ToNodeClaim()
-	if err := o.client.Create(ctx, nodeClaim); err != nil {
+	create := func() error { return o.client.Create(ctx, nodeClaim) }
+	if n.NodePool.Spec.Replicas != nil {
+		create = func() error {
+			return o.static.Do(ctx, n.NodePoolName, func(nodeClaims []*karpv1.NodeClaim) error {
+				if room, why, limited := state.StaticNodeRoom(n.NodePool, nodeClaims); limited && room == 0 {
+					return errors.New(why)
+				}
+				return o.client.Create(ctx, nodeClaim)
+			})
+		}
+	}
+	if err := create(); err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}
 	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),

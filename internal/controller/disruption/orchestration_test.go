@@ -15,12 +15,19 @@
 package disruption
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
 func TestNominatedDestinations(t *testing.T) {
@@ -51,4 +58,36 @@ func TestNominatedDestinations(t *testing.T) {
 	expect("gone a while", sets.New[string](), []string{"r"}, nil)
 	now = now.Add(NominationGrace)
 	expect("gone long", sets.New[string](), nil, nil)
+}
+
+func TestStaticReplacementCountedAtLaunch(t *testing.T) {
+	// The decision read a cache; at launch the API server shows a NodeClaim the replica
+	// controller has just created, which leaves limits.nodes no room.
+	static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+	static.Spec.Replicas = new(int64(2))
+	static.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("3")}
+	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: static, InstanceTypes: testInstanceTypes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeClaim := func(name string) *karpv1.NodeClaim {
+		return &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "static"}}}
+	}
+	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(nodeClaim("a"), nodeClaim("b"), nodeClaim("just-created")).Build()
+	o := &orchestrator{client: kube, reader: kube, static: &state.StaticLaunches{Reader: kube}}
+
+	if _, err := o.launch(t.Context(), replacement); err == nil || !strings.Contains(err.Error(), "limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 0 of them being deleted") {
+		t.Fatalf("launch at the limit: %v, want limits.nodes refusal", err)
+	}
+	list := &karpv1.NodeClaimList{}
+	if err := kube.List(t.Context(), list); err != nil || len(list.Items) != 3 {
+		t.Fatalf("NodeClaims after a refused launch: %d (%v), want 3", len(list.Items), err)
+	}
+
+	if err := kube.Delete(t.Context(), nodeClaim("just-created")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.launch(t.Context(), replacement); err != nil {
+		t.Fatalf("launch with room: %v", err)
+	}
 }

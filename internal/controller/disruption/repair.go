@@ -95,15 +95,9 @@ func (s *Snapshot) repair(d *Decision) *Command {
 		switch {
 		case len(c.Reschedulable) == 0:
 		case c.pool.static():
-			if !c.pool.launchable {
-				d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
-					Message: fmt.Sprintf("cannot replace the unhealthy node: its static NodePool %s cannot launch now", pool)})
-				continue
-			}
-			replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: c.pool.np, InstanceTypes: c.pool.types})
-			if err != nil {
-				d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
-					Message: "cannot replace the unhealthy node: " + err.Error()})
+			replacement, why := c.pool.staticReplacement()
+			if replacement == nil {
+				d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed, Message: "cannot replace the unhealthy node: " + why})
 				continue
 			}
 			cmd.Replacements = []*scheduling.NewNodeClaim{replacement}

@@ -119,6 +119,9 @@ type pool struct {
 	remaining corev1.ResourceList
 	// launchable pools may launch replacements: Ready and not being deleted.
 	launchable bool
+	// staticFull says why a static NodePool's limits.nodes leaves no room for a replacement;
+	// empty when it does.
+	staticFull string
 }
 
 // static reports whether the NodePool keeps spec.replicas nodes: pods never cause its nodes,
@@ -169,6 +172,9 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			p.byName[it.Name] = it
 		}
 		p.remaining = state.LimitsLeft(np, in.NodeClaims)
+		if room, why, limited := state.StaticNodeRoom(np, in.NodeClaims); p.static() && limited && room == 0 {
+			p.staticFull = why
+		}
 		s.pools[np.Name] = p
 		s.poolNames = append(s.poolNames, np.Name)
 	}

@@ -35,6 +35,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -42,9 +43,10 @@ import (
 // Reconciler keeps static NodePools at their replica count.
 type Reconciler struct {
 	Client client.Client
-	// APIReader counts the NodePool's NodeClaims: a NodeClaim created or deleted a moment ago
-	// must count, or the next pass creates or deletes it again.
-	APIReader     client.Reader
+	// Launches counts the NodePool's NodeClaims from the API server, and serializes this
+	// controller's creations with the disruption loop's replacements: a NodeClaim created or
+	// deleted a moment ago must count, or the next pass creates or deletes it again.
+	Launches      *state.StaticLaunches
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
 }
@@ -54,43 +56,40 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes;pods,verbs=get;list;watch
 
 // Reconcile creates or deletes the NodePool's NodeClaims until it has spec.replicas.
+//
+// The candidates of a disruption under way count differently each way, as upstream's static
+// NodePools count them: scaling up, a candidate holds its place until it is being deleted,
+// since its replacement is being launched; scaling down, it does not, since its replacement
+// holds it.
 func (r *Reconciler) Reconcile(ctx context.Context, nodePool *karpv1.NodePool) (reconcile.Result, error) {
 	if nodePool.Spec.Replicas == nil || !nodePool.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil
 	}
-	live, err := r.liveNodeClaims(ctx, nodePool.Name)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	switch want := int(*nodePool.Spec.Replicas); {
-	case len(live) < want:
-		return reconcile.Result{}, r.scaleUp(ctx, nodePool, len(live), want)
-	case len(live) > want:
-		return reconcile.Result{}, r.scaleDown(ctx, nodePool, live, len(live)-want)
-	}
-	return reconcile.Result{}, nil
-}
-
-// liveNodeClaims are the NodePool's NodeClaims that hold a place: not being deleted, and not
-// the candidates of a disruption under way, whose replacement already holds their place.
-func (r *Reconciler) liveNodeClaims(ctx context.Context, pool string) ([]*karpv1.NodeClaim, error) {
-	list := &karpv1.NodeClaimList{}
-	if err := r.APIReader.List(ctx, list, client.MatchingLabels{karpv1.LabelNodePool: pool}); err != nil {
-		return nil, err
-	}
-	var live []*karpv1.NodeClaim
-	for i := range list.Items {
-		nodeClaim := &list.Items[i]
-		if nodeClaim.DeletionTimestamp.IsZero() && !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason) {
-			live = append(live, nodeClaim)
+	want := int(*nodePool.Spec.Replicas)
+	return reconcile.Result{}, r.Launches.Do(ctx, nodePool.Name, func(nodeClaims []*karpv1.NodeClaim) error {
+		var held, live []*karpv1.NodeClaim
+		for _, nodeClaim := range nodeClaims {
+			if !nodeClaim.DeletionTimestamp.IsZero() {
+				continue
+			}
+			held = append(held, nodeClaim)
+			if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason) {
+				live = append(live, nodeClaim)
+			}
 		}
-	}
-	return live, nil
+		switch {
+		case len(held) < want:
+			return r.scaleUp(ctx, nodePool, nodeClaims, len(held), want)
+		case len(live) > want:
+			return r.scaleDown(ctx, nodePool, live, len(live)-want)
+		}
+		return nil
+	})
 }
 
 // scaleUp creates NodeClaims from the NodePool's template, as many as spec.replicas and
 // limits.nodes allow, once the NodePool is Ready.
-func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, have, want int) error {
+func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim, have, want int) error {
 	if !meta.IsStatusConditionTrue(nodePool.Status.Conditions, karpv1.ConditionTypeReady) {
 		why := "its status is not computed yet"
 		if c := meta.FindStatusCondition(nodePool.Status.Conditions, karpv1.ConditionTypeReady); c != nil {
@@ -100,9 +99,14 @@ func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, hav
 		return nil
 	}
 	create := want - have
-	if limit, ok := nodePool.Spec.Limits[karpv1.ResourceNodes]; ok && int64(have+create) > limit.Value() {
-		create = max(int(limit.Value())-have, 0)
-		scaleUpWaiting(r.Recorder, nodePool, fmt.Sprintf("%d of %d replicas: limits.nodes (%d) allows no more", have+create, want, limit.Value()))
+	if room, why, limited := state.StaticNodeRoom(nodePool, nodeClaims); limited && room < create {
+		create = room
+		if room == 0 {
+			scaleUpWaiting(r.Recorder, nodePool, fmt.Sprintf("%d of %d replicas: %s", have, want, why))
+		} else {
+			limit := nodePool.Spec.Limits[karpv1.ResourceNodes]
+			scaleUpWaiting(r.Recorder, nodePool, fmt.Sprintf("%d of %d replicas: limits.nodes (%d) allows no more", have+room, want, limit.Value()))
+		}
 	}
 	if create == 0 {
 		return nil

@@ -18,7 +18,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool/static"
@@ -71,6 +73,57 @@ var _ = Describe("Static NodePools", func() {
 		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
 		Expect(liveClaims(nodePool)).To(HaveLen(2))
 		ExpectEvent(env.Recorder, nodePool.Name, static.ReasonScaleUpWaiting, "2 of 3 replicas: limits.nodes (2) allows no more")
+	})
+
+	It("counts a NodeClaim being deleted against limits.nodes until it is gone", func() {
+		nodePool := staticPool(3, func(nodePool *karpv1.NodePool) {
+			nodePool.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("3")}
+		})
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		claims := liveClaims(nodePool)
+		Expect(claims).To(HaveLen(3))
+
+		By("a NodeClaim whose termination has not finished still counts")
+		held := &claims[0]
+		held.Finalizers = []string{karpv1.TerminationFinalizer}
+		ExpectApplied(env.Ctx, env.Client, held)
+		Expect(env.Client.Delete(env.Ctx, held)).To(Succeed())
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		Expect(liveClaims(nodePool)).To(HaveLen(2))
+		ExpectEvent(env.Recorder, nodePool.Name, static.ReasonScaleUpWaiting,
+			"2 of 3 replicas: limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 1 of them being deleted")
+
+		By("once it is gone, its place is taken again")
+		held = ExpectExists(env.Ctx, env.Client, held)
+		held.Finalizers = nil
+		ExpectApplied(env.Ctx, env.Client, held)
+		ExpectNotFound(env.Ctx, env.Client, held)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		Expect(liveClaims(nodePool)).To(HaveLen(3))
+	})
+
+	It("counts a disruption's candidate as holding its place while its replacement launches, and not once it is replaced", func() {
+		nodePool := staticPool(2)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		claims := liveClaims(nodePool)
+		Expect(claims).To(HaveLen(2))
+
+		By("a candidate whose replacement is not created yet: no NodeClaim created")
+		candidate := &claims[0]
+		meta.SetStatusCondition(&candidate.Status.Conditions, metav1.Condition{
+			Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(karpv1.DisruptionReasonDrifted)})
+		Expect(env.Client.Status().Update(env.Ctx, candidate)).To(Succeed())
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		Expect(liveClaims(nodePool)).To(HaveLen(2))
+
+		By("its replacement created: none deleted either")
+		replacement := claims[1].DeepCopy()
+		replacement.ObjectMeta = metav1.ObjectMeta{GenerateName: nodePool.Name + "-", Labels: replacement.Labels}
+		replacement.Status = karpv1.NodeClaimStatus{}
+		ExpectApplied(env.Ctx, env.Client, replacement)
+		ExpectObjectReconciled(env.Ctx, controllers.Static.Client, controllers.Static, nodePool)
+		Expect(liveClaims(nodePool)).To(HaveLen(3))
+		ExpectNoEvent(env.Recorder, nodePool.Name, static.ReasonScaledDown)
 	})
 
 	It("leaves a dynamic NodePool alone", func() {
