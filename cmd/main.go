@@ -49,6 +49,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
@@ -73,6 +74,7 @@ func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(karpv1.AddToScheme(scheme))
 	utilruntime.Must(kcv1.AddToScheme(scheme))
+	utilruntime.Must(autoscalingv1beta1.AddToScheme(scheme))
 }
 
 // The controllers' own markers add to these; the manager itself watches the three kinds and
@@ -430,7 +432,7 @@ func main() {
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,
 		DisruptionPoll: o.disruptionPoll, DisruptionValidation: o.disruptionValidation,
 		NodeRepair: o.nodeRepair && o.featureGates.NodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
-		Policies: o.policies, SchedulerConfig: o.schedulerConfig,
+		Policies: o.policies, SchedulerConfig: o.schedulerConfig, CapacityBuffers: o.featureGates.CapacityBuffer,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
 	if err := controllers.Register(ctx, mgr); err != nil {

@@ -22,13 +22,16 @@ import (
 	"time"
 
 	"github.com/operator-framework/operator-lib/conditions"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
@@ -85,6 +88,8 @@ type Options struct {
 	// disruption alike; SchedulerConfig is --scheduler-config.
 	Policies        scheduling.Policies
 	SchedulerConfig *scheduling.SchedulerConfiguration
+	// CapacityBuffers serves CapacityBuffers (the CapacityBuffer feature gate).
+	CapacityBuffers bool
 
 	// Upgradeable is the OLM OperatorCondition's Upgradeable condition; only under OLM.
 	Upgradeable conditions.Condition
@@ -112,6 +117,8 @@ type Controllers struct {
 	Health *health.Reconciler
 	// OperatorCondition is nil when the operator does not run under OLM.
 	OperatorCondition *operatorcondition.Reconciler
+	// CapacityBuffer is nil unless the CapacityBuffer feature gate is on.
+	CapacityBuffer *capacitybuffer.Reconciler
 }
 
 // NewControllers builds the controllers from o.
@@ -145,7 +152,17 @@ func NewControllers(o Options) *Controllers {
 			NextReleaseMinimum: cmp.Or(o.NextReleaseMinimum, operatorcondition.DefaultNextReleaseMinimum),
 		}
 	}
+	provisioner := &provisioning.Provisioner{
+		Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
+		CapacityBuffers: o.CapacityBuffers,
+	}
+	var buffers *capacitybuffer.Reconciler
+	if o.CapacityBuffers {
+		buffers = &capacitybuffer.Reconciler{Client: o.Client, Provision: provisioner.Batcher.Trigger, Clock: o.Clock}
+	}
 	return &Controllers{
+		CapacityBuffer:    buffers,
 		OperatorCondition: operatorCondition,
 		Health:            repair,
 		CloudProvider:     provider,
@@ -160,17 +177,15 @@ func NewControllers(o Options) *Controllers {
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
 			RegistrationHealth: registrations,
 		},
-		Provisioner: &provisioning.Provisioner{
-			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
-			Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
-		},
-		Conditions: &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
-		PodEvents:  &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
-		Expiration: &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
+		Provisioner: provisioner,
+		Conditions:  &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+		PodEvents:   &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
+		Expiration:  &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
 		Disruption: &disruption.Controller{
 			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
 			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
+			CapacityBuffers: o.CapacityBuffers,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
 		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
@@ -192,6 +207,7 @@ const (
 	NodeClaimCollector = "nodeclaim.garbagecollection"
 	NodeHealth         = "node.health"
 	OperatorCondition  = "operatorcondition"
+	CapacityBuffer     = "capacitybuffer"
 )
 
 // Register puts the controllers on the manager, which runs them once started: every one, or
@@ -223,6 +239,18 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 				return nil
 			}
 			return c.OperatorCondition.SetupWithManager(mgr)
+		}},
+		{CapacityBuffer, func() error {
+			if c.CapacityBuffer == nil {
+				return nil
+			}
+			// Without its CRD the controller's watch would fail the manager's start with a
+			// message that does not say which gate asked for it.
+			if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: autoscalingv1beta1.Group, Kind: "CapacityBuffer"}); err != nil {
+				return fmt.Errorf("the CapacityBuffer feature gate is on, but the API server does not serve %s CapacityBuffers (install the CRD capacitybuffers.%s, or turn the gate off): %w",
+					autoscalingv1beta1.GroupVersion, autoscalingv1beta1.Group, err)
+			}
+			return c.CapacityBuffer.SetupWithManager(mgr)
 		}},
 	} {
 		if len(only) > 0 && !slices.Contains(only, r.name) {

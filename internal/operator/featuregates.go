@@ -32,6 +32,9 @@ type FeatureGates struct {
 	NodeRepair bool
 	// StaticCapacity is static NodePools (spec.replicas), always served here.
 	StaticCapacity bool
+	// CapacityBuffer keeps the room CapacityBuffers (autoscaling.x-k8s.io) ask for. Off by
+	// default, as upstream's: the API is alpha.
+	CapacityBuffer bool
 }
 
 // featureGate is one of upstream's gates: its default here, and why it cannot be turned the
@@ -48,7 +51,7 @@ var featureGates = map[string]featureGate{
 	"SpotToSpotConsolidation":   {fixed: "KakaoCloud sells no spot capacity"},
 	"ReservedCapacity":          {fixed: "KakaoCloud sells no capacity reservations"},
 	"NodeOverlay":               {fixed: "NodeOverlay objects are not served: instance types come from KakaoCloud's flavors and the prices ConfigMap"},
-	"CapacityBuffer":            {fixed: "this operator does not serve CapacityBuffer objects yet (an alpha API upstream, off by default there)"},
+	"CapacityBuffer":            {enabled: func(g *FeatureGates) *bool { return &g.CapacityBuffer }},
 	"TerminateFirstDrift":       {fixed: "without reserved capacity a drifted node's replacement can always launch first"},
 	"TerminateFirstRepair":      {fixed: "without reserved capacity an unhealthy node's replacement can always launch first"},
 	"PodDeletionCostManagement": {fixed: "this operator does not write controller.kubernetes.io/pod-deletion-cost; a pod's own value is read as its disruption cost"},

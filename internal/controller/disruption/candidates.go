@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -103,7 +104,8 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 		return held
 	}
 	for _, pod := range n.Pods {
-		if !podutil.IsReschedulable(pod) {
+		// A buffer's virtual pod is room, not a workload: no budget of a workload holds it.
+		if !podutil.IsReschedulable(pod) || capacitybuffer.IsVirtual(pod) {
 			continue
 		}
 		if why := s.pdbBlocks(pod); why != "" {

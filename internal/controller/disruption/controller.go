@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
@@ -72,6 +73,8 @@ type Controller struct {
 	Policies scheduling.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
 	SchedulerConfig *scheduling.SchedulerConfiguration
+	// CapacityBuffers keeps the room of CapacityBuffers (the CapacityBuffer feature gate).
+	CapacityBuffers bool
 	// StaticLaunches counts a static NodePool's replacement against limits.nodes with the
 	// replica controller's creations; one of its own over APIReader when nil.
 	StaticLaunches *state.StaticLaunches
@@ -255,6 +258,15 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 		return in, err
 	}
 	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
+	if c.CapacityBuffers {
+		var buffers []*corev1.Pod
+		if _, buffers, err = capacitybuffer.ReadVirtualPods(ctx, c.Client); err != nil {
+			return in, err
+		}
+		if in.BufferPods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
+			return in, err
+		}
+	}
 	for _, np := range in.NodePools {
 		types, err := c.CloudProvider.GetInstanceTypes(ctx, np)
 		if err != nil {

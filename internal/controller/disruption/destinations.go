@@ -93,36 +93,59 @@ func (s *Snapshot) sortDests() {
 // room they take: a node pods are about to land on is neither empty nor spare capacity.
 // Pending pods are those not bound yet and those of nodes being deleted.
 func (s *Snapshot) nominate() {
-	if len(s.pending) == 0 {
-		return
-	}
-	res := scheduling.Schedule(s.input(s.pending, s.allDests(), nil))
-	byName := make(map[string]*dest, len(s.dests))
-	for _, d := range s.dests {
-		byName[d.existing.Name] = d
-	}
-	for name, pods := range res.ExistingPlacements {
-		d := byName[name]
-		if d == nil {
-			continue
-		}
-		placed := state.Requests(pods)
-		requested := d.existing.Requested.DeepCopy()
-		if requested == nil {
-			requested = corev1.ResourceList{}
-		}
-		resources.AddTo(requested, placed)
-		// Only their room is reserved: for topology the pods count where they are bound now
-		// (a node being deleted) or nowhere yet (unbound), as the kube-scheduler counts them.
-		d.existing.Requested = requested
-		d.freeCPU -= placed.Cpu().MilliValue()
-		d.freeMem -= placed.Memory().Value()
-		d.freePods -= int64(len(pods))
+	for d := range s.reserve(s.pending) {
 		if d.node != nil {
 			d.node.nominated = true
 		}
 	}
+}
+
+// holdBuffers places the CapacityBuffers' virtual pods after the pending pods, as provisioning
+// does, reserves the room they take, and has each node one lands on run it: for the methods
+// it is one of the node's pods, so the node is not empty, consolidation moves it only where it
+// fits, and drift launches room for it, as upstream keeps a buffer's capacity. Unlike a pending
+// pod's, it does not take the node off the candidates: the pod is there again every pass and
+// would hold the node forever. Those that fit no node are provisioning's to launch for.
+func (s *Snapshot) holdBuffers(pods []*corev1.Pod) {
+	for d, placed := range s.reserve(pods) {
+		if d.node != nil && d.node.Node != nil {
+			d.node.Pods = append(d.node.Pods, placed...)
+		}
+	}
+}
+
+// reserve places pods on the destinations and takes the room they need there. Only their room
+// is reserved: for topology the pods count where they are bound now (a node being deleted) or
+// nowhere yet (unbound or virtual), as the kube-scheduler counts them.
+func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
+	if len(pods) == 0 {
+		return nil
+	}
+	res := scheduling.Schedule(s.input(pods, s.allDests(), nil))
+	byName := make(map[string]*dest, len(s.dests))
+	for _, d := range s.dests {
+		byName[d.existing.Name] = d
+	}
+	out := map[*dest][]*corev1.Pod{}
+	for name, placed := range res.ExistingPlacements {
+		d := byName[name]
+		if d == nil {
+			continue
+		}
+		requests := state.Requests(placed)
+		requested := d.existing.Requested.DeepCopy()
+		if requested == nil {
+			requested = corev1.ResourceList{}
+		}
+		resources.AddTo(requested, requests)
+		d.existing.Requested = requested
+		d.freeCPU -= requests.Cpu().MilliValue()
+		d.freeMem -= requests.Memory().Value()
+		d.freePods -= int64(len(placed))
+		out[d] = placed
+	}
 	s.sortDests()
+	return out
 }
 
 // existingNodes lists the nodes of a simulation of pods: the destinations, leaving out the

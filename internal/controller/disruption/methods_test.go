@@ -26,7 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 )
 
 // expectCommand checks a decision's command: its method, decision and candidates.
@@ -533,4 +535,52 @@ func TestBlockedByPool(t *testing.T) {
 	if got := c.snapshot().BlockedByPool(); got["default"] != 2 || got["other"] != 0 || len(got) != 2 {
 		t.Errorf("blocked %v, want default 2 (held by a PodDisruptionBudget, annotated) and other 0", got)
 	}
+}
+
+func TestCapacityBuffers(t *testing.T) {
+	chunks := func(n int32) []*corev1.Pod {
+		cb := &autoscalingv1beta1.CapacityBuffer{ObjectMeta: metav1.ObjectMeta{Name: "buffer", Namespace: "default", UID: "buffer"},
+			Status: autoscalingv1beta1.CapacityBufferStatus{Replicas: &n}}
+		return capacitybuffer.VirtualPods(cb, corev1.PodTemplateSpec{Spec: testPod("chunk", "", "1", "512Mi").Spec})
+	}
+	t.Run("keeps the node a buffer's chunk lands on, and removes the other empty ones", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("a", "default", "m2a.large", isConsolidatable)
+		c.node("b", "default", "m2a.large", isConsolidatable)
+		c.in.BufferPods = chunks(1)
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "b")
+
+		c.in.BufferPods = nil
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "a", "b")
+	})
+	t.Run("a chunk does not hold its node against drift: the replacement has room for it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		c.node("a", "default", "m2a.large", isDrifted)
+		c.in.BufferPods = chunks(1)
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+		if len(cmd.Replacements) != 1 || len(cmd.Replacements[0].Pods) != 1 || !capacitybuffer.IsVirtual(cmd.Replacements[0].Pods[0]) {
+			t.Errorf("want one replacement for the chunk: %s", cmd)
+		}
+	})
+	t.Run("consolidation deletes a node only when its chunks fit elsewhere", func(t *testing.T) {
+		// Two of the cheapest nodes, each running 300m: one can go, its pod moving to the other.
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "c2a.large", isConsolidatable)
+		b := c.node("b", "default", "c2a.large", isConsolidatable)
+		c.pods(testPod("pa", a, "300m", "64Mi"), testPod("pb", b, "300m", "64Mi"))
+		deletesOne := func(what string) {
+			t.Helper()
+			d := c.snapshot().Decide(Options{})
+			if d.Command == nil || len(d.Command.Candidates) != 1 || d.Command.Decision() != DecisionDelete {
+				t.Fatalf("%s: want one node deleted, got %+v", what, d.Command)
+			}
+		}
+		deletesOne("without a buffer")
+		// One chunk of 1 CPU still fits beside both pods on one node.
+		c.in.BufferPods = chunks(1)
+		deletesOne("with one chunk")
+		// Two do not: each node keeps its chunk, and a larger node would cost as much.
+		c.in.BufferPods = chunks(2)
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+	})
 }

@@ -67,6 +67,9 @@ type SnapshotInput struct {
 	Repair *RepairInput
 	// Policies are --preference-policy and --min-values-policy, for every simulation.
 	Policies scheduling.Policies
+	// BufferPods are the CapacityBuffers' virtual pods (capacitybuffer.ReadVirtualPods): room
+	// kept on nodes, see Snapshot.holdBuffers.
+	BufferPods []*corev1.Pod
 }
 
 // Snapshot is the cluster as one disruption decision sees it, with what every method needs
@@ -256,6 +259,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 
 	s.buildDests(in.Nodes, managedNodes, podsByNode)
 	s.nominate()
+	s.holdBuffers(in.BufferPods)
 	return s
 }
 

@@ -16,6 +16,7 @@ package provisioning
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -38,7 +40,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -67,6 +71,9 @@ type Provisioner struct {
 	Policies scheduling.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
 	SchedulerConfig *scheduling.SchedulerConfiguration
+	// CapacityBuffers places the CapacityBuffers' virtual pods with the pending pods, and
+	// says in each buffer's Provisioning condition how that went (the CapacityBuffer gate).
+	CapacityBuffers bool
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -97,8 +104,16 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		return nil, err
 	}
 	pods := PodsToPlace(cluster, p.Clock.Now())
+	var buffers []*autoscalingv1beta1.CapacityBuffer
+	if p.CapacityBuffers {
+		var virtual []*corev1.Pod
+		if buffers, virtual, err = capacitybuffer.ReadVirtualPods(ctx, p.Client); err != nil {
+			return nil, err
+		}
+		pods = append(pods, virtual...)
+	}
 	if len(pods) == 0 {
-		return nil, nil
+		return nil, p.updateBuffers(ctx, buffers, scheduling.Results{})
 	}
 	if pods, err = state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods); err != nil {
 		return nil, err
@@ -113,8 +128,9 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	schedulingDuration.Observe(time.Since(start).Seconds())
 
 	for pod, err := range results.PodErrors {
-		if pod.Spec.NodeName != "" {
+		if pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(pod) {
 			// A pod of a node being deleted still runs there: it is told when it is pending.
+			// A virtual pod is told nothing: its buffer's Provisioning condition says it.
 			continue
 		}
 		msg := err.Error()
@@ -131,7 +147,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		}
 	}
 	for _, placed := range results.Placed {
-		if placed.ExistingNode == "" || placed.Pod.Spec.NodeName != "" {
+		if placed.ExistingNode == "" || placed.Pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(placed.Pod) {
 			continue
 		}
 		where := placed.ExistingNode
@@ -151,13 +167,36 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
 		for _, pod := range n.Pods {
-			if pod.Spec.NodeName == "" {
+			if pod.Spec.NodeName == "" && !capacitybuffer.IsVirtual(pod) {
 				nominated(p.Recorder, pod, "nodeclaim/"+nodeClaim.Name)
 			}
 		}
 		created = append(created, nodeClaim)
 	}
-	return created, nil
+	return created, p.updateBuffers(ctx, buffers, *results)
+}
+
+// updateBuffers sets each buffer's Provisioning condition from where the pass placed its
+// virtual pods.
+func (p *Provisioner) updateBuffers(ctx context.Context, buffers []*autoscalingv1beta1.CapacityBuffer, results scheduling.Results) error {
+	placements := capacitybuffer.Placements(results)
+	now := metav1.NewTime(p.Clock.Now())
+	var errs []error
+	for _, cb := range buffers {
+		condition := capacitybuffer.ProvisioningCondition(cb, placements[client.ObjectKeyFromObject(cb)], now)
+		if condition == nil {
+			continue
+		}
+		stored := cb.DeepCopy()
+		if !meta.SetStatusCondition(&cb.Status.Conditions, *condition) {
+			continue
+		}
+		if err := p.Client.Status().Patch(ctx, cb, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			// A conflict is the buffer's controller writing first: the next pass sets it.
+			errs = append(errs, fmt.Errorf("setting the Provisioning condition of CapacityBuffer %s: %w", client.ObjectKeyFromObject(cb), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // failedScheduling tells the pod why provisioning gives it no node.
