@@ -48,3 +48,13 @@ func TestParseFeatureGates(t *testing.T) {
 		}
 	}
 }
+
+func TestCapacityBufferGate(t *testing.T) {
+	if DefaultFeatureGates().CapacityBuffer {
+		t.Error("CapacityBuffer is on by default; upstream's alpha gate is off")
+	}
+	gates, notes, err := ParseFeatureGates("CapacityBuffer=true")
+	if err != nil || !gates.CapacityBuffer || len(notes) != 0 {
+		t.Errorf("CapacityBuffer=true: gates %+v, notes %q, error %v; want it on, without a note", gates, notes, err)
+	}
+}

@@ -1,0 +1,43 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package capacitybuffer_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
+)
+
+func TestCapacityBuffer(t *testing.T) { test.RunSuite(t, "CapacityBuffer suite") }
+
+var (
+	controllers *operator.Controllers
+	nodeClass   *kcv1.KCNodeClass
+	env         = test.Suite(test.EnvironmentOptions{FakeClock: true, Direct: true}, func(env *test.Environment) error {
+		controllers = env.Controllers(func(o *operator.Options) { o.CapacityBuffers = true })
+		return nil
+	})
+)
+
+var _ = BeforeEach(func() {
+	nodeClass = ExpectSharedKCNodeClass(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
+})
+
+var _ = BeforeEach(func() { env.Reset() })
