@@ -145,4 +145,3 @@ func expectCondition(cb *autoscalingv1beta1.CapacityBuffer, conditionType string
 	Expect(condition.Status).To(Equal(status), condition.Message)
 	Expect(condition.Reason).To(Equal(reason), condition.Message)
 }
-
