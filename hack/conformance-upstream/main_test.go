@@ -117,3 +117,24 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestNodePoolFor(t *testing.T) {
+	o := options{nodePool: "dir/nodepool.yaml"}
+	for text, want := range map[string]string{
+		"CapacityBuffer NodePool Limits should not provision buffer capacity beyond NodePool CPU limit": "dir/nodepool-2vcpu.yaml",
+		"CapacityBufferish spec": "dir/nodepool.yaml",
+		"Integration should provision a node": "dir/nodepool.yaml",
+	} {
+		if got := nodePoolFor(o, &spec{suite: "regression", text: text}); got != want {
+			t.Errorf("%q: %s, want %s", text, got, want)
+		}
+	}
+	if got := nodePoolFor(o, &spec{suite: "disruption", text: "CapacityBuffer anything"}); got != "dir/nodepool.yaml" {
+		t.Errorf("another suite's spec: %s", got)
+	}
+	for _, file := range narrowedNodePools {
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("narrowed NodePool %s: %v", file, err)
+		}
+	}
+}

@@ -46,8 +46,8 @@ func TestBundleValidates(t *testing.T) {
 	if len(findings) > 0 {
 		t.Errorf("%d findings:\n%s", len(findings), strings.Join(findings, "\n"))
 	}
-	if bundle.CSV == nil || len(bundle.V1CRDs) != 3 {
-		t.Fatalf("the bundle has CSV %v and %d CRDs, want a CSV and 3", bundle.CSV != nil, len(bundle.V1CRDs))
+	if bundle.CSV == nil || len(bundle.V1CRDs) != 4 {
+		t.Fatalf("the bundle has CSV %v and %d CRDs, want a CSV and 4", bundle.CSV != nil, len(bundle.V1CRDs))
 	}
 	csv := bundle.CSV
 	if len(csv.Spec.WebhookDefinitions) != 2 {

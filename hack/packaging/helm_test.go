@@ -693,8 +693,8 @@ func TestChartCRDsAreConfigCRDs(t *testing.T) {
 		}
 		return names
 	}
-	if len(generated) != 3 || !slices.Equal(baseNames(generated), baseNames(copies)) {
-		t.Fatalf("crds/ holds %v, config/crd/bases %v; want the same three files", baseNames(copies), baseNames(generated))
+	if len(generated) != 4 || !slices.Equal(baseNames(generated), baseNames(copies)) {
+		t.Fatalf("crds/ holds %v, config/crd/bases %v; want the same four files", baseNames(copies), baseNames(generated))
 	}
 	chartCRDs := map[string][]byte{}
 	for _, crd := range loadChart(t).CRDObjects() {

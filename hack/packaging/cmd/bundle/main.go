@@ -133,7 +133,7 @@ func readInput(objects []*unstructured.Unstructured) (*input, error) {
 			// OLM installs into the namespace of the OperatorGroup.
 		case kind == "Service" && strings.HasSuffix(o.GetName(), "webhook-service"):
 			// OLM makes the webhook Service from the webhookdefinitions.
-		case o.GetAPIVersion() == "karpenter.kakaocloud.com/v1" || o.GetAPIVersion() == "karpenter.sh/v1":
+		case o.GetAPIVersion() == "karpenter.kakaocloud.com/v1" || o.GetAPIVersion() == "karpenter.sh/v1" || o.GetAPIVersion() == "autoscaling.x-k8s.io/v1beta1":
 			in.examples = append(in.examples, o.Object)
 		default:
 			o.SetNamespace("")
