@@ -31,7 +31,9 @@ func (s *Snapshot) drift(d *Decision) *Command {
 	cands = s.withinBudget(d, cands, karpv1.DisruptionReasonDrifted)
 	var empty []*Candidate
 	for _, c := range cands {
-		if len(c.Reschedulable) == 0 {
+		// A static NodePool's node is replaced first even when empty, as upstream's static
+		// drift does: the NodePool never drops below its replicas.
+		if len(c.Reschedulable) == 0 && !c.pool.static() {
 			empty = append(empty, c)
 		}
 	}

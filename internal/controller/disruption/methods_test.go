@@ -274,6 +274,17 @@ func TestDrift(t *testing.T) {
 			t.Fatalf("want one replacement of the template, for no pod in particular: %s", cmd)
 		}
 	})
+	t.Run("replaces an empty drifted node of a static NodePool first too, as the pool never drops below its replicas", func(t *testing.T) {
+		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		static.Spec.Replicas = new(int64(2))
+		c := newCluster(static)
+		c.node("a", "static", "m2a.large", isDrifted)
+		c.node("b", "static", "m2a.large", isDrifted)
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a")
+		if len(cmd.Replacements) != 1 {
+			t.Fatalf("want one replacement: %s", cmd)
+		}
+	})
 	t.Run("waits for a static NodePool's deleting node to go when limits.nodes leaves no room for a replacement", func(t *testing.T) {
 		// Three of limits.nodes 3: b, being deleted, still counts until it is gone, as
 		// upstream's static NodePools count it; a replacement for a would be a fourth.
