@@ -122,7 +122,7 @@ func TestNodePoolFor(t *testing.T) {
 	o := options{nodePool: "dir/nodepool.yaml"}
 	for text, want := range map[string]string{
 		"CapacityBuffer NodePool Limits should not provision buffer capacity beyond NodePool CPU limit": "dir/nodepool-2vcpu.yaml",
-		"CapacityBufferish spec": "dir/nodepool.yaml",
+		"CapacityBufferish spec":              "dir/nodepool.yaml",
 		"Integration should provision a node": "dir/nodepool.yaml",
 	} {
 		if got := nodePoolFor(o, &spec{suite: "regression", text: text}); got != want {
