@@ -66,7 +66,7 @@ const DestinationNominationGrace = 20 * time.Second
 // orchestrator carries out commands: taint the candidates' nodes karpenter.sh/disrupted:
 // NoSchedule, launch the replacements, wait until they are initialized, then delete the
 // candidates' NodeClaims (their termination drains the nodes and deletes the VMs). When a
-// step fails, the replacements are deleted and the candidates untainted.
+// step fails, the candidates are untainted and the replacements left as they are.
 type orchestrator struct {
 	client   client.Client
 	reader   client.Reader // fresh reads for read-modify-write
@@ -342,19 +342,13 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	return nil
 }
 
-// rollback undoes a command: replacements deleted, taints and DisruptionReason removed.
+// rollback undoes a command: the candidates' taints and DisruptionReason removed. Its
+// replacements stay, as upstream's queue leaves them: NodeClaims of their own from then on,
+// which liveness deletes if they never register and consolidation once they are not needed.
 func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 	logger := log.FromContext(ctx)
 	logger.Error(errors.New(why), "abandoning disruption command, rolling back", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
 	queueFailures.WithLabelValues(r.cmd.Decision(), r.cmd.ReasonLabel(), r.cmd.ConsolidationType()).Inc()
-	for _, name := range r.replacements {
-		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if err := o.client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			logger.Error(err, "deleting a replacement of an abandoned command", "NodeClaim", klog.KRef("", name))
-			continue
-		}
-		o.markDeleted(name)
-	}
 	_ = eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		if err := o.untaint(ctx, c.Node.Name); err != nil {
 			logger.Error(err, "removing the disrupted taint", "Node", klog.KRef("", c.Node.Name))

@@ -19,9 +19,13 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -89,5 +93,42 @@ func TestStaticReplacementCountedAtLaunch(t *testing.T) {
 	}
 	if _, err := o.launch(t.Context(), replacement); err != nil {
 		t.Fatalf("launch with room: %v", err)
+	}
+}
+
+func TestRollbackKeepsReplacements(t *testing.T) {
+	// A drift whose replacement registered but never initialized: past the timeout the
+	// command is abandoned, the candidate untainted and its DisruptionReason cleared, and the
+	// replacement stays, as upstream's queue leaves it.
+	pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
+	c := newCluster(pool)
+	c.node("a", "default", "m2a.large", isDrifted, withDisruptedTaint, withCondition(karpv1.ConditionTypeDisruptionReason, metav1.ConditionTrue))
+	replacement := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "replacement", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
+	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithStatusSubresource(&karpv1.NodeClaim{}).
+		WithObjects(c.in.NodeClaims[0], c.in.Nodes[0], replacement).Build()
+	now := testNow
+	o := &orchestrator{client: kube, reader: kube, recorder: events.NewFakeRecorder(10), now: func() time.Time { return now }, timeout: DefaultReplacementTimeout}
+	snap := c.snapshot()
+	candidate := &Candidate{StateNode: snap.byName["a"]}
+	o.running = []*running{{id: "1", cmd: &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{candidate}},
+		replacements: []string{"replacement"}, started: now}}
+
+	if rolledBack := o.advance(t.Context()); rolledBack != 0 {
+		t.Fatalf("rolled back before the timeout")
+	}
+	now = now.Add(DefaultReplacementTimeout + time.Second)
+	if rolledBack := o.advance(t.Context()); rolledBack != 1 || len(o.running) != 0 {
+		t.Fatalf("rolled back %d, %d running; want the command abandoned", rolledBack, len(o.running))
+	}
+	if err := kube.Get(t.Context(), client.ObjectKeyFromObject(replacement), &karpv1.NodeClaim{}); err != nil {
+		t.Errorf("the replacement: %v, want it kept", err)
+	}
+	node := &corev1.Node{}
+	if err := kube.Get(t.Context(), client.ObjectKey{Name: "node-a"}, node); err != nil || len(node.Spec.Taints) != 0 {
+		t.Errorf("candidate's node taints %v (%v), want none", node.Spec.Taints, err)
+	}
+	nodeClaim := &karpv1.NodeClaim{}
+	if err := kube.Get(t.Context(), client.ObjectKey{Name: "a"}, nodeClaim); err != nil || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason) {
+		t.Errorf("candidate's DisruptionReason %v (%v), want it cleared", meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason), err)
 	}
 }
