@@ -120,6 +120,20 @@ func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
 		in.ExistingNodes = all
 		res = scheduling.Schedule(in)
 	}
+	// A move that puts a candidate's pod on a node that has not initialized is refused, as
+	// upstream refuses it (UninitializedNodeError): that node may never take pods, as a
+	// replacement a rolled-back command left behind may not.
+	for name, placed := range res.ExistingPlacements {
+		if !s.uninitialized.Has(name) {
+			continue
+		}
+		if res.PodErrors == nil {
+			res.PodErrors = map[*corev1.Pod]error{}
+		}
+		for _, pod := range placed {
+			res.PodErrors[pod] = fmt.Errorf("it would move to %s, which has not initialized yet", name)
+		}
+	}
 	return res
 }
 

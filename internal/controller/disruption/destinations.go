@@ -68,6 +68,9 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, n.Pods)
 		}
 		n.dest = d
+		if !n.initialized() {
+			s.uninitialized.Insert(d.existing.Name)
+		}
 		add(d)
 	}
 	for _, node := range nodes {

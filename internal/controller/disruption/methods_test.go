@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -594,4 +595,18 @@ func TestCapacityBuffers(t *testing.T) {
 		c.in.BufferPods = chunks(2)
 		expectNoCommand(t, c.snapshot().Decide(Options{}))
 	})
+}
+
+func TestUninitializedDestinations(t *testing.T) {
+	// b registered but never initialized (a replacement a rolled-back command left behind):
+	// a's pod fits there, and the move is refused rather than made, as upstream refuses it.
+	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+	a := c.node("a", "default", "m2a.large", isDrifted)
+	c.node("b", "default", "m2a.xlarge", func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)
+	})
+	c.pods(testPod("p", a, "100m", "64Mi"))
+	d := c.snapshot().Decide(Options{})
+	expectNoCommand(t, d)
+	expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "cannot replace the drifted node: pod default/p: it would move to node-b, which has not initialized yet")
 }

@@ -91,6 +91,9 @@ type Snapshot struct {
 	pdbIndex map[string]*labelindex.Index[int]
 	// dests are where pods may go, emptiest first.
 	dests []*dest
+	// uninitialized names the destinations whose node has not initialized (NodeClaims in
+	// flight among them): no candidate's pod is moved there (see simulate).
+	uninitialized sets.Set[string]
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
 	// cordoned) whose pods still count for topology spread and pod (anti-)affinity.
 	bystanders []scheduling.ExistingNode
@@ -153,18 +156,19 @@ type budgetState struct {
 // NewSnapshot prepares a decision's view of the cluster.
 func NewSnapshot(in SnapshotInput) *Snapshot {
 	s := &Snapshot{
-		now:        in.Now,
-		pools:      map[string]*pool{},
-		byName:     map[string]*StateNode{},
-		daemons:    in.DaemonSetPods,
-		namespaces: in.NamespaceLabels,
-		volumes:    in.VolumeRequirements,
-		pdbs:       map[string][]pdbInfo{},
-		pdbIndex:   map[string]*labelindex.Index[int]{},
-		noticed:    sets.New[types.UID](),
-		budgets:    map[karpv1.DisruptionReason]map[string]budgetState{},
-		repairs:    in.Repair,
-		policies:   in.Policies,
+		now:           in.Now,
+		pools:         map[string]*pool{},
+		byName:        map[string]*StateNode{},
+		daemons:       in.DaemonSetPods,
+		namespaces:    in.NamespaceLabels,
+		volumes:       in.VolumeRequirements,
+		pdbs:          map[string][]pdbInfo{},
+		pdbIndex:      map[string]*labelindex.Index[int]{},
+		noticed:       sets.New[types.UID](),
+		uninitialized: sets.New[string](),
+		budgets:       map[karpv1.DisruptionReason]map[string]budgetState{},
+		repairs:       in.Repair,
+		policies:      in.Policies,
 	}
 	for _, np := range in.NodePools {
 		p := &pool{
