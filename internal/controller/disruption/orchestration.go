@@ -485,18 +485,18 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, c
 // cache, which may not show the replica controller's latest NodeClaims.
 func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
 	nodeClaim := n.ToNodeClaim()
-	create := func() error { return o.client.Create(ctx, nodeClaim) }
-	if n.NodePool.Spec.Replicas != nil {
-		create = func() error {
-			return o.static.Do(ctx, n.NodePoolName, func(nodeClaims []*karpv1.NodeClaim) error {
-				if room, why, limited := state.StaticNodeRoom(n.NodePool, nodeClaims); limited && room == 0 {
-					return errors.New(why)
-				}
-				return o.client.Create(ctx, nodeClaim)
-			})
-		}
+	var err error
+	if n.NodePool.Spec.Replicas == nil {
+		err = o.client.Create(ctx, nodeClaim)
+	} else {
+		err = o.static.Do(ctx, n.NodePoolName, func(nodeClaims []*karpv1.NodeClaim) error {
+			if room, why, limited := state.StaticNodeRoom(n.NodePool, nodeClaims); limited && room == 0 {
+				return errors.New(why)
+			}
+			return o.client.Create(ctx, nodeClaim)
+		})
 	}
-	if err := create(); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}
 	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),

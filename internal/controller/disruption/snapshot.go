@@ -179,8 +179,10 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			p.byName[it.Name] = it
 		}
 		p.remaining = state.LimitsLeft(np, in.NodeClaims)
-		if room, why, limited := state.StaticNodeRoom(np, in.NodeClaims); p.static() && limited && room == 0 {
-			p.staticFull = why
+		if p.static() {
+			if room, why, limited := state.StaticNodeRoom(np, in.NodeClaims); limited && room == 0 {
+				p.staticFull = why
+			}
 		}
 		s.pools[np.Name] = p
 		s.poolNames = append(s.poolNames, np.Name)
