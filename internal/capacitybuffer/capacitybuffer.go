@@ -12,10 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package capacitybuffer turns CapacityBuffers into the pods they keep room for: resolving a
-// buffer's pod template and number of chunks, building its virtual pods (which provisioning
-// places as it places pending pods, and disruption keeps room for), and the conditions that
-// say how that went.
 package capacitybuffer
 
 import (

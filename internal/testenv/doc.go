@@ -15,6 +15,6 @@
 // Package testenv holds what the envtest suites share: where the control-plane binaries are
 // and how to start an envtest environment with this project's CRDs.
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/kakaocloud,
+// Of this project it imports api/autoscaling/v1beta1, api/kakaocloud/v1, api/karpenter/v1, internal/kakaocloud,
 // internal/kakaocloud/emulator.
 package testenv

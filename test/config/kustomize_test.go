@@ -76,7 +76,7 @@ func TestDefaultOverlay(t *testing.T) {
 		}
 	}
 	slices.Sort(crds)
-	if want := []string{"kcnodeclasses.karpenter.kakaocloud.com", "nodeclaims.karpenter.sh", "nodepools.karpenter.sh"}; !slices.Equal(crds, want) {
+	if want := []string{"capacitybuffers.autoscaling.x-k8s.io", "kcnodeclasses.karpenter.kakaocloud.com", "nodeclaims.karpenter.sh", "nodepools.karpenter.sh"}; !slices.Equal(crds, want) {
 		t.Errorf("CRDs %v, want %v", crds, want)
 	}
 

@@ -12,8 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package capacitybuffer resolves CapacityBuffers: their pod template and number of chunks,
-// in status, for provisioning to keep room for.
 package capacitybuffer
 
 import (

@@ -25,7 +25,7 @@
 // expiration's. It never imports a cloud provider's implementation, only the cloudprovider
 // interface.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider,
+// Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
 // internal/controller/node/health, internal/events,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
 // internal/utils/labelindex,

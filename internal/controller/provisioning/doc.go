@@ -17,7 +17,7 @@
 // the cheapest fitting instance types), creates the new NodeClaims and says, on each pod it
 // cannot place, why.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// Of this project it imports api/autoscaling/v1beta1, api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider, internal/metrics,
 // internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
 // internal/volumetopology.
 package provisioning

@@ -20,5 +20,5 @@
 // out) and consolidation never removes them; drift, expiry and repair replace them.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling,
-// internal/utils/nodeclaim, internal/utils/pod.
+// internal/state, internal/utils/nodeclaim, internal/utils/pod.
 package static
