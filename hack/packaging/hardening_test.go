@@ -50,11 +50,13 @@ type scopedRule struct {
 }
 
 // TestEveryInstallPathIsLeastPrivilegeAndHardened checks, on the output of every kustomize
-// path, of the OLM bundle and of the Helm chart, that no rule uses a wildcard, that Secrets are created only in
-// kube-system (cluster-wide and create-only on the OLM path, which cannot make Roles
-// elsewhere) and read only in the operator's namespace, and that the controller runs non-root
-// with a read-only root filesystem, no privilege escalation, no capabilities and the runtime's
-// seccomp profile.
+// path, of the OLM bundle and of the Helm chart, that no rule uses a wildcard, that Secrets are
+// created and deleted (by collection: spent bootstrap tokens) only in kube-system (cluster-wide
+// on the OLM path, which cannot make Roles elsewhere, in a rule with those two verbs alone)
+// and read only in the operator's namespace, that the finalizers of NodeClaims and NodePools
+// may be updated (nodes and NodeClaims are owned with blockOwnerDeletion, which OpenShift's
+// owner-reference admission checks), and that the controller runs non-root with a read-only
+// root filesystem, no privilege escalation, no capabilities and the runtime's seccomp profile.
 func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 	paths := map[string]rendered{}
 	for _, k := range kustomizations {
@@ -68,7 +70,13 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 			if len(r.rules) == 0 {
 				t.Fatal("no RBAC rules")
 			}
+			finalizers := map[string]bool{}
 			for _, rule := range r.rules {
+				if slices.Contains(rule.APIGroups, "karpenter.sh") && slices.Contains(rule.Verbs, "update") {
+					for _, resource := range rule.Resources {
+						finalizers[resource] = true
+					}
+				}
 				for _, field := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.NonResourceURLs} {
 					if slices.Contains(field, "*") {
 						t.Errorf("%s has a wildcard: %+v", rule.role, rule.PolicyRule)
@@ -79,12 +87,18 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 				}
 				for _, verb := range rule.Verbs {
 					switch {
-					case verb == "create" && rule.namespace == "kube-system":
-					case verb == "create" && olm && rule.namespace == "" && len(rule.Verbs) == 1:
+					case (verb == "create" || verb == "deletecollection") && rule.namespace == "kube-system":
+					case (verb == "create" || verb == "deletecollection") && olm && rule.namespace == "" &&
+						len(rule.Verbs) == 2 && slices.Contains(rule.Verbs, "create") && slices.Contains(rule.Verbs, "deletecollection"):
 					case slices.Contains([]string{"get", "list", "watch"}, verb) && rule.namespace == operatorNamespace:
 					default:
 						t.Errorf("%s grants %s on secrets in %q", rule.role, verb, rule.namespace)
 					}
+				}
+			}
+			for _, resource := range []string{"nodeclaims/finalizers", "nodepools/finalizers"} {
+				if !finalizers[resource] {
+					t.Errorf("no rule grants update on karpenter.sh %s", resource)
 				}
 			}
 			// The local overlay installs no Deployment: the manager runs on the machine.

@@ -735,7 +735,8 @@ func roleRules(t *testing.T, objects manifest, kind, name string) []rbacv1.Polic
 // TestChartRBACMatchesKustomize checks that the chart grants the controller exactly what
 // config/rbac and config/rbac-bootstrap grant it (role.yaml being generated from the code's
 // RBAC markers), binds every role to the chart's ServiceAccount, uses no wildcard, and lets
-// the controller create Secrets only in kube-system and read them only in its namespace.
+// the controller create and delete Secrets only in kube-system and read them only in its
+// namespace.
 func TestChartRBACMatchesKustomize(t *testing.T) {
 	rendered := mustRender(t, nil).Objects
 	generated := readManifestFile(t, filepath.Join(configDir, "rbac", "role.yaml"))
@@ -774,10 +775,10 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 					continue
 				}
 				for _, verb := range rule.Verbs {
-					creatingTokens := verb == "create" && object.Namespace == tokenNamespace
+					managingTokens := (verb == "create" || verb == "deletecollection") && object.Namespace == tokenNamespace
 					reading := slices.Contains([]string{"get", "list", "watch"}, verb) && object.Namespace == releaseNamespace
-					if kind == "ClusterRole" || (!creatingTokens && !reading) {
-						t.Errorf("%s %s grants %s on Secrets in %q; want create in %s and reading in %s only", kind, object.Name, verb, object.Namespace, tokenNamespace, releaseNamespace)
+					if kind == "ClusterRole" || (!managingTokens && !reading) {
+						t.Errorf("%s %s grants %s on Secrets in %q; want create and deletecollection in %s and reading in %s only", kind, object.Name, verb, object.Namespace, tokenNamespace, releaseNamespace)
 					}
 				}
 			}

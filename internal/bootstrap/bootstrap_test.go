@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -32,6 +33,8 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
@@ -56,6 +59,14 @@ func TestUserDataRegistersTheNodeAsItsNodeClaim(t *testing.T) {
 			EvictionSoft:            map[string]string{"memory.available": "10%"},
 			EvictionSoftGracePeriod: map[string]metav1.Duration{"memory.available": {Duration: time.Minute}},
 		},
+		Reservations: instancetype.KubeletReservations{
+			MaxPods: 58,
+			KubeReserved: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("500Mi"),
+				corev1.ResourceEphemeralStorage: resource.MustParse("1Gi"),
+			},
+			EvictionHard: map[string]string{"memory.available": "5%", "nodefs.available": "10%"},
+		},
 		ExtraUserData: "#!/bin/bash\necho tuned > /tmp/tuned\n",
 	})
 	if err != nil {
@@ -69,7 +80,7 @@ func TestUserDataRegistersTheNodeAsItsNodeClaim(t *testing.T) {
 		`sed -i "s/@INSTANCE_ID@/${INSTANCE_ID}/" /etc/default/kubelet`,
 		"--node-labels=karpenter.sh/nodepool=checkout,team=checkout,topology.kubernetes.io/zone=kr-central-2-a ",
 		"--register-with-taints=dedicated=CheckoutApp:NoSchedule,karpenter.sh/unregistered:NoExecute",
-		"--max-pods=58 --kube-reserved=cpu=100m,memory=500Mi --eviction-hard=memory.available<5% --eviction-soft=memory.available<10% --eviction-soft-grace-period=memory.available=1m0s",
+		"--max-pods=58 --kube-reserved=cpu=100m,ephemeral-storage=1Gi,memory=500Mi --eviction-hard=memory.available<5%,nodefs.available<10% --eviction-soft=memory.available<10% --eviction-soft-grace-period=memory.available=1m0s",
 		"echo tuned > /tmp/tuned",
 	} {
 		if !strings.Contains(script, want) {
@@ -85,12 +96,14 @@ func TestUserDataRegistersTheNodeAsItsNodeClaim(t *testing.T) {
 }
 
 func TestUserDataRefusesWhatCannotWork(t *testing.T) {
-	good := bootstrap.Options{Endpoint: "https://10.0.0.1:6443", CABundle: []byte(ca), Token: "abcdef.0123456789abcdef"}
+	pods := instancetype.KubeletReservations{MaxPods: 110}
+	good := bootstrap.Options{Endpoint: "https://10.0.0.1:6443", CABundle: []byte(ca), Token: "abcdef.0123456789abcdef", Reservations: pods}
 	for name, o := range map[string]bootstrap.Options{
-		"no endpoint":        {CABundle: good.CABundle, Token: good.Token},
-		"no token":           {Endpoint: good.Endpoint, CABundle: good.CABundle},
-		"heredoc terminator": {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, ExtraUserData: "KARPENTER_EXTRA_EOF\nrm -rf /"},
-		"too long":           {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, ExtraUserData: strings.Repeat("#", 13000)},
+		"no endpoint":        {CABundle: good.CABundle, Token: good.Token, Reservations: pods},
+		"no token":           {Endpoint: good.Endpoint, CABundle: good.CABundle, Reservations: pods},
+		"no reservations":    {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token},
+		"heredoc terminator": {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, Reservations: pods, ExtraUserData: "KARPENTER_EXTRA_EOF\nrm -rf /"},
+		"too long":           {Endpoint: good.Endpoint, CABundle: good.CABundle, Token: good.Token, Reservations: pods, ExtraUserData: strings.Repeat("#", 13000)},
 	} {
 		if _, err := bootstrap.UserData(o); err == nil {
 			t.Errorf("%s: want an error", name)
@@ -107,10 +120,7 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 		CABundle: []byte(ca), Clock: clocktesting.NewFakePassiveClock(now),
 	}
 	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
-	script, err := b.UserData(context.Background(), nodeClaim, &kcv1.KCNodeClass{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := render(t, b, nodeClaim)
 	secrets := &corev1.SecretList{}
 	if err := kube.List(context.Background(), secrets, client.InNamespace("kube-system"), client.MatchingLabels{kcv1.Group + "/nodeclaim": "default-abcde"}); err != nil {
 		t.Fatal(err)
@@ -148,10 +158,7 @@ func TestBootstrapperReusesTheNodeClaimsTokenAcrossAttempts(t *testing.T) {
 	tokenOf := func(uid types.UID) string {
 		t.Helper()
 		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-retry", UID: uid}}
-		script, err := b.UserData(ctx, nodeClaim, &kcv1.KCNodeClass{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		script := render(t, b, nodeClaim)
 		_, rest, _ := strings.Cut(script, "token: ")
 		token, _, _ := strings.Cut(rest, "\n")
 		return token
@@ -170,4 +177,18 @@ func TestBootstrapperReusesTheNodeClaimsTokenAcrossAttempts(t *testing.T) {
 	if len(secrets.Items) != 2 {
 		t.Errorf("bootstrap token Secrets = %d, want 2 (one per NodeClaim, not per attempt)", len(secrets.Items))
 	}
+}
+
+// render is the NodeClaim's join script as a 2-vCPU instance type.
+func render(t *testing.T, b *bootstrap.Bootstrapper, nodeClaim *karpv1.NodeClaim) string {
+	t.Helper()
+	script, err := b.UserData(context.Background(), nodeClaim, &kcv1.KCNodeClass{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := script(&cloudprovider.InstanceType{Name: "m2a.large", Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

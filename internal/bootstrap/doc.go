@@ -18,6 +18,7 @@
 // karpenter.sh/unregistered taint among them). How KakaoCloud's worker images start the
 // kubelet is not documented; the script's assumptions are listed in docs/assumptions.md (A19).
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/kakaocloud,
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
+// internal/instancetype, internal/kakaocloud,
 // internal/signing.
 package bootstrap

@@ -24,18 +24,29 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
-// DefaultTokenTTL outlives a launch and a registration (5 + 15 minutes) with room to spare;
-// the kube-controller-manager's token cleaner deletes expired tokens.
+// DefaultTokenTTL outlives a launch and a registration (5 + 15 minutes) with room to spare. A
+// token is deleted well before that once its node has registered (DeleteTokens); expiry only
+// bounds a token whose NodeClaim is stuck.
 const DefaultTokenTTL = time.Hour
+
+// The labels of a NodeClaim's bootstrap token Secret: the NodeClaim's name, for people, and its
+// UID, which DeleteTokens selects by (a later NodeClaim may have the same name).
+const (
+	LabelNodeClaim    = kcv1.Group + "/nodeclaim"
+	LabelNodeClaimUID = kcv1.Group + "/nodeclaim-uid"
+)
 
 // TokenGroup is the group bootstrap tokens authenticate as, on top of system:bootstrappers;
 // the cluster must let it create node CSRs (and approve them) as for any kubelet TLS
@@ -62,17 +73,20 @@ type Bootstrapper struct {
 }
 
 // Creating the token Secrets needs `create` on secrets in kube-system only, where the API
-// server reads bootstrap tokens: a Role there (config/rbac-bootstrap), not a ClusterRole.
+// server reads bootstrap tokens, and deleting them `deletecollection` there: a Role in
+// kube-system (config/rbac-bootstrap), not a ClusterRole.
 
-// UserData returns the user data that joins the NodeClaim's VM to the cluster.
-func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error) {
+// UserData returns the NodeClaim's join script for each instance type it may launch as: one
+// bootstrap token serves them all, and each tells the kubelet what its instance type's model
+// holds back.
+func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (func(*cloudprovider.InstanceType) (string, error), error) {
 	cluster, err := b.Cluster.Cluster(ctx)
 	if err != nil {
-		return "", fmt.Errorf("reading the cluster endpoint: %w", err)
+		return nil, fmt.Errorf("reading the cluster endpoint: %w", err)
 	}
 	token, err := b.token(ctx, nodeClaim)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	extra := ""
 	if nodeClass.Spec.UserData != nil {
@@ -80,15 +94,18 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	}
 	taints := append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...)
 	taints = append(taints, karpv1.UnregisteredNoExecuteTaint)
-	return UserData(Options{
-		Endpoint:      fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port),
-		CABundle:      b.CABundle,
-		Token:         token,
-		Labels:        nodeClaim.Labels,
-		Taints:        taints,
-		Kubelet:       nodeClass.Spec.Kubelet,
-		ExtraUserData: extra,
-	})
+	return func(instanceType *cloudprovider.InstanceType) (string, error) {
+		return UserData(Options{
+			Endpoint:      fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port),
+			CABundle:      b.CABundle,
+			Token:         token,
+			Labels:        nodeClaim.Labels,
+			Taints:        taints,
+			Kubelet:       nodeClass.Spec.Kubelet,
+			Reservations:  instancetype.Reservations(nodeClass, instanceType),
+			ExtraUserData: extra,
+		})
+	}, nil
 }
 
 // token returns the NodeClaim's bootstrap token, creating its Secret in kube-system unless an
@@ -110,7 +127,7 @@ func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: metav1.NamespaceSystem,
 			Name:      "bootstrap-token-" + id,
-			Labels:    map[string]string{kcv1.Group + "/nodeclaim": nodeClaim.Name},
+			Labels:    map[string]string{LabelNodeClaim: nodeClaim.Name},
 		},
 		Type: corev1.SecretTypeBootstrapToken,
 		StringData: map[string]string{
@@ -123,12 +140,34 @@ func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (
 			"description":                    "joins the node of NodeClaim " + nodeClaim.Name,
 		},
 	}
+	if nodeClaim.UID != "" {
+		s.Labels[LabelNodeClaimUID] = string(nodeClaim.UID)
+		// Kubernetes' garbage collector deletes the token once the NodeClaim is gone, whatever
+		// became of this controller meanwhile. The NodeClaim's deletion waits for nothing here.
+		s.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: karpv1.GroupVersion.String(), Kind: "NodeClaim", Name: nodeClaim.Name, UID: nodeClaim.UID,
+		}}
+	}
 	// A derived token's Secret that exists already is this NodeClaim's, from an earlier attempt:
 	// its value is the one derived again here, so nothing needs reading back.
 	if err := b.Client.Create(ctx, s); err != nil && !(apierrors.IsAlreadyExists(err) && b.Keyring != nil && nodeClaim.UID != "") {
 		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return id + "." + secret, nil
+}
+
+// DeleteTokens deletes the bootstrap token Secrets of the NodeClaim whose UID is
+// nodeClaimUID: there is none left to delete when the call returns without an error.
+func DeleteTokens(ctx context.Context, c client.Client, nodeClaimUID types.UID) error {
+	err := c.DeleteAllOf(ctx, &corev1.Secret{},
+		client.InNamespace(metav1.NamespaceSystem),
+		client.MatchingLabels{LabelNodeClaimUID: string(nodeClaimUID)},
+		client.MatchingFields{"type": string(corev1.SecretTypeBootstrapToken)},
+	)
+	if err != nil {
+		return fmt.Errorf("deleting the bootstrap token of NodeClaim %s: %w", nodeClaimUID, err)
+	}
+	return nil
 }
 
 // tokenFor is the NodeClaim's token id and secret: derived from its UID under the active

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 )
 
 // MaxUserDataBytes keeps the script within KakaoCloud's 16 KiB user data once base64-encoded.
@@ -44,8 +45,14 @@ type Options struct {
 	Token  string
 	Labels map[string]string
 	// Taints are registered with the node; they must include karpenter.sh/unregistered.
-	Taints  []corev1.Taint
+	Taints []corev1.Taint
+	// Kubelet is the KCNodeClass's kubelet settings; those that hold back resources come
+	// from Reservations.
 	Kubelet *kcv1.KubeletConfiguration
+	// Reservations is what the instance type's model holds back: pods, kube-reserved,
+	// system-reserved and every hard eviction threshold are passed as they are here, so that
+	// the node's allocatable is the model's.
+	Reservations instancetype.KubeletReservations
 	// ExtraUserData is the KCNodeClass's own script, run before the node joins.
 	ExtraUserData string
 }
@@ -106,6 +113,9 @@ func UserData(o Options) (string, error) {
 	if o.Endpoint == "" || len(o.CABundle) == 0 || o.Token == "" {
 		return "", fmt.Errorf("the join script needs the API server endpoint, the cluster CA and a bootstrap token")
 	}
+	if o.Reservations.MaxPods < 1 {
+		return "", fmt.Errorf("the join script needs the instance type's pods capacity and reservations")
+	}
 	if strings.Contains(o.ExtraUserData, "KARPENTER_EXTRA_EOF") {
 		return "", fmt.Errorf("the KCNodeClass's userData may not contain the line KARPENTER_EXTRA_EOF")
 	}
@@ -117,7 +127,7 @@ func UserData(o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	flags, err := kubeletFlags(o.Kubelet)
+	flags, err := kubeletFlags(o.Kubelet, o.Reservations)
 	if err != nil {
 		return "", err
 	}
@@ -198,18 +208,17 @@ func registerTaints(taints []corev1.Taint) (string, error) {
 	return strings.Join(parts, ","), nil
 }
 
-// kubeletFlags renders the KCNodeClass's kubelet settings as flags. Every value is parsed and
-// written back in its canonical form (an IP address, a quantity, a percentage, a number), so
-// that nothing but those characters reaches the script, whatever got past the API server's
-// validation; a value that does not parse is an error naming the field.
-func kubeletFlags(k *kcv1.KubeletConfiguration) (string, error) {
+// kubeletFlags renders the reservations and the KCNodeClass's other kubelet settings as
+// flags. Every value is parsed and written back in its canonical form (an IP address, a
+// quantity, a percentage, a number), so that nothing but those characters reaches the script,
+// whatever got past the API server's validation; a value that does not parse is an error
+// naming the field.
+func kubeletFlags(k *kcv1.KubeletConfiguration, r instancetype.KubeletReservations) (string, error) {
 	if k == nil {
-		return "", nil
+		k = &kcv1.KubeletConfiguration{}
 	}
 	var b strings.Builder
-	if k.MaxPods != nil {
-		fmt.Fprintf(&b, " --max-pods=%d", *k.MaxPods)
-	}
+	fmt.Fprintf(&b, " --max-pods=%d", r.MaxPods)
 	if k.PodsPerCore != nil {
 		fmt.Fprintf(&b, " --pods-per-core=%d", *k.PodsPerCore)
 	}
@@ -234,9 +243,9 @@ func kubeletFlags(k *kcv1.KubeletConfiguration) (string, error) {
 		sep         string
 		canonical   func(string) (string, bool)
 	}{
-		{"kubeReserved", "--kube-reserved", k.KubeReserved, "=", quantity},
-		{"systemReserved", "--system-reserved", k.SystemReserved, "=", quantity},
-		{"evictionHard", "--eviction-hard", k.EvictionHard, "<", threshold},
+		{"kubeReserved", "--kube-reserved", quantities(r.KubeReserved), "=", quantity},
+		{"systemReserved", "--system-reserved", quantities(r.SystemReserved), "=", quantity},
+		{"evictionHard", "--eviction-hard", r.EvictionHard, "<", threshold},
 		{"evictionSoft", "--eviction-soft", k.EvictionSoft, "<", threshold},
 		{"evictionSoftGracePeriod", "--eviction-soft-grace-period", grace, "=", func(v string) (string, bool) { return v, true }},
 	} {
@@ -266,6 +275,15 @@ func kubeletFlags(k *kcv1.KubeletConfiguration) (string, error) {
 		fmt.Fprintf(&b, " --cpu-cfs-quota=%t", *k.CPUCFSQuota)
 	}
 	return b.String(), nil
+}
+
+// quantities is a resource list as resource=quantity strings.
+func quantities(list corev1.ResourceList) map[string]string {
+	out := make(map[string]string, len(list))
+	for name, q := range list {
+		out[string(name)] = q.String()
+	}
+	return out
 }
 
 var (

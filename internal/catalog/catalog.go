@@ -100,9 +100,12 @@ func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subn
 	return lookup(ctx, c, &c.subnets, "id="+id, kakaocloud.SubnetFilter{ID: id}, c.client.ListSubnets)
 }
 
-// SubnetsByName returns the subnets with this name (names need not be unique).
+// SubnetsByName returns the subnets with this name (names need not be unique). KakaoCloud
+// does not document whether its name filter is exact, so the names are compared here: the
+// selector name: private must not pick private-b.
 func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
-	return lookup(ctx, c, &c.subnets, "name="+name, kakaocloud.SubnetFilter{Name: name}, c.client.ListSubnets)
+	subnets, err := lookup(ctx, c, &c.subnets, "name="+name, kakaocloud.SubnetFilter{Name: name}, c.client.ListSubnets)
+	return named(subnets, name, func(s kakaocloud.Subnet) string { return s.Name }), err
 }
 
 // SecurityGroupsByID returns the security group with this id (none when it does not exist).
@@ -110,9 +113,22 @@ func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaoclo
 	return lookup(ctx, c, &c.securityGroups, "id="+id, kakaocloud.SecurityGroupFilter{ID: id}, c.client.ListSecurityGroups)
 }
 
-// SecurityGroupsByName returns the security groups with this name.
+// SecurityGroupsByName returns the security groups with this name, compared here as
+// SubnetsByName compares.
 func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
-	return lookup(ctx, c, &c.securityGroups, "name="+name, kakaocloud.SecurityGroupFilter{Name: name}, c.client.ListSecurityGroups)
+	groups, err := lookup(ctx, c, &c.securityGroups, "name="+name, kakaocloud.SecurityGroupFilter{Name: name}, c.client.ListSecurityGroups)
+	return named(groups, name, func(sg kakaocloud.SecurityGroup) string { return sg.Name }), err
+}
+
+// named keeps the entries called name exactly.
+func named[T any](entries []T, name string, nameOf func(T) string) []T {
+	var kept []T
+	for _, entry := range entries {
+		if nameOf(entry) == name {
+			kept = append(kept, entry)
+		}
+	}
+	return kept
 }
 
 // lookup returns the listing cached under key, listed again with filter once it is older than

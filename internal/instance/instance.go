@@ -102,6 +102,9 @@ type Candidate struct {
 	Zone       string
 	SubnetID   string
 	ImageID    string
+	// UserData is the VM's user data as this flavor: the join script tells the kubelet what
+	// the flavor's model holds back.
+	UserData string
 }
 
 // LaunchRequest is a VM to launch for a NodeClaim.
@@ -113,7 +116,6 @@ type LaunchRequest struct {
 	KeyName        string
 	RootVolumeGiB  int
 	RootVolumeType string
-	UserData       string
 	// OnInsufficientCapacity is told about each candidate that had no capacity, so that it
 	// is avoided for a while.
 	OnInsufficientCapacity func(Candidate, error)
@@ -252,8 +254,8 @@ func (p *Provider) createRequest(name, description string, c Candidate, req Laun
 		SecurityGroups: sgs,
 		KeyName:        req.KeyName,
 	}
-	if req.UserData != "" {
-		ci.UserData = base64.StdEncoding.EncodeToString([]byte(req.UserData))
+	if c.UserData != "" {
+		ci.UserData = base64.StdEncoding.EncodeToString([]byte(c.UserData))
 	}
 	return ci
 }

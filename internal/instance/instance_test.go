@@ -88,7 +88,7 @@ func (e *env) candidates(t *testing.T, flavors ...string) []instance.Candidate {
 		if err != nil || len(f) != 1 {
 			t.Fatalf("flavor %s: %v %v", name, f, err)
 		}
-		out = append(out, instance.Candidate{FlavorID: f[0].ID, FlavorName: name, Zone: "kr-central-2-a", SubnetID: subnet[0].ID, ImageID: images[0].ID})
+		out = append(out, instance.Candidate{FlavorID: f[0].ID, FlavorName: name, Zone: "kr-central-2-a", SubnetID: subnet[0].ID, ImageID: images[0].ID, UserData: "#!/bin/bash\necho join\n"})
 	}
 	return out
 }
@@ -96,7 +96,7 @@ func (e *env) candidates(t *testing.T, flavors ...string) []instance.Candidate {
 func (e *env) request(nodeClaim string) instance.LaunchRequest {
 	return instance.LaunchRequest{
 		NodeClaim: nodeClaim, Candidates: e.cands, SecurityGroups: []string{"karpenter-workers"},
-		RootVolumeGiB: 50, UserData: "#!/bin/bash\necho join\n",
+		RootVolumeGiB: 50,
 	}
 }
 
@@ -189,6 +189,7 @@ func TestForeignVMOfTheSameNameIsNeverAdopted(t *testing.T) {
 	if _, err := e.client.CreateInstance(ctx, kakaocloud.CreateInstance{
 		Name: "default-twin", Description: "made by hand", ImageID: e.cands[0].ImageID, FlavorID: e.cands[0].FlavorID,
 		Subnets: []kakaocloud.SubnetAttachment{{ID: e.cands[0].SubnetID}}, SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "default"}},
+		Volumes: []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: e.cands[0].ImageID}},
 	}); err != nil {
 		t.Fatal(err)
 	}

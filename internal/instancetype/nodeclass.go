@@ -73,7 +73,10 @@ type kubeletSettings struct {
 	// the defaults of those resources only.
 	kubeReserved   corev1.ResourceList
 	systemReserved corev1.ResourceList
-	// evictionHard holds the thresholds the node class sets, by the resource they reduce.
+	// evictionHardSignals is every hard eviction threshold by signal, as written: the
+	// kubelet's defaults with the valid ones the node class sets in their place.
+	evictionHardSignals map[string]string
+	// evictionHard holds those of evictionHardSignals that reduce allocatable, by resource.
 	evictionHard map[corev1.ResourceName]evictionThreshold
 }
 
@@ -92,11 +95,6 @@ type evictionThreshold struct {
 	// numerator/denominator is the exact share of capacity, from 0 to 1, of a percentage;
 	// denominator is 0 for an absolute quantity.
 	numerator, denominator uint64
-}
-
-// evictionPercentage is a threshold of percent % of capacity.
-func evictionPercentage(percent uint64) evictionThreshold {
-	return evictionThreshold{numerator: percent, denominator: 100}
 }
 
 // of returns the threshold for a node whose capacity of the resource is capacity. A share is
@@ -147,10 +145,10 @@ func subnetZones(subnets []kcv1.Subnet) []string {
 }
 
 func parseKubelet(k *kcv1.KubeletConfiguration) (kubeletSettings, error) {
-	settings := kubeletSettings{maxPods: defaultMaxPods}
 	if k == nil {
-		return settings, nil
+		k = &kcv1.KubeletConfiguration{}
 	}
+	settings := kubeletSettings{maxPods: defaultMaxPods}
 	var errs []error
 	if k.MaxPods != nil {
 		if *k.MaxPods > 0 {
@@ -171,8 +169,15 @@ func parseKubelet(k *kcv1.KubeletConfiguration) (kubeletSettings, error) {
 	errs = append(errs, err)
 	settings.systemReserved, err = parseReserved("spec.kubelet.systemReserved", k.SystemReserved)
 	errs = append(errs, err)
-	settings.evictionHard, err = parseEvictionHard(k.EvictionHard)
+	settings.evictionHardSignals = maps.Clone(kubeletDefaultEvictionHard)
+	valid, err := validEvictionHard(k.EvictionHard)
 	errs = append(errs, err)
+	maps.Copy(settings.evictionHardSignals, valid)
+	settings.evictionHard = map[corev1.ResourceName]evictionThreshold{}
+	for signal, name := range evictionSignalResources {
+		// Valid by now: a default, or checked above.
+		settings.evictionHard[name], _ = parseEvictionThreshold(settings.evictionHardSignals[signal])
+	}
 	return settings, errors.Join(errs...)
 }
 
@@ -195,26 +200,25 @@ func parseReserved(field string, values map[string]string) (corev1.ResourceList,
 	return reserved, errors.Join(errs...)
 }
 
-func parseEvictionHard(values map[string]string) (map[corev1.ResourceName]evictionThreshold, error) {
-	thresholds := map[corev1.ResourceName]evictionThreshold{}
+// validEvictionHard returns the thresholds of values that are valid, by signal, trimmed, and
+// an error naming each one that is not.
+func validEvictionHard(values map[string]string) (map[string]string, error) {
+	valid := map[string]string{}
 	var errs []error
 	for _, signal := range slices.Sorted(maps.Keys(values)) {
-		name, reducesAllocatable := evictionSignalResources[signal]
+		_, reducesAllocatable := evictionSignalResources[signal]
 		if !reducesAllocatable && !slices.Contains(evictionSignalsOutsideAllocatable, signal) {
 			errs = append(errs, fmt.Errorf("spec.kubelet.evictionHard[%s]: unknown eviction signal", signal))
 			continue
 		}
 		// Every value is checked, as the kubelet refuses to start with an invalid one.
-		threshold, err := parseEvictionThreshold(values[signal])
-		if err != nil {
+		if _, err := parseEvictionThreshold(values[signal]); err != nil {
 			errs = append(errs, fmt.Errorf("spec.kubelet.evictionHard[%s]: %w", signal, err))
 			continue
 		}
-		if reducesAllocatable {
-			thresholds[name] = threshold
-		}
+		valid[signal] = strings.TrimSpace(values[signal])
 	}
-	return thresholds, errors.Join(errs...)
+	return valid, errors.Join(errs...)
 }
 
 // decimalPattern is the form of a percentage: plain decimal digits, so that exponents cannot

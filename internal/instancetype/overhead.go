@@ -15,11 +15,13 @@
 package instancetype
 
 import (
+	"maps"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 )
 
@@ -46,15 +48,20 @@ const (
 	kubeReservedEphemeralStorageGiB = 1
 )
 
-// defaultEvictionThresholds are the kubelet's own hard eviction thresholds, memory.available
-// 100Mi and nodefs.available 10%, by the resource they reduce.
-var defaultEvictionThresholds = map[corev1.ResourceName]evictionThreshold{
-	corev1.ResourceMemory:           {quantity: *resource.NewQuantity(100*mebibyte, resource.BinarySI)},
-	corev1.ResourceEphemeralStorage: evictionPercentage(10),
+// kubeletDefaultEvictionHard are the kubelet's own hard eviction thresholds on Linux, by
+// signal. A kubelet given --eviction-hard sets every signal the flag does not name to zero, so
+// the join script names them all: these, with the KCNodeClass's own in their place.
+var kubeletDefaultEvictionHard = map[string]string{
+	"memory.available":   "100Mi",
+	"nodefs.available":   "10%",
+	"nodefs.inodesFree":  "5%",
+	"imagefs.available":  "15%",
+	"imagefs.inodesFree": "5%",
 }
 
 // newOverhead returns what the kubelet and the system hold back on a node with this capacity:
-// the defaults, with each resource the node class's kubelet settings name replaced.
+// the default kube-reserved, with each resource the node class's kubelet settings name
+// replaced, their system-reserved, and the hard eviction thresholds of memory and nodefs.
 func newOverhead(capacity corev1.ResourceList, k kubeletSettings) cloudprovider.Overhead {
 	kubeReserved := make(corev1.ResourceList, len(reservableResources))
 	kubeReserved[corev1.ResourceCPU] = *resource.NewMilliQuantity(kubeReservedMilliCPU(capacity.Cpu().Value()), resource.DecimalSI)
@@ -73,11 +80,8 @@ func newOverhead(capacity corev1.ResourceList, k kubeletSettings) cloudprovider.
 		systemReserved = corev1.ResourceList{}
 	}
 
-	eviction := make(corev1.ResourceList, len(defaultEvictionThresholds))
-	for name, threshold := range defaultEvictionThresholds {
-		if override, ok := k.evictionHard[name]; ok {
-			threshold = override
-		}
+	eviction := make(corev1.ResourceList, len(k.evictionHard))
+	for name, threshold := range k.evictionHard {
 		eviction[name] = threshold.of(capacity[name])
 	}
 
@@ -98,4 +102,31 @@ func kubeReservedMilliCPU(vcpus int64) int64 {
 	}
 	// A basis point of a core is a tenth of a millicore.
 	return (basisPoints + 9) / 10
+}
+
+// KubeletReservations is what the model of an instance type assumes its node's kubelet holds
+// back, in the form of the kubelet's flags. The join script passes exactly this, so that the
+// node reports the allocatable the model computed rather than what a worker image's defaults
+// would give.
+type KubeletReservations struct {
+	// MaxPods is the pods capacity: maxPods, capped by podsPerCore.
+	MaxPods        int64
+	KubeReserved   corev1.ResourceList
+	SystemReserved corev1.ResourceList
+	// EvictionHard is every hard eviction threshold by signal, as written ("10%", "100Mi"):
+	// the kubelet's defaults with the node class's own in their place.
+	EvictionHard map[string]string
+}
+
+// Reservations returns what a node of instance type it, listed for nodeClass, must be told to
+// hold back. Invalid kubelet settings of the node class are left out here as in the model
+// (List reports them): their defaults apply to both.
+func Reservations(nodeClass *kcv1.KCNodeClass, it *cloudprovider.InstanceType) KubeletReservations {
+	kubelet, _ := parseKubelet(nodeClass.Spec.Kubelet)
+	return KubeletReservations{
+		MaxPods:        it.Capacity.Pods().Value(),
+		KubeReserved:   it.Overhead.KubeReserved.DeepCopy(),
+		SystemReserved: it.Overhead.SystemReserved.DeepCopy(),
+		EvictionHard:   maps.Clone(kubelet.evictionHardSignals),
+	}
 }

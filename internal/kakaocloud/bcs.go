@@ -71,9 +71,10 @@ func (c *Client) FindInstancesByName(ctx context.Context, name string) ([]Instan
 	return exact, nil
 }
 
-// UpdateInstance changes a VM's name and/or description.
-func (c *Client) UpdateInstance(ctx context.Context, id string, update UpdateInstance) (Instance, error) {
-	var resp GetInstanceResponse
+// UpdateInstance changes a VM's name and/or description, and returns the VM as the update's
+// answer describes it (not all of a GetInstance's fields).
+func (c *Client) UpdateInstance(ctx context.Context, id string, update UpdateInstance) (UpdatedInstance, error) {
+	var resp UpdateInstanceResponse
 	_, err := c.do(ctx, call{
 		service: ServiceBCS, operation: "UpdateInstance", method: http.MethodPut,
 		path: PathInstances + "/" + url.PathEscape(id), body: UpdateInstanceRequest{Instance: update}, idempotent: true,

@@ -229,7 +229,11 @@ func (c *Client) send(ctx context.Context, cl call, token string) (answer, error
 		return answer{}, fmt.Errorf("kakaocloud %s.%s: %w", cl.service, cl.operation, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set(HeaderAPIVersion, APIVersion)
+	req.Header.Set("User-Agent", UserAgent)
 	if token != "" {
 		req.Header.Set(HeaderAuthToken, token)
 	}

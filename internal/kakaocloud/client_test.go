@@ -438,6 +438,10 @@ func TestErrorsAreMappedToKinds(t *testing.T) {
 		{emulator.Fault{Status: http.StatusConflict, Code: "Conflict", Message: "instance is in an invalid state"}, kakaocloud.ErrConflict},
 		{emulator.Fault{Status: http.StatusBadRequest, Code: "BadRequest", Message: "Insufficient capacity for flavor"}, kakaocloud.ErrInsufficientCapacity},
 		{emulator.Fault{Status: http.StatusForbidden, Code: "Forbidden", Message: "not allowed"}, kakaocloud.ErrForbidden},
+		// The status decides before the text: a right missing is no shortage of capacity, and a
+		// server error that mentions quota may still have created the VM.
+		{emulator.Fault{Status: http.StatusForbidden, Code: "Forbidden", Message: "Insufficient privileges to create an instance"}, kakaocloud.ErrForbidden},
+		{emulator.Fault{Status: http.StatusInternalServerError, Code: "InternalServerError", Message: "quota service timed out"}, kakaocloud.ErrServer},
 	}
 	for _, tc := range cases {
 		tc.fault.Count = 1
@@ -532,4 +536,50 @@ func labels(m *dto.Metric) map[string]string {
 		out[l.GetName()] = l.GetValue()
 	}
 	return out
+}
+
+// recordingTransport keeps every request that leaves the client.
+type recordingTransport struct {
+	mu       sync.Mutex
+	requests []*http.Request
+}
+
+func (t *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	t.requests = append(t.requests, r.Clone(r.Context()))
+	t.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Every request says which models it follows and who sends it, as the official SDK's do; a
+// body's type only goes with a body; listings read oldest first.
+func TestRequestsCarryTheSDKsHeaders(t *testing.T) {
+	e := newEnv(t)
+	recorder := &recordingTransport{}
+	c := e.client(t, func(cfg *kakaocloud.Config) { cfg.HTTPClient = &http.Client{Transport: recorder} })
+	ctx := context.Background()
+	must(c.ListFlavors(ctx, kakaocloud.FlavorFilter{}))(t)
+	must(c.CreateInstance(ctx, createRequest(t, c, "default-headers")))(t)
+
+	var listed, created bool
+	for _, r := range recorder.requests {
+		if r.Header.Get(kakaocloud.HeaderAPIVersion) != kakaocloud.APIVersion || r.Header.Get("User-Agent") != kakaocloud.UserAgent {
+			t.Errorf("%s %s: %s %q, User-Agent %q", r.Method, r.URL.Path, kakaocloud.HeaderAPIVersion, r.Header.Get(kakaocloud.HeaderAPIVersion), r.Header.Get("User-Agent"))
+		}
+		if hasBody := r.Method == http.MethodPost || r.Method == http.MethodPut; (r.Header.Get("Content-Type") != "") != hasBody {
+			t.Errorf("%s %s: Content-Type %q", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		}
+		switch {
+		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, kakaocloud.PathFlavors):
+			listed = true
+			if q := r.URL.Query(); q.Get("sort_keys") != "created_at" || q.Get("sort_dirs") != "asc" {
+				t.Errorf("listing %s sorted by %q %q, want created_at asc", r.URL.Path, q.Get("sort_keys"), q.Get("sort_dirs"))
+			}
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, kakaocloud.PathInstances):
+			created = true
+		}
+	}
+	if !listed || !created {
+		t.Errorf("requests seen: listed %v, created %v", listed, created)
+	}
 }

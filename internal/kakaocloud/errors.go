@@ -78,40 +78,62 @@ func KindOf(err error) Kind {
 	return ""
 }
 
-// classify maps an HTTP status and error body to a Kind. KakaoCloud documents no error
-// codes for quota or capacity failures; they are recognised from the code and message text
-// (docs/assumptions.md).
+// classify maps an HTTP status and error body to a Kind, by the status first. The official
+// SDK's error model documents 400, 401, 403, 404, 409 and 500 for every operation, with an
+// error.code string whose values it does not list; KakaoCloud documents no code or status
+// for a quota or capacity refusal. So the text is read only within the statuses such a
+// refusal can come with, each reading an assumption (docs/assumptions.md, A7):
+//   - 401 and 404 say what they say, whatever the text;
+//   - 5xx is a server error: the call may or may not have been carried out, and a quota
+//     mentioned in it does not make it a definite refusal;
+//   - 403 is a quota refusal when the text says quota (as OpenStack's compute API answers
+//     one), else a refusal of the credentials' rights: "insufficient privileges" is not a
+//     shortage of capacity;
+//   - 400, 409, 413 and 422 are a quota or capacity refusal when the text says so, else the
+//     request's fault (413 is how older OpenStack compute APIs refuse over quota).
 func classify(status int, code, message string) Kind {
 	text := strings.ToLower(code + " " + message)
+	quota := strings.Contains(text, "quota")
 	switch {
 	case status == http.StatusTooManyRequests:
 		return ErrRateLimited
-	case strings.Contains(text, "quota"):
-		return ErrQuotaExceeded
-	case IsCapacityMessage(text):
-		return ErrInsufficientCapacity
-	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
-		return ErrBadRequest
 	case status == http.StatusUnauthorized:
 		return ErrUnauthorized
-	case status == http.StatusForbidden:
-		return ErrForbidden
 	case status == http.StatusNotFound:
 		return ErrNotFound
-	case status == http.StatusConflict:
-		return ErrConflict
 	case status >= 500:
 		return ErrServer
+	case status == http.StatusForbidden && quota:
+		return ErrQuotaExceeded
+	case status == http.StatusForbidden:
+		return ErrForbidden
+	case status >= 400 && quota:
+		return ErrQuotaExceeded
+	case status >= 400 && IsCapacityMessage(text):
+		return ErrInsufficientCapacity
+	case status == http.StatusConflict:
+		return ErrConflict
+	case status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity:
+		return ErrBadRequest
 	}
 	return ErrUnknown
+}
+
+// capacityPhrases say the cloud had no capacity for a request: OpenStack's scheduler's "No
+// valid host was found" and "not enough hosts", and the plain phrases of a shortage. A bare
+// "insufficient" is not one: "insufficient privileges" and "insufficient disk for the image"
+// are the caller's to fix, not a reason to try another zone.
+var capacityPhrases = []string{
+	"no valid host", "not enough hosts", "out of capacity",
+	"insufficient capacity", "insufficient resources", "insufficient compute", "insufficient host",
 }
 
 // IsCapacityMessage reports whether a failure message (an error body or the action log of
 // an instance that went to error) says the cloud had no capacity for the request.
 func IsCapacityMessage(message string) bool {
 	text := strings.ToLower(message)
-	for _, s := range []string{"no valid host", "insufficient", "not enough hosts", "out of capacity"} {
-		if strings.Contains(text, s) {
+	for _, phrase := range capacityPhrases {
+		if strings.Contains(text, phrase) {
 			return true
 		}
 	}

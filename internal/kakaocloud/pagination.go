@@ -41,6 +41,10 @@ func listAll[T any, P any](ctx context.Context, c *Client, cl call, page func(*P
 		maps.Copy(q, cl.query)
 		q.Set("limit", strconv.Itoa(c.pageSize))
 		q.Set("offset", strconv.Itoa(offset))
+		// Oldest first: an item created while the pages are read goes to the end, rather than
+		// pushing every later page back by one as the default, newest first, does.
+		q.Set("sort_keys", "created_at")
+		q.Set("sort_dirs", "asc")
 		pc := cl
 		pc.method, pc.query, pc.idempotent = http.MethodGet, q, true
 		var resp P

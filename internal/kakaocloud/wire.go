@@ -54,7 +54,17 @@ const (
 	HeaderAuthToken    = "X-Auth-Token"
 	HeaderSubjectToken = "X-Subject-Token"
 	HeaderRetryAfter   = "Retry-After"
+	// HeaderAPIVersion carries the version of the API models a client was written against,
+	// as the official SDK's transport sends it on every request.
+	HeaderAPIVersion = "X-Api-Version"
 )
+
+// APIVersion is the version of the official SDK's models this client follows (kc-sdk-go
+// v1.3.0), sent as HeaderAPIVersion.
+const APIVersion = "1.3.0"
+
+// UserAgent names this client to KakaoCloud, as the official tools name themselves.
+const UserAgent = "karpenter-provider-kakaocloud"
 
 // TokenRequest is the body of POST /identity/v3/auth/tokens with an application credential
 // (an IAM access key: its id and secret).
@@ -482,6 +492,34 @@ type UpdateInstanceRequest struct {
 type UpdateInstance struct {
 	Name        *string `json:"name,omitempty"`
 	Description *string `json:"description,omitempty"`
+}
+
+// UpdateInstanceResponse is the answer to PUT /instances/{id}. It is not a GET's instance: the
+// official SDK's model of it is the compute service's own (a flavor of vcpus, ram, disk and
+// original_name; no status, image or instance_type), so only what an update changes, and the
+// states, are read from it.
+type UpdateInstanceResponse struct {
+	Instance UpdatedInstance `json:"instance"`
+}
+
+// UpdatedInstance is the instance of an UpdateInstanceResponse.
+type UpdatedInstance struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	VMState     string         `json:"vm_state,omitempty"`
+	TaskState   string         `json:"task_state,omitempty"`
+	PowerState  string         `json:"power_state,omitempty"`
+	Flavor      *UpdatedFlavor `json:"flavor,omitempty"`
+	Hostname    string         `json:"hostname,omitempty"`
+}
+
+// UpdatedFlavor is the flavor of an UpdatedInstance, in the compute service's terms.
+type UpdatedFlavor struct {
+	VCPUs        int    `json:"vcpus"`
+	RAM          int64  `json:"ram"`
+	Disk         int    `json:"disk,omitempty"`
+	OriginalName string `json:"original_name"`
 }
 
 // ActionLog is one entry of GET /instances/{id}/action-logs; its message explains failures

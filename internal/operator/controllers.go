@@ -35,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/bootstraptoken"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/expiration"
 	nodeclaimgc "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/garbagecollection"
@@ -119,6 +120,8 @@ type Controllers struct {
 	OperatorCondition *operatorcondition.Reconciler
 	// CapacityBuffer is nil unless the CapacityBuffer feature gate is on.
 	CapacityBuffer *capacitybuffer.Reconciler
+	// BootstrapToken is nil when VMs get no join script, hence no bootstrap token.
+	BootstrapToken *bootstraptoken.Reconciler
 }
 
 // NewControllers builds the controllers from o.
@@ -161,7 +164,12 @@ func NewControllers(o Options) *Controllers {
 	if o.CapacityBuffers {
 		buffers = &capacitybuffer.Reconciler{Client: o.Client, Provision: provisioner.Batcher.Trigger, Clock: o.Clock}
 	}
+	var tokens *bootstraptoken.Reconciler
+	if o.Bootstrap != nil {
+		tokens = &bootstraptoken.Reconciler{Client: o.Client, Clock: o.Clock}
+	}
 	return &Controllers{
+		BootstrapToken:    tokens,
 		CapacityBuffer:    buffers,
 		OperatorCondition: operatorCondition,
 		Health:            repair,
@@ -208,6 +216,7 @@ const (
 	NodeHealth         = "node.health"
 	OperatorCondition  = "operatorcondition"
 	CapacityBuffer     = "capacitybuffer"
+	BootstrapToken     = "nodeclaim.bootstraptoken"
 )
 
 // Register puts the controllers on the manager, which runs them once started: every one, or
@@ -251,6 +260,12 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 					autoscalingv1beta1.GroupVersion, autoscalingv1beta1.Group, err)
 			}
 			return c.CapacityBuffer.SetupWithManager(mgr)
+		}},
+		{BootstrapToken, func() error {
+			if c.BootstrapToken == nil {
+				return nil
+			}
+			return c.BootstrapToken.SetupWithManager(mgr)
 		}},
 	} {
 		if len(only) > 0 && !slices.Contains(only, r.name) {

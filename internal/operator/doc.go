@@ -19,7 +19,7 @@
 // Of this project it imports api/autoscaling/v1beta1, internal/catalog, internal/cloudprovider/kakao,
 // internal/controller/capacitybuffer, internal/controller/disruption, internal/controller/instance/garbagecollection,
 // internal/controller/node/health,
-// internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
+// internal/controller/nodeclaim/bootstraptoken, internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
 // internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,
 // internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
 // internal/controller/nodepool, internal/controller/nodepool/static,

@@ -100,7 +100,7 @@ func TestDefaultOverlay(t *testing.T) {
 		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"RoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources", "[configmaps secrets]"},
-		{"Role", "karpenter-kakaocloud-bootstrap-tokens", "rules[0].verbs", "[create]"},
+		{"Role", "karpenter-kakaocloud-bootstrap-tokens", "rules[0].verbs", "[create deletecollection]"},
 		{"RoleBinding", "karpenter-kakaocloud-bootstrap-tokens", "subjects[0].name", "karpenter-kakaocloud-controller-manager"},
 	}
 	for _, c := range checks {

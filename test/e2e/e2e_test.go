@@ -15,21 +15,26 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 )
@@ -222,6 +227,78 @@ var _ = Describe("Provisioning", func() {
 		}).Should(Succeed())
 	})
 
+	It("runs a pod that requests exactly the allocatable the model computes on the node launched for it, and the node reports that allocatable", func() {
+		kubelet := &kcv1.KubeletConfiguration{
+			MaxPods:        ptr.To[int32](58),
+			SystemReserved: map[string]string{"memory": "300Mi"},
+			EvictionHard:   map[string]string{"memory.available": "5%"},
+		}
+		createPoolOf("exact", func(c *kcv1.KCNodeClass) { c.Spec.Kubelet = kubelet }, func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{
+				requirement(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, "m2a.large"),
+			}
+		})
+		nodeClass := &kcv1.KCNodeClass{}
+		Expect(kube.Get(ctx, client.ObjectKey{Name: "exact"}, nodeClass)).To(Succeed())
+		types, err := instancetype.NewProvider(staticFlavors(emulator.DefaultCatalog().Flavors), nil, nil).List(ctx, nodeClass)
+		Expect(err).NotTo(HaveOccurred())
+		var allocatable corev1.ResourceList
+		for _, it := range types {
+			if it.Name == "m2a.large" {
+				allocatable = it.Allocatable()
+			}
+		}
+		Expect(allocatable).NotTo(BeNil())
+		By(fmt.Sprintf("running one pod that requests all of m2a.large's allocatable: %v", allocatable))
+
+		template := podTemplate("exact", "1")
+		template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{
+			corev1.ResourceCPU:              allocatable[corev1.ResourceCPU],
+			corev1.ResourceMemory:           allocatable[corev1.ResourceMemory],
+			corev1.ResourceEphemeralStorage: allocatable[corev1.ResourceEphemeralStorage],
+		}
+		createDeployment("exact", 1, template)
+		Eventually(func(g Gomega) {
+			g.Expect(running(podsOf("exact")(g))).To(Equal(1))
+		}).Should(Succeed())
+
+		nodes := nodesOf("exact")(Default)
+		Expect(nodes).To(HaveLen(1))
+		Expect(podsOf("exact")(Default)[0].Spec.NodeName).To(Equal(nodes[0].Name))
+		for name, want := range allocatable {
+			got := nodes[0].Status.Allocatable[name]
+			Expect(got.Cmp(want)).To(BeZero(), "node %s allocatable %s: %s, the model's %s", nodes[0].Name, name, got.String(), want.String())
+		}
+	})
+
+	It("deletes each bootstrap token once its node registers, and with its NodeClaim: none outlives its use through a scale-up, a replacement and a scale-down", func() {
+		createPool("tokens", nil)
+		By("scaling up to 3 one-CPU pods")
+		d := createDeployment("tokens", 3, poolPod("tokens", "tokens", "1"))
+		Eventually(func(g Gomega) int { return running(podsOf("tokens")(g)) }).Should(Equal(3))
+		Eventually(spentTokens).Should(BeEmpty())
+
+		By("deleting a NodeClaim: its pods go to a replacement")
+		claims := claimsOf("tokens")(Default)
+		Expect(claims).NotTo(BeEmpty())
+		Expect(kube.Delete(ctx, &claims[0])).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(running(podsOf("tokens")(g))).To(Equal(3))
+			for _, c := range claimsOf("tokens")(g) {
+				g.Expect(c.UID).NotTo(Equal(claims[0].UID))
+			}
+		}).Should(Succeed())
+		Eventually(spentTokens).Should(BeEmpty())
+
+		By("scaling down to 0 and emptying the pool")
+		update(d, func(d *appsv1.Deployment) { d.Spec.Replicas = new(int32(0)) })
+		Eventually(podsOf("tokens")).Should(BeEmpty())
+		out, err := kubectl("delete", "nodeclaims", "-l", karpv1.LabelNodePool+"=tokens")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(claimsOf("tokens")).Should(BeEmpty())
+		Eventually(spentTokens).Should(BeEmpty())
+	})
+
 	It("launches nothing from a NodePool with limits.cpu 0, and says so on the pod", func() {
 		createPool("frozen", func(p *karpv1.NodePool) {
 			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("0")}
@@ -333,4 +410,32 @@ func instanceTypes(claims []karpv1.NodeClaim) []string {
 		names = append(names, c.Labels[corev1.LabelInstanceTypeStable])
 	}
 	return names
+}
+
+type staticFlavors []kakaocloud.Flavor
+
+func (f staticFlavors) Flavors(context.Context) ([]kakaocloud.Flavor, error) { return f, nil }
+
+// spentTokens lists the bootstrap token Secrets the operator minted whose NodeClaim's node has
+// registered, or whose NodeClaim is gone: none should be left once the operator and the
+// garbage collector have acted.
+func spentTokens(g Gomega) []string {
+	secrets := &corev1.SecretList{}
+	g.Expect(kube.List(ctx, secrets, client.InNamespace(metav1.NamespaceSystem), client.HasLabels{bootstrap.LabelNodeClaimUID})).To(Succeed())
+	claims := &karpv1.NodeClaimList{}
+	g.Expect(kube.List(ctx, claims)).To(Succeed())
+	registered := map[string]bool{}
+	for _, c := range claims.Items {
+		registered[string(c.UID)] = meta.IsStatusConditionTrue(c.Status.Conditions, karpv1.ConditionTypeRegistered)
+	}
+	var spent []string
+	for _, s := range secrets.Items {
+		switch isRegistered, exists := registered[s.Labels[bootstrap.LabelNodeClaimUID]]; {
+		case !exists:
+			spent = append(spent, s.Name+" of NodeClaim "+s.Labels[bootstrap.LabelNodeClaim]+", which is gone")
+		case isRegistered:
+			spent = append(spent, s.Name+" of NodeClaim "+s.Labels[bootstrap.LabelNodeClaim]+", whose node registered")
+		}
+	}
+	return spent
 }

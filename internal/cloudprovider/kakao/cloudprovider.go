@@ -33,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -80,9 +81,10 @@ type CloudProvider struct {
 	repair        RepairTolerations
 }
 
-// Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster.
+// Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster, for each
+// instance type the VM may be launched as.
 type Bootstrapper interface {
-	UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (string, error)
+	UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (func(*cloudprovider.InstanceType) (string, error), error)
 }
 
 var _ cloudprovider.CloudProvider = (*CloudProvider)(nil)
@@ -163,13 +165,8 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	for _, sg := range nodeClass.Status.SecurityGroups {
 		req.SecurityGroups = append(req.SecurityGroups, sg.Name)
 	}
-	switch {
-	case p.bootstrap != nil:
-		if req.UserData, err = p.bootstrap.UserData(ctx, nodeClaim, nodeClass); err != nil {
-			return nil, fmt.Errorf("writing the join script: %w", err)
-		}
-	case nodeClass.Spec.UserData != nil:
-		req.UserData = *nodeClass.Spec.UserData
+	if err := p.addUserData(ctx, nodeClaim, nodeClass, candidates, byName); err != nil {
+		return nil, err
 	}
 	launched, err := p.instances.Launch(ctx, req)
 	if err != nil {
@@ -195,6 +192,34 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	out.Labels[kcv1.LabelNodeClass] = nodeClass.Name
 	return out, nil
+}
+
+// addUserData gives each candidate the user data of its VM: the join script as its instance
+// type, or the KCNodeClass's own user data alone when there is no way to join a node.
+func (p *CloudProvider) addUserData(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, candidates []instance.Candidate, byName map[string]*cloudprovider.InstanceType) error {
+	if p.bootstrap == nil {
+		for i := range candidates {
+			candidates[i].UserData = ptr.Deref(nodeClass.Spec.UserData, "")
+		}
+		return nil
+	}
+	script, err := p.bootstrap.UserData(ctx, nodeClaim, nodeClass)
+	if err != nil {
+		return fmt.Errorf("writing the join script: %w", err)
+	}
+	// A flavor is offered in several zones: its script is the same in each.
+	scripts := map[string]string{}
+	for i, c := range candidates {
+		userData, ok := scripts[c.FlavorName]
+		if !ok {
+			if userData, err = script(byName[c.FlavorName]); err != nil {
+				return fmt.Errorf("writing the join script for %s: %w", c.FlavorName, err)
+			}
+			scripts[c.FlavorName] = userData
+		}
+		candidates[i].UserData = userData
+	}
+	return nil
 }
 
 // readyNodeClass returns the NodeClaim's KCNodeClass if it can launch nodes.

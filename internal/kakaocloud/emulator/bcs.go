@@ -138,6 +138,12 @@ func (e *Emulator) planInstance(spec kakaocloud.CreateInstance) (instancePlan, e
 		return plan, err
 	}
 	plan.zone = zone
+	if err := validateVolumes(spec.Volumes); err != nil {
+		return plan, err
+	}
+	if len(spec.SecurityGroups) == 0 {
+		return plan, badRequest("instance.security_groups is required: name at least one security group")
+	}
 	for i, ref := range spec.SecurityGroups {
 		sg, ok := e.securityGroupsByName[ref.Name]
 		if !ok {
@@ -333,7 +339,11 @@ func (e *Emulator) updateInstance(w http.ResponseWriter, r *http.Request) (int, 
 		}
 		in.UpdatedAt = now
 		in.log(actionUpdate, now)
-		return http.StatusOK, kakaocloud.GetInstanceResponse{Instance: in.snapshot()}, nil
+		return http.StatusOK, kakaocloud.UpdateInstanceResponse{Instance: kakaocloud.UpdatedInstance{
+			ID: in.ID, Name: in.Name, Description: in.Description,
+			VMState: in.VMState, TaskState: in.TaskState, PowerState: in.PowerState, Hostname: in.Hostname,
+			Flavor: &kakaocloud.UpdatedFlavor{VCPUs: in.Flavor.VCPUs, RAM: in.Flavor.MemoryMB, OriginalName: in.Flavor.Name},
+		}}, nil
 	})
 }
 

@@ -74,6 +74,12 @@ func TestCreateInstanceValidation(t *testing.T) {
 			s.FlavorID = h.flavorID("gn1i.xlarge")
 			s.Subnets = []kakaocloud.SubnetAttachment{{ID: h.subnetID("karpenter-subnet-b")}}
 		}, "flavor gn1i.xlarge is not offered in kr-central-2-b, the zone of subnet karpenter-subnet-b; it is offered in kr-central-2-a"},
+		// Required by the official SDK's model of a create.
+		{"no volumes", func(s *kakaocloud.CreateInstance) { s.Volumes = nil }, "instance.volumes is required"},
+		{"an empty boot volume", func(s *kakaocloud.CreateInstance) { s.Volumes[0].Size = 0 }, "instance.volumes[0].size 0 must be 1 to 16384 (GiB)"},
+		{"a volume too large", func(s *kakaocloud.CreateInstance) { s.Volumes[0].Size = 16385 }, "instance.volumes[0].size 16385 must be 1 to 16384"},
+		{"an unknown volume source", func(s *kakaocloud.CreateInstance) { s.Volumes[0].SourceType = "snapshot" }, `instance.volumes[0].source_type "snapshot" must be one of image, blank, volume`},
+		{"no security groups", func(s *kakaocloud.CreateInstance) { s.SecurityGroups = nil }, "instance.security_groups is required"},
 		{"unknown security group", func(s *kakaocloud.CreateInstance) {
 			s.SecurityGroups = append(s.SecurityGroups, kakaocloud.SecurityGroupRef{Name: "missing"})
 		}, `instance.security_groups[1].name "missing": no such security group`},
@@ -324,12 +330,18 @@ func TestUpdateInstance(t *testing.T) {
 	id := h.create(h.validCreate("before-rename"))
 	h.clock.Step(time.Minute)
 	name, description := "after-rename", "renamed (by test)"
-	var updated kakaocloud.GetInstanceResponse
+	var updated kakaocloud.UpdateInstanceResponse
 	h.apiOK(http.MethodPut, instancesPath+"/"+id,
 		kakaocloud.UpdateInstanceRequest{Instance: kakaocloud.UpdateInstance{Name: &name, Description: &description}},
 		http.StatusOK, &updated)
-	if updated.Instance.Name != name || updated.Instance.Description != description || !updated.Instance.UpdatedAt.Equal(h.clock.Now()) {
+	// The answer is the compute service's model of the VM, as the official SDK's.
+	if updated.Instance.Name != name || updated.Instance.Description != description || updated.Instance.Flavor == nil || updated.Instance.Flavor.OriginalName == "" {
 		t.Errorf("updated %+v", updated.Instance)
+	}
+	var got kakaocloud.GetInstanceResponse
+	h.apiOK(http.MethodGet, instancesPath+"/"+id, nil, http.StatusOK, &got)
+	if got.Instance.Name != name || !got.Instance.UpdatedAt.Equal(h.clock.Now()) {
+		t.Errorf("after the update: %+v", got.Instance)
 	}
 	onlyDescription := "only the description"
 	h.apiOK(http.MethodPut, instancesPath+"/"+id,

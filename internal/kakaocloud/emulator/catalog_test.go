@@ -247,7 +247,9 @@ func TestLoadCatalog(t *testing.T) {
 	nodeImage, _ := c.NodeImageByName("worker-1.35")
 	h.create(kakaocloud.CreateInstance{
 		Name: "lab-node", ImageID: nodeImage.ID, FlavorID: small.ID,
-		Subnets: []kakaocloud.SubnetAttachment{{ID: subnet.ID}},
+		Subnets:        []kakaocloud.SubnetAttachment{{ID: subnet.ID}},
+		Volumes:        []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: nodeImage.ID}},
+		SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "nodes"}},
 	})
 	if got := h.emulator.Instances(); len(got) != 1 || got[0].Addresses[0].PrivateIP != "192.168.0.4" {
 		t.Errorf("instances %+v", got)

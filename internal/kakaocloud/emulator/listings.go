@@ -17,6 +17,7 @@ package emulator
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
@@ -31,8 +32,11 @@ type catalogListing[T any] struct {
 	kind    string
 	entries func(*Catalog) []T
 	id      func(T) string
-	// name is filtered on exactly, in every listing, and orders a list sorted by name.
+	// name is filtered on, in every listing, and orders a list sorted by name.
 	name func(T) string
+	// nameContains filters on names that contain the query's name, as the instance listing
+	// documents its own name filter; false filters on the exact name.
+	nameContains bool
 	// check rejects query parameters the filters cannot read; nil when every filter reads
 	// any value.
 	check func(url.Values) error
@@ -59,7 +63,11 @@ func (l catalogListing[T]) list(e *Emulator, _ http.ResponseWriter, r *http.Requ
 			return 0, nil, err
 		}
 	}
-	filters := append([]filter[T]{exact("name", l.name)}, l.filters...)
+	byName := exact("name", l.name)
+	if l.nameContains {
+		byName = func(query url.Values, entry T) bool { return strings.Contains(l.name(entry), query.Get("name")) }
+	}
+	filters := append([]filter[T]{byName}, l.filters...)
 	entries, pagination, err := listPage(query, l.entries(e.catalog), l.name, filters...)
 	if err != nil {
 		return 0, nil, err

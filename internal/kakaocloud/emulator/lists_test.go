@@ -101,7 +101,9 @@ func TestSubnets(t *testing.T) {
 	}{
 		{"?sort_keys=name&sort_dirs=asc", []string{"karpenter-subnet-a", "karpenter-subnet-b", "karpenter-subnet-c"}},
 		{"?name=karpenter-subnet-b", []string{"karpenter-subnet-b"}},
-		{"?name=karpenter-subnet", nil},
+		// The name filter is read as "contains" (subnetListing).
+		{"?name=karpenter-subnet&sort_keys=name&sort_dirs=asc", []string{"karpenter-subnet-a", "karpenter-subnet-b", "karpenter-subnet-c"}},
+		{"?name=nothing-like-it", nil},
 		{"?availability_zone=" + emulator.ZoneC, []string{"karpenter-subnet-c"}},
 		{"?id=" + subnetA.ID, []string{"karpenter-subnet-a"}},
 		{"?vpc_id=" + subnetA.VPCID + "&sort_keys=name&sort_dirs=asc", []string{"karpenter-subnet-a", "karpenter-subnet-b", "karpenter-subnet-c"}},
@@ -137,7 +139,8 @@ func TestSecurityGroups(t *testing.T) {
 	}{
 		{"?sort_keys=name&sort_dirs=asc", []string{"default", "karpenter-workers"}},
 		{"?name=karpenter-workers", []string{"karpenter-workers"}},
-		{"?name=karpenter", nil},
+		{"?name=karpenter", []string{"karpenter-workers"}},
+		{"?name=nothing-like-it", nil},
 		{"?id=" + workers.ID, []string{"karpenter-workers"}},
 	}
 	for _, tt := range tests {

@@ -18,14 +18,17 @@ import (
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
-// subnetListing serves the VPC service's GET /api/v1/subnets, with filters id, name (exact),
-// availability_zone and vpc_id, and GET /api/v1/subnets/{id}.
+// subnetListing serves the VPC service's GET /api/v1/subnets, with filters id, name,
+// availability_zone and vpc_id, and GET /api/v1/subnets/{id}. The official SDK does not say
+// whether the name filter is exact; it is read as the instance listing's, which the SDK
+// documents as "contains", so that a client trusting it to be exact is caught here.
 var subnetListing = catalogListing[kakaocloud.Subnet]{
 	listOp: OpListSubnets, getOp: OpGetSubnet, service: kakaocloud.ServiceVPC, path: kakaocloud.PathSubnets,
-	kind:    "subnet",
-	entries: func(c *Catalog) []kakaocloud.Subnet { return c.Subnets },
-	id:      func(s kakaocloud.Subnet) string { return s.ID },
-	name:    func(s kakaocloud.Subnet) string { return s.Name },
+	kind:         "subnet",
+	entries:      func(c *Catalog) []kakaocloud.Subnet { return c.Subnets },
+	id:           func(s kakaocloud.Subnet) string { return s.ID },
+	name:         func(s kakaocloud.Subnet) string { return s.Name },
+	nameContains: true,
 	filters: []filter[kakaocloud.Subnet]{
 		exact("id", func(s kakaocloud.Subnet) string { return s.ID }),
 		exact("availability_zone", func(s kakaocloud.Subnet) string { return s.AvailabilityZone }),
@@ -38,13 +41,15 @@ var subnetListing = catalogListing[kakaocloud.Subnet]{
 }
 
 // securityGroupListing serves the Network service's GET /api/v1/security-groups, with
-// filters id and name (exact), and GET /api/v1/security-groups/{id}.
+// filters id and name (read as "contains", as subnetListing's), and
+// GET /api/v1/security-groups/{id}.
 var securityGroupListing = catalogListing[kakaocloud.SecurityGroup]{
 	listOp: OpListSecurityGroups, getOp: OpGetSecurityGroup, service: kakaocloud.ServiceNetwork, path: kakaocloud.PathSecurityGroups,
-	kind:    "security group",
-	entries: func(c *Catalog) []kakaocloud.SecurityGroup { return c.SecurityGroups },
-	id:      func(sg kakaocloud.SecurityGroup) string { return sg.ID },
-	name:    func(sg kakaocloud.SecurityGroup) string { return sg.Name },
+	kind:         "security group",
+	entries:      func(c *Catalog) []kakaocloud.SecurityGroup { return c.SecurityGroups },
+	id:           func(sg kakaocloud.SecurityGroup) string { return sg.ID },
+	name:         func(sg kakaocloud.SecurityGroup) string { return sg.Name },
+	nameContains: true,
 	filters: []filter[kakaocloud.SecurityGroup]{
 		exact("id", func(sg kakaocloud.SecurityGroup) string { return sg.ID }),
 	},

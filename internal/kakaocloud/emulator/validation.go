@@ -17,9 +17,12 @@ package emulator
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
 // The limits KakaoCloud puts on an instance's fields, as the official Terraform provider
@@ -29,7 +32,30 @@ const (
 	maxInstanceNameLength   = 63
 	maxDescriptionLength    = 100
 	maxUserDataEncodedBytes = 16384
+	// A volume's size in GiB, as the official SDK's model bounds it.
+	minVolumeGiB = 1
+	maxVolumeGiB = 16384
 )
+
+// volumeSourceTypes are the source_type values the official SDK's volume model allows.
+var volumeSourceTypes = []string{"image", "blank", "volume"}
+
+// validateVolumes checks a create's volumes as the official SDK's model requires them: at
+// least the boot volume, each with a size in range and a known source type.
+func validateVolumes(volumes []kakaocloud.VolumeSpec) error {
+	if len(volumes) == 0 {
+		return badRequest("instance.volumes is required: give the boot volume")
+	}
+	for i, volume := range volumes {
+		if volume.Size < minVolumeGiB || volume.Size > maxVolumeGiB {
+			return badRequest("instance.volumes[%d].size %d must be %d to %d (GiB)", i, volume.Size, minVolumeGiB, maxVolumeGiB)
+		}
+		if volume.SourceType != "" && !slices.Contains(volumeSourceTypes, volume.SourceType) {
+			return badRequest("instance.volumes[%d].source_type %q must be one of %s", i, volume.SourceType, strings.Join(volumeSourceTypes, ", "))
+		}
+	}
+	return nil
+}
 
 var instanceNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]*[a-zA-Z0-9]$`)
 

@@ -38,18 +38,16 @@ const (
 // ResourceNvidiaGPU is what the NVIDIA device plugin advertises on GPU VMs.
 const ResourceNvidiaGPU corev1.ResourceName = "nvidia.com/gpu"
 
-// The worker image's kubelet defaults, which docs/instance-types.md lists: pods per node,
-// the share of a flavor's memory the guest never sees, the root volume of a VM without one,
-// and the reservations of the image's kubelet configuration.
+// What a VM and its kubelet report without being told otherwise: pods per node (the
+// kubelet's default), the share of a flavor's memory the guest never sees, and the root
+// volume of a VM without one. The kubelet reserves nothing for itself or the system unless its
+// flags say so: the join script tells it what the instance type's model holds back.
 const (
-	defaultMaxPods                  = 110
-	hypervisorMemoryOverheadBP      = 750 // basis points: 7.5 %
-	defaultRootVolumeGiB            = 50
-	kubeReservedMemoryBaseMiB       = 255
-	kubeReservedMemoryPerPodMiB     = 11
-	kubeReservedEphemeralStorageGiB = 1
-	mebibyte                        = 1 << 20
-	gibibyte                        = 1 << 30
+	defaultMaxPods             = 110
+	hypervisorMemoryOverheadBP = 750 // basis points: 7.5 %
+	defaultRootVolumeGiB       = 50
+	mebibyte                   = 1 << 20
+	gibibyte                   = 1 << 30
 )
 
 // NodeInfo is what the VM's image tells about the kubelet and the OS; empty fields are left
@@ -132,7 +130,7 @@ func kubernetesArch(architecture string) string {
 // resources returns what the kubelet reports: capacity from the VM (vCPUs, the memory the
 // guest sees, the root volume, pods from --max-pods and --pods-per-core, GPUs), and
 // allocatable = capacity - kube-reserved - system-reserved - hard eviction thresholds, each
-// from its flag where the flag names the resource, else the image's default.
+// from its flag; only the eviction thresholds have defaults, the kubelet's own.
 func resources(inst kakaocloud.Instance, flags Flags) (capacity, allocatable corev1.ResourceList, err error) {
 	vcpus := int64(inst.Flavor.VCPUs)
 	pods := flags.MaxPods
@@ -159,11 +157,7 @@ func resources(inst kakaocloud.Instance, flags Flags) (capacity, allocatable cor
 		capacity[ResourceNvidiaGPU] = *resource.NewQuantity(int64(inst.Flavor.HWCount), resource.DecimalSI)
 	}
 
-	reserved := corev1.ResourceList{
-		corev1.ResourceCPU:              *resource.NewMilliQuantity(kubeReservedMilliCPU(vcpus), resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity((kubeReservedMemoryBaseMiB+kubeReservedMemoryPerPodMiB*pods)*mebibyte, resource.BinarySI),
-		corev1.ResourceEphemeralStorage: *resource.NewQuantity(kubeReservedEphemeralStorageGiB*gibibyte, resource.BinarySI),
-	}
+	reserved := corev1.ResourceList{}
 	if err := overrideQuantities(reserved, "kube-reserved", flags.KubeReserved); err != nil {
 		return nil, nil, err
 	}
@@ -192,28 +186,8 @@ func resources(inst kakaocloud.Instance, flags Flags) (capacity, allocatable cor
 	return capacity, allocatable, nil
 }
 
-// kubeReservedMilliCPU is the image's default kube-reserved CPU: 6 % of the first core, 1 %
-// of the second, 0.5 % of the third and fourth, 0.25 % of every core above four, rounded up
-// to the millicore.
-func kubeReservedMilliCPU(vcpus int64) int64 {
-	tenths := int64(0) // tenths of a millicore
-	for core := int64(1); core <= vcpus; core++ {
-		switch {
-		case core == 1:
-			tenths += 600
-		case core == 2:
-			tenths += 100
-		case core <= 4:
-			tenths += 50
-		default:
-			tenths += 25
-		}
-	}
-	return (tenths + 9) / 10
-}
-
-// overrideQuantities replaces the resources a --kube-reserved or --system-reserved flag
-// names; pid reservations hold back no schedulable resource.
+// overrideQuantities sets the resources a --kube-reserved or --system-reserved flag names;
+// pid reservations hold back no schedulable resource.
 func overrideQuantities(list corev1.ResourceList, flag string, values map[string]string) error {
 	for name, value := range values {
 		q, err := resource.ParseQuantity(value)
@@ -238,10 +212,13 @@ var evictionSignals = map[string]corev1.ResourceName{
 }
 
 // evictionThresholds returns the hard eviction thresholds by resource: the kubelet's defaults
-// (memory.available 100Mi, nodefs.available 10%) with the signals the flag names replaced.
+// (memory.available 100Mi, nodefs.available 10%) without the flag; with it, only the signals
+// it names, as a kubelet given --eviction-hard sets the others to zero.
 func evictionThresholds(capacity corev1.ResourceList, flag map[string]string) (corev1.ResourceList, error) {
-	values := map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"}
-	maps.Copy(values, flag)
+	values := flag
+	if values == nil {
+		values = map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"}
+	}
 	thresholds := corev1.ResourceList{}
 	for signal, value := range values {
 		name, ok := evictionSignals[signal]

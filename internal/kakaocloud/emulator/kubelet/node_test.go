@@ -70,6 +70,12 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 			SystemReserved: map[string]string{"memory": "300Mi", "ephemeral-storage": "2Gi"},
 			EvictionHard:   map[string]string{"memory.available": "500Mi"},
 		}},
+		// Values the CRD refuses, on an object that bypassed it: the model leaves them out and
+		// the join script with it, so both hold back the defaults.
+		"invalid values": {kubelet: &kcv1.KubeletConfiguration{
+			KubeReserved: map[string]string{"cpu": "lots"},
+			EvictionHard: map[string]string{"memory.available": "150%", "nodefs.available": "20%"},
+		}},
 	}
 	flavors := emulator.DefaultCatalog().Flavors
 	provider := instancetype.NewProvider(staticFlavors(flavors), nil, nil)
@@ -77,7 +83,7 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			nodeClass := &kcv1.KCNodeClass{Spec: kcv1.KCNodeClassSpec{Kubelet: s.kubelet, RootVolume: kcv1.RootVolume{SizeGiB: s.rootGiB}}}
 			types, err := provider.List(context.Background(), nodeClass)
-			if err != nil {
+			if types == nil {
 				t.Fatal(err)
 			}
 			rootGiB := 50
@@ -87,7 +93,7 @@ func TestNodeReportsWhatTheInstanceTypePromised(t *testing.T) {
 			for i, it := range types {
 				labels := map[string]string{karpv1.LabelNodePool: "default"}
 				maps.Copy(labels, it.Labels)
-				script := joinScript(t, labels, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, s.kubelet)
+				script := joinScript(t, labels, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, nodeClass, it)
 				flags, _, err := kubelet.ParseUserData(script, vmID)
 				if err != nil {
 					t.Fatal(err)
@@ -147,10 +153,11 @@ func TestNewNode(t *testing.T) {
 	if len(node.Spec.Taints) != 1 || node.Spec.Taints[0] != karpv1.UnregisteredNoExecuteTaint {
 		t.Errorf("taints %v", node.Spec.Taints)
 	}
-	// docs/instance-types.md, worked example: m2a.xlarge with the defaults.
+	// A kubelet told nothing reserves nothing: m2a.xlarge's 15155Mi the guest sees (16 GiB less
+	// 7.5 %) and 50Gi of root volume, less only the default eviction thresholds, 100Mi and 10 %.
 	wantAllocatable := corev1.ResourceList{
-		corev1.ResourceCPU: resource.MustParse("3920m"), corev1.ResourceMemory: resource.MustParse("13590Mi"),
-		corev1.ResourceEphemeralStorage: resource.MustParse("44Gi"), corev1.ResourcePods: resource.MustParse("110"),
+		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("15055Mi"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("45Gi"), corev1.ResourcePods: resource.MustParse("110"),
 	}
 	if !equality.Semantic.DeepEqual(node.Status.Allocatable, wantAllocatable) {
 		t.Errorf("allocatable %v, want %v", node.Status.Allocatable, wantAllocatable)

@@ -104,7 +104,7 @@ func testVM(id, hostname string) kakaocloud.Instance {
 
 func TestRegister(t *testing.T) {
 	ctx := context.Background()
-	script := joinScript(t, map[string]string{karpv1.LabelNodePool: "default"}, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, nil)
+	script := joinScript(t, map[string]string{karpv1.LabelNodePool: "default"}, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, &kcv1.KCNodeClass{}, instanceType(t, &kcv1.KCNodeClass{}, "m2a.large"))
 	cloud := &fakeCloud{}
 	client := fake.NewClientset()
 	var tokens []string
@@ -261,7 +261,7 @@ func TestStartRegistersBootedVMsAndRemovesTheirNodes(t *testing.T) {
 	client := fake.NewClientset()
 	kubelet.New(cloud, kubelet.Options{Client: client, Logger: quietLogger(), ResyncInterval: 10 * time.Millisecond}).Start(ctx)
 
-	script := joinScript(t, nil, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, nil)
+	script := joinScript(t, nil, []corev1.Taint{karpv1.UnregisteredNoExecuteTaint}, &kcv1.KCNodeClass{}, instanceType(t, &kcv1.KCNodeClass{}, "m2a.large"))
 	cloud.boot(testVM("vm-1", "host-10-0-0-5"), script)
 	eventually(t, func() bool {
 		_, err := client.CoreV1().Nodes().Get(ctx, "host-10-0-0-5", metav1.GetOptions{})

@@ -15,6 +15,7 @@
 package kubelet_test
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -28,6 +29,9 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator/kubelet"
 )
 
@@ -37,12 +41,13 @@ const (
 	vmID      = "6f1e0a4c-2b7d-4e39-9c55-0d3b8a1f2e47"
 )
 
-// joinScript renders the user data the controller gives a VM.
-func joinScript(t *testing.T, labels map[string]string, taints []corev1.Taint, k *kcv1.KubeletConfiguration) string {
+// joinScript renders the user data the controller gives a VM of instance type it, listed for
+// nodeClass.
+func joinScript(t *testing.T, labels map[string]string, taints []corev1.Taint, nodeClass *kcv1.KCNodeClass, it *cloudprovider.InstanceType) string {
 	t.Helper()
 	script, err := bootstrap.UserData(bootstrap.Options{
 		Endpoint: "https://10.0.0.1:6443", CABundle: []byte(testCA), Token: testToken,
-		Labels: labels, Taints: taints, Kubelet: k,
+		Labels: labels, Taints: taints, Kubelet: nodeClass.Spec.Kubelet, Reservations: instancetype.Reservations(nodeClass, it),
 		ExtraUserData: "#!/bin/bash\nKUBELET_EXTRA_ARGS=\"--provider-id=overridden-by-the-join-script\"\n",
 	})
 	if err != nil {
@@ -51,18 +56,35 @@ func joinScript(t *testing.T, labels map[string]string, taints []corev1.Taint, k
 	return script
 }
 
+// instanceType is the instance type name as listed for nodeClass.
+func instanceType(t *testing.T, nodeClass *kcv1.KCNodeClass, name string) *cloudprovider.InstanceType {
+	t.Helper()
+	types, err := instancetype.NewProvider(staticFlavors(emulator.DefaultCatalog().Flavors), nil, nil).List(context.Background(), nodeClass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range types {
+		if it.Name == name {
+			return it
+		}
+	}
+	t.Fatalf("no instance type %s", name)
+	return nil
+}
+
 func TestParseUserDataOfTheJoinScript(t *testing.T) {
+	nodeClass := &kcv1.KCNodeClass{Spec: kcv1.KCNodeClassSpec{Kubelet: &kcv1.KubeletConfiguration{
+		MaxPods: ptr.To[int32](58), PodsPerCore: ptr.To[int32](4), ClusterDNS: []string{"10.96.0.10"},
+		KubeReserved:            map[string]string{"cpu": "100m"},
+		SystemReserved:          map[string]string{"memory": "200Mi"},
+		EvictionHard:            map[string]string{"memory.available": "5%"},
+		EvictionSoft:            map[string]string{"memory.available": "10%"},
+		EvictionSoftGracePeriod: map[string]metav1.Duration{"memory.available": {Duration: time.Minute}},
+	}}}
 	script := joinScript(t,
 		map[string]string{karpv1.LabelNodePool: "checkout", "team": "checkout", corev1.LabelTopologyZone: "kr-central-2-a", "kubernetes.io/role": "dropped"},
 		[]corev1.Taint{{Key: "dedicated", Value: "CheckoutApp", Effect: corev1.TaintEffectNoSchedule}, karpv1.UnregisteredNoExecuteTaint},
-		&kcv1.KubeletConfiguration{
-			MaxPods: ptr.To[int32](58), PodsPerCore: ptr.To[int32](4), ClusterDNS: []string{"10.96.0.10"},
-			KubeReserved:            map[string]string{"cpu": "100m"},
-			SystemReserved:          map[string]string{"memory": "200Mi"},
-			EvictionHard:            map[string]string{"memory.available": "5%"},
-			EvictionSoft:            map[string]string{"memory.available": "10%"},
-			EvictionSoftGracePeriod: map[string]metav1.Duration{"memory.available": {Duration: time.Minute}},
-		})
+		nodeClass, instanceType(t, nodeClass, "m2a.xlarge"))
 
 	flags, found, err := kubelet.ParseUserData(script, vmID)
 	if err != nil || !found {
@@ -79,12 +101,18 @@ func TestParseUserDataOfTheJoinScript(t *testing.T) {
 	if !slices.EqualFunc(flags.Taints, wantTaints, func(a, b corev1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }) {
 		t.Errorf("taints %v, want %v", flags.Taints, wantTaints)
 	}
-	if flags.MaxPods != 58 || flags.PodsPerCore != 4 {
+	// 4 vCPUs × 4 pods per core caps the 58 pods: the model's pods, passed as --max-pods.
+	if flags.MaxPods != 16 || flags.PodsPerCore != 4 {
 		t.Errorf("max pods %d, pods per core %d", flags.MaxPods, flags.PodsPerCore)
 	}
-	if !maps.Equal(flags.KubeReserved, map[string]string{"cpu": "100m"}) ||
+	// The node class's reservations, with the model's defaults for what it does not name, and
+	// every hard eviction signal, so that the kubelet sets none of them to zero.
+	wantEviction := map[string]string{
+		"memory.available": "5%", "nodefs.available": "10%", "nodefs.inodesFree": "5%", "imagefs.available": "15%", "imagefs.inodesFree": "5%",
+	}
+	if !maps.Equal(flags.KubeReserved, map[string]string{"cpu": "100m", "memory": "431Mi", "ephemeral-storage": "1Gi"}) ||
 		!maps.Equal(flags.SystemReserved, map[string]string{"memory": "200Mi"}) ||
-		!maps.Equal(flags.EvictionHard, map[string]string{"memory.available": "5%"}) {
+		!maps.Equal(flags.EvictionHard, wantEviction) {
 		t.Errorf("reserved %v, %v, eviction %v", flags.KubeReserved, flags.SystemReserved, flags.EvictionHard)
 	}
 	if flags.BootstrapToken != testToken {
