@@ -13,7 +13,7 @@ COPY api/ api/
 COPY internal/ internal/
 
 # A static binary: the runtime image has no libc.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -ldflags="-s -w" -o manager cmd/main.go
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -ldflags="-s -w" -o manager ./cmd
 
 # distroless, non-root; the Deployment also mounts the root filesystem read-only.
 FROM gcr.io/distroless/static:nonroot

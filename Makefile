@@ -218,11 +218,11 @@ local-down: ## Stop the local cluster and remove its state.
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary.
-	go build -o bin/manager cmd/main.go
+	go build -o bin/manager ./cmd
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager from your host against the current kubeconfig.
-	ENABLE_WEBHOOKS=false go run ./cmd/main.go --leader-elect=false --metrics-bind-address=:8080 --metrics-secure=false $(ARGS)
+	ENABLE_WEBHOOKS=false go run ./cmd --leader-elect=false --metrics-bind-address=:8080 --metrics-secure=false $(ARGS)
 
 # Images as OCI layouts, written by go-containerregistry (no container engine is needed):
 # dist/image holds the controller image, dist/bundle-image the OLM bundle image. Load them
@@ -230,7 +230,7 @@ run: manifests generate fmt vet ## Run the manager from your host against the cu
 .PHONY: image
 image: ## Write the controller image (static manager, CA certificates, non-root) as an OCI layout in dist/image.
 	mkdir -p dist
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags=-s -o dist/manager ./cmd/main.go
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags=-s -o dist/manager ./cmd
 	cd hack/packaging && go run ./cmd/image --kind controller --binary ../../dist/manager --out ../../dist/image --ref $(IMG)
 
 .PHONY: bundle-image

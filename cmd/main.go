@@ -126,6 +126,25 @@ type options struct {
 	policies          scheduling.Policies
 }
 
+// endpointsFlag registers --kakaocloud-endpoint on flags, starting from KAKAOCLOUD_ENDPOINTS:
+// the environment comes first so that flags override it (OLM's Subscription config and Helm
+// values set environment variables, not arguments).
+func endpointsFlag(flags *flag.FlagSet) endpointFlag {
+	endpoints := endpointFlag{}
+	if env := os.Getenv("KAKAOCLOUD_ENDPOINTS"); env != "" {
+		for endpoint := range strings.SplitSeq(env, ",") {
+			if err := endpoints.Set(strings.TrimSpace(endpoint)); err != nil {
+				fmt.Fprintf(os.Stderr, "invalid KAKAOCLOUD_ENDPOINTS entry %q: %v\n", endpoint, err)
+				os.Exit(2)
+			}
+		}
+	}
+	flags.Var(endpoints, "kakaocloud-endpoint",
+		"Override a KakaoCloud service's base URL, as service=url (repeatable; env KAKAOCLOUD_ENDPOINTS, comma-separated); services: "+
+			strings.Join(kakaocloud.Services, ", ")+". Without one, a service's URL is the one KakaoCloud's configuration service gives.")
+	return endpoints
+}
+
 // endpointFlag collects --kakaocloud-endpoint service=url overrides.
 type endpointFlag map[string]string
 
@@ -167,20 +186,7 @@ func parseFlags() (options, zap.Options) {
 		"Name of the Kubernetes Engine cluster this controller serves (env CLUSTER_NAME).")
 	flag.StringVar(&o.region, "kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion),
 		"KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
-	// The environment comes first so that flags override it; OLM's Subscription config and
-	// Helm values set environment variables, not arguments.
-	o.endpoints = endpointFlag{}
-	if env := os.Getenv("KAKAOCLOUD_ENDPOINTS"); env != "" {
-		for endpoint := range strings.SplitSeq(env, ",") {
-			if err := o.endpoints.Set(strings.TrimSpace(endpoint)); err != nil {
-				fmt.Fprintf(os.Stderr, "invalid KAKAOCLOUD_ENDPOINTS entry %q: %v\n", endpoint, err)
-				os.Exit(2)
-			}
-		}
-	}
-	flag.Var(o.endpoints, "kakaocloud-endpoint",
-		"Override a KakaoCloud service's base URL, as service=url (repeatable; env KAKAOCLOUD_ENDPOINTS, comma-separated); services: "+
-			strings.Join(kakaocloud.Services, ", "))
+	o.endpoints = endpointsFlag(flag.CommandLine)
 	flag.StringVar(&o.credentialsSecret, "credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"),
 		"Secret in the controller's namespace holding the IAM access key (keys access-key-id and secret-access-key); "+
 			"updating it rotates the key without a restart.")
@@ -313,6 +319,9 @@ func envOr(key, fallback string) string {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "preflight" {
+		os.Exit(runPreflight(os.Args[2:]))
+	}
 	o, zapOpts := parseFlags()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	for _, note := range o.featureGateNotes {

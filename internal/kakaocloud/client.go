@@ -66,7 +66,7 @@ var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Milli
 
 // Client calls the KakaoCloud APIs. It is safe for concurrent use.
 type Client struct {
-	endpoints map[string]string
+	endpoints *endpoints
 	http      *http.Client
 	retry     RetryPolicy
 	pageSize  int
@@ -81,19 +81,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Region == "" {
 		cfg.Region = DefaultRegion
 	}
-	endpoints := map[string]string{}
-	for _, svc := range Services {
-		base := fmt.Sprintf("https://%s.%s.kakaocloud.com", svc, cfg.Region)
-		if svc == ServiceIAM {
-			base = "https://iam.kakaocloud.com"
-		}
-		if override := cfg.Endpoints[svc]; override != "" {
-			base = override
-		}
-		if _, err := url.Parse(base); err != nil {
-			return nil, fmt.Errorf("kakaocloud: endpoint of %s: %w", svc, err)
-		}
-		endpoints[svc] = strings.TrimSuffix(base, "/")
+	endpoints, err := newEndpoints(cfg.Region, cfg.Endpoints)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
@@ -107,6 +97,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
+	endpoints.now = cfg.Clock.Now
 	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize}
 	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Clock.Now)
 	return c, nil
@@ -136,6 +127,15 @@ type answer struct {
 // do runs a call: authenticate, send, retry what is safe to retry, and decode the answer
 // into out (when not nil).
 func (c *Client) do(ctx context.Context, cl call, out any) (http.Header, error) {
+	base, err := c.endpoints.base(ctx, c, cl.service)
+	if err != nil {
+		return nil, err
+	}
+	return c.doAt(ctx, base, cl, out)
+}
+
+// doAt is do with the service's base URL given.
+func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.Header, error) {
 	reissued := false
 	for attempt := 1; ; attempt++ {
 		token := ""
@@ -145,7 +145,7 @@ func (c *Client) do(ctx context.Context, cl call, out any) (http.Header, error) 
 				return nil, err
 			}
 		}
-		ans, err := c.send(ctx, cl, token)
+		ans, err := c.send(ctx, base, cl, token)
 		if err == nil {
 			if out != nil && len(ans.body) > 0 {
 				if err := json.Unmarshal(ans.body, out); err != nil {
@@ -211,8 +211,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // send makes one HTTP attempt.
-func (c *Client) send(ctx context.Context, cl call, token string) (answer, error) {
-	u := c.endpoints[cl.service] + cl.path
+func (c *Client) send(ctx context.Context, base string, cl call, token string) (answer, error) {
+	u := base + cl.path
 	if len(cl.query) > 0 {
 		u += "?" + cl.query.Encode()
 	}

@@ -583,3 +583,52 @@ func TestRequestsCarryTheSDKsHeaders(t *testing.T) {
 		t.Errorf("requests seen: listed %v, created %v", listed, created)
 	}
 }
+
+// With only IAM and the configuration service given, the client asks the configuration
+// service for the other endpoints once, as KakaoCloud's own tools do, and reaches them; an
+// override always wins, and a client with every endpoint given never asks.
+func TestEndpointsResolvedByTheConfigurationService(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	all := e.emu.Endpoints(e.server.URL)
+	c := e.client(t, func(cfg *kakaocloud.Config) {
+		cfg.Endpoints = map[string]string{kakaocloud.ServiceIAM: all[kakaocloud.ServiceIAM], kakaocloud.ServiceConfig: all[kakaocloud.ServiceConfig]}
+	})
+	must(c.ListFlavors(ctx, kakaocloud.FlavorFilter{}))(t)
+	must(c.ListSubnets(ctx, kakaocloud.SubnetFilter{}))(t)
+	if n := e.emu.CallCount(emulator.OpResolveEndpoints); n != 1 {
+		t.Errorf("endpoint resolutions = %d, want 1 (then kept)", n)
+	}
+	resolved := must(c.ResolveEndpoints(ctx))(t)
+	for _, service := range kakaocloud.Services {
+		if resolved[service] != all[service] {
+			t.Errorf("%s: %q, want the emulator's %q", service, resolved[service], all[service])
+		}
+	}
+
+	overridden := "http://127.0.0.1:1/bcs"
+	c = e.client(t, func(cfg *kakaocloud.Config) {
+		cfg.Endpoints = map[string]string{
+			kakaocloud.ServiceIAM: all[kakaocloud.ServiceIAM], kakaocloud.ServiceConfig: all[kakaocloud.ServiceConfig], kakaocloud.ServiceBCS: overridden,
+		}
+	})
+	if got := must(c.ResolveEndpoints(ctx))(t); got[kakaocloud.ServiceBCS] != overridden || got[kakaocloud.ServiceVPC] != all[kakaocloud.ServiceVPC] {
+		t.Errorf("bcs %q (want the override %q), vpc %q", got[kakaocloud.ServiceBCS], overridden, got[kakaocloud.ServiceVPC])
+	}
+
+	before := e.emu.CallCount(emulator.OpResolveEndpoints)
+	must(e.client(t).ListFlavors(ctx, kakaocloud.FlavorFilter{}))(t)
+	if n := e.emu.CallCount(emulator.OpResolveEndpoints); n != before {
+		t.Errorf("a client with every endpoint given asked for endpoints %d times", n-before)
+	}
+
+	// Without an answer the hosts derived from the region stay.
+	e.emu.InjectFault(emulator.OpResolveEndpoints, emulator.Fault{Status: http.StatusForbidden, Count: 10})
+	c = e.client(t, func(cfg *kakaocloud.Config) {
+		cfg.Endpoints = map[string]string{kakaocloud.ServiceIAM: all[kakaocloud.ServiceIAM], kakaocloud.ServiceConfig: all[kakaocloud.ServiceConfig]}
+	})
+	got, err := c.ResolveEndpoints(ctx)
+	if !errors.Is(err, kakaocloud.ErrForbidden) || got[kakaocloud.ServiceBCS] != "https://bcs.kr-central-2.kakaocloud.com" {
+		t.Errorf("ResolveEndpoints = %v, %v; want Forbidden and the derived hosts", got, err)
+	}
+}

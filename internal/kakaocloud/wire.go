@@ -31,23 +31,44 @@ const (
 	ServiceVPC              = "vpc"
 	ServiceNetwork          = "network"
 	ServiceKubernetesEngine = "kubernetes-engine"
+	// ServiceConfig is the configuration service, which tells a token's holder the endpoints
+	// of the others (its host is heimdall.<region>.kakaocloud.com).
+	ServiceConfig = "config"
 )
 
 // Services lists every service the client talks to.
-var Services = []string{ServiceIAM, ServiceBCS, ServiceImage, ServiceVPC, ServiceNetwork, ServiceKubernetesEngine}
+var Services = []string{ServiceIAM, ServiceBCS, ServiceImage, ServiceVPC, ServiceNetwork, ServiceKubernetesEngine, ServiceConfig}
 
 // API paths, relative to each service's base URL.
 const (
-	PathTokens         = "/identity/v3/auth/tokens"
-	PathInstances      = "/api/v1/instances"
-	PathFlavors        = "/api/v1/flavors"
-	PathImages         = "/api/v1/images"
-	PathSubnets        = "/api/v1/subnets"
-	PathSecurityGroups = "/api/v1/security-groups"
-	PathClusters       = "/api/v1/clusters"
-	PathVersions       = "/api/v1/versions"
-	PathNodeImages     = "/api/v1/images" // on the kubernetes-engine host
+	PathTokens          = "/identity/v3/auth/tokens"
+	PathInstances       = "/api/v1/instances"
+	PathFlavors         = "/api/v1/flavors"
+	PathImages          = "/api/v1/images"
+	PathSubnets         = "/api/v1/subnets"
+	PathSecurityGroups  = "/api/v1/security-groups"
+	PathClusters        = "/api/v1/clusters"
+	PathVersions        = "/api/v1/versions"
+	PathNodeImages      = "/api/v1/images" // on the kubernetes-engine host
+	PathClientEndpoints = "/api/v1/client-endpoints/resolve"
 )
+
+// ClientEndpointResponse is the answer of GET /api/v1/client-endpoints/resolve on the
+// configuration service: the endpoints of every service for the caller's token (its project,
+// hence its region and realm). The call takes nothing but the token.
+type ClientEndpointResponse struct {
+	Success bool            `json:"success"`
+	Message string          `json:"message,omitempty"`
+	Data    *ClientEndpoint `json:"data,omitempty"`
+}
+
+// ClientEndpoint is the data of a ClientEndpointResponse: base URLs by service name (the
+// Service* names).
+type ClientEndpoint struct {
+	ID               string            `json:"id"`
+	ServiceEndpoints map[string]string `json:"service_endpoints"`
+	Priority         int               `json:"priority"`
+}
 
 // Headers.
 const (

@@ -92,6 +92,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClass *kcv1.KCNodeClass)
 	return reconcile.Result{RequeueAfter: DefaultResyncPeriod}, nil
 }
 
+// Evaluate returns the status the controller would give nodeClass now, from what KakaoCloud
+// says, without writing anything: the KCNodeClass as a preflight check sees it.
+func (r *Reconciler) Evaluate(ctx context.Context, nodeClass *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
+	return computeStatus(nodeClass, r.observe(ctx, nodeClass))
+}
+
 // ensureFinalizerAndHash adds the finalizer and keeps the static hash annotation current.
 func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nodeClass *kcv1.KCNodeClass) error {
 	stored := nodeClass.DeepCopy()

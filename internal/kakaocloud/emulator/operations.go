@@ -50,6 +50,7 @@ const (
 	OpGetCluster         = "ke.GetCluster"
 	OpListVersions       = "ke.ListVersions"
 	OpListNodeImages     = "ke.ListNodeImages"
+	OpResolveEndpoints   = "config.ResolveClientEndpoint"
 )
 
 const (
@@ -98,6 +99,7 @@ var operationRoutes = slices.Concat([]operationRoute{
 	{OpGetCluster, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathClusters + "/{name}", (*Emulator).getCluster},
 	{OpListVersions, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathVersions, (*Emulator).listVersions},
 	{OpListNodeImages, http.MethodGet, kakaocloud.ServiceKubernetesEngine, kakaocloud.PathNodeImages, (*Emulator).listNodeImages},
+	{OpResolveEndpoints, http.MethodGet, kakaocloud.ServiceConfig, kakaocloud.PathClientEndpoints, (*Emulator).resolveEndpoints},
 })
 
 func (e *Emulator) routes() {

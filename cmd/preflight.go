@@ -1,0 +1,78 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/preflight"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+)
+
+// runPreflight runs `manager preflight`: the read-only checks a user runs before the first
+// NodePool, with the kubeconfig of whoever runs it (KUBECONFIG, or in-cluster). It prints one
+// line per check and returns the exit code: 1 when a check failed.
+func runPreflight(args []string) int {
+	flags := flag.NewFlagSet("preflight", flag.ExitOnError)
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "Usage: manager preflight [flags]\n\nChecks the credentials, KakaoCloud endpoints, the Kubernetes Engine cluster, every KCNodeClass, the RBAC nodes need to join and the signing keys, and says what to fix.")
+		flags.PrintDefaults()
+	}
+	namespace := flags.String("namespace", envOr("POD_NAMESPACE", "karpenter-kakaocloud"), "The operator's namespace, which holds its Secrets (env POD_NAMESPACE).")
+	serviceAccount := flags.String("service-account", "karpenter-kakaocloud-controller-manager", "The operator's ServiceAccount, whose rights are checked.")
+	clusterName := flags.String("cluster-name", os.Getenv("CLUSTER_NAME"), "Name of the Kubernetes Engine cluster (env CLUSTER_NAME).")
+	region := flags.String("kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion), "KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
+	endpoints := endpointsFlag(flags)
+	credentialsSecret := flags.String("credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"), "Secret holding the IAM access key.")
+	keyringSecret := flags.String("signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"), "Secret holding the signing keys.")
+	timeout := flags.Duration("timeout", 2*time.Minute, "How long the checks may take.")
+	_ = flags.Parse(args)
+
+	config, err := ctrl.GetConfig()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "no kubeconfig: %v\n", err)
+		return 2
+	}
+	kube, err := client.New(config, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "connecting to the API server: %v\n", err)
+		return 2
+	}
+	credentials := kakaocloud.SecretCredentials{Reader: kube, Secret: client.ObjectKey{Namespace: *namespace, Name: *credentialsSecret}}
+	kc, err := kakaocloud.New(kakaocloud.Config{Region: *region, Endpoints: endpoints, Credentials: credentials})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	checker := preflight.New(kube, kc, credentials,
+		signing.SecretKeyring{Reader: kube, Secret: client.ObjectKey{Namespace: *namespace, Name: *keyringSecret}},
+		client.ObjectKey{Namespace: *namespace, Name: *serviceAccount}, *clusterName)
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	results := checker.Run(ctx)
+	fmt.Print(preflight.Print(results))
+	if preflight.Failed(results) {
+		return 1
+	}
+	return 0
+}

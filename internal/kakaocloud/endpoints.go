@@ -1,0 +1,165 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package kakaocloud
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// endpointRetry is how long the client uses the hosts it derived after the configuration
+// service could not tell it the endpoints, before it asks again.
+const endpointRetry = 5 * time.Minute
+
+// endpoints are the base URLs of the services. They start as the hosts derived from the
+// region, and the configured overrides; the first call to a service that has no override asks
+// the configuration service for the endpoints of the caller's token, as KakaoCloud's own tools
+// do, and its answer replaces the derived hosts. An override always wins: it is how a proxy,
+// another realm or the emulator is reached.
+type endpoints struct {
+	now func() time.Time
+	// lock is a one-slot semaphore, so that callers waiting for a resolution in flight still
+	// honour their context.
+	lock chan struct{}
+	// fixedBases are IAM's and the configuration service's, set by New and never changed, so
+	// read without the lock; bases are the others', read and changed under it.
+	fixedBases map[string]string
+	bases      map[string]string
+	overridden map[string]bool
+	resolved   bool
+	// failedAt is when the latest resolution failed; zero when none has.
+	failedAt time.Time
+}
+
+func newEndpoints(region string, overrides map[string]string) (*endpoints, error) {
+	e := &endpoints{now: time.Now, lock: make(chan struct{}, 1), fixedBases: map[string]string{}, bases: map[string]string{}, overridden: map[string]bool{}}
+	for _, service := range Services {
+		base := fmt.Sprintf("https://%s.%s.kakaocloud.com", service, region)
+		switch service {
+		case ServiceIAM:
+			base = "https://iam.kakaocloud.com"
+		case ServiceConfig:
+			base = fmt.Sprintf("https://heimdall.%s.kakaocloud.com", region)
+		}
+		if override := overrides[service]; override != "" {
+			base, e.overridden[service] = override, true
+		}
+		if _, err := url.Parse(base); err != nil {
+			return nil, fmt.Errorf("kakaocloud: endpoint of %s: %w", service, err)
+		}
+		if fixed(service) {
+			e.fixedBases[service] = strings.TrimSuffix(base, "/")
+		} else {
+			e.bases[service] = strings.TrimSuffix(base, "/")
+		}
+	}
+	for service := range overrides {
+		if !slices.Contains(Services, service) {
+			return nil, fmt.Errorf("kakaocloud: endpoint override for %q, which is not a service (%s)", service, strings.Join(Services, ", "))
+		}
+	}
+	return e, nil
+}
+
+// base returns the base URL of service for a call, resolving the endpoints first when the
+// call needs a host that was only derived. IAM and the configuration service are needed to
+// resolve, so they are never resolved: their hosts are fixed by New, and read without the
+// lock, which a resolution holds while it issues a token.
+func (e *endpoints) base(ctx context.Context, c *Client, service string) (string, error) {
+	if fixed(service) {
+		return e.fixedBases[service], nil
+	}
+	if e.overridden[service] {
+		return e.get(service), nil
+	}
+	if _, err := e.resolve(ctx, c, false); err != nil && ctx.Err() != nil {
+		return "", err
+	}
+	return e.get(service), nil
+}
+
+func (e *endpoints) get(service string) string {
+	e.lock <- struct{}{}
+	defer func() { <-e.lock }()
+	return e.bases[service]
+}
+
+// resolve asks the configuration service for the endpoints, unless they were resolved or a
+// failure is recent (force asks again anyway), and returns them. On failure the derived hosts
+// stay in use.
+func (e *endpoints) resolve(ctx context.Context, c *Client, force bool) (map[string]string, error) {
+	select {
+	case e.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-e.lock }()
+	if !force && (e.resolved || (!e.failedAt.IsZero() && e.now().Before(e.failedAt.Add(endpointRetry)))) {
+		return e.allLocked(), nil
+	}
+	var resp ClientEndpointResponse
+	_, err := c.doAt(ctx, e.fixedBases[ServiceConfig], call{
+		service: ServiceConfig, operation: "ResolveClientEndpoint", method: http.MethodGet, path: PathClientEndpoints, idempotent: true,
+	}, &resp)
+	if err == nil && resp.Data == nil {
+		err = fmt.Errorf("kakaocloud config.ResolveClientEndpoint: the answer has no endpoints (success %t: %s)", resp.Success, resp.Message)
+	}
+	if err != nil {
+		e.failedAt = e.now()
+		return e.allLocked(), err
+	}
+	for service, base := range resp.Data.ServiceEndpoints {
+		if _, known := e.bases[service]; !known || e.overridden[service] || fixed(service) {
+			continue
+		}
+		if u, parseErr := url.Parse(base); parseErr != nil || u.Host == "" {
+			continue
+		}
+		e.bases[service] = strings.TrimSuffix(base, "/")
+	}
+	e.resolved, e.failedAt = true, time.Time{}
+	return e.allLocked(), nil
+}
+
+// allLocked is every service's base URL; the lock is held.
+func (e *endpoints) allLocked() map[string]string {
+	all := maps.Clone(e.bases)
+	maps.Copy(all, e.fixedBases)
+	return all
+}
+
+// fixed reports whether service's host is fixed by New: IAM (tokens are issued before any
+// resolution) and the configuration service itself.
+func fixed(service string) bool { return service == ServiceIAM || service == ServiceConfig }
+
+// ResolveEndpoints asks the configuration service for the endpoints of the credentials'
+// token now, and returns the base URL of every service as calls will use them: resolved,
+// unless overridden. On an error the hosts derived from the region stay in use.
+func (c *Client) ResolveEndpoints(ctx context.Context) (map[string]string, error) {
+	return c.endpoints.resolve(ctx, c, true)
+}
+
+// Authenticate issues a token with the credentials, unless a valid one is at hand: whether
+// KakaoCloud accepts them.
+func (c *Client) Authenticate(ctx context.Context) error {
+	_, err := c.tokens.token(ctx)
+	return err
+}
