@@ -346,7 +346,7 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 	want := map[string]int{
 		"ServiceAccount":                 1,
 		"ClusterRole":                    3,
-		"ClusterRoleBinding":             2,
+		"ClusterRoleBinding":             4,
 		"Role":                           3,
 		"RoleBinding":                    3,
 		"Deployment":                     1,
@@ -792,12 +792,28 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 		t.Errorf("the Deployment runs as %s, the chart creates ServiceAccount %s", deployment.Spec.Template.Spec.ServiceAccountName, serviceAccount.Name)
 	}
 	wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount.Name, Namespace: releaseNamespace}}
+	// The bindings of Kubernetes' own roles to the group of joining nodes are kustomize's.
+	nodeBindings := map[string][]rbacv1.Subject{}
+	for _, object := range readManifestFile(t, filepath.Join(configDir, "rbac-bootstrap", "node_bootstrap.yaml")).ofKind("ClusterRoleBinding") {
+		var binding rbacv1.ClusterRoleBinding
+		if err := yaml.Unmarshal(object.Document, &binding); err != nil {
+			t.Fatal(err)
+		}
+		nodeBindings[binding.RoleRef.Name] = binding.Subjects
+	}
 	bound := map[string]bool{}
 	for _, kind := range []string{"ClusterRoleBinding", "RoleBinding"} {
 		for _, object := range rendered.ofKind(kind) {
 			var binding rbacv1.RoleBinding // a ClusterRoleBinding has the same fields
 			if err := yaml.Unmarshal(object.Document, &binding); err != nil {
 				t.Fatal(err)
+			}
+			if subjects, ok := nodeBindings[binding.RoleRef.Name]; ok && kind == "ClusterRoleBinding" {
+				if !reflect.DeepEqual(binding.Subjects, subjects) {
+					t.Errorf("%s %s subjects %+v, want kustomize's %+v", kind, binding.Name, binding.Subjects, subjects)
+				}
+				delete(nodeBindings, binding.RoleRef.Name)
+				continue
 			}
 			if !reflect.DeepEqual(binding.Subjects, wantSubjects) {
 				t.Errorf("%s %s subjects %+v, want %+v", kind, binding.Name, binding.Subjects, wantSubjects)
@@ -809,6 +825,9 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 			}
 			bound[binding.RoleRef.Kind+"/"+binding.RoleRef.Name] = true
 		}
+	}
+	for role := range nodeBindings {
+		t.Errorf("the chart does not bind ClusterRole %s to the joining nodes' group, as config/rbac-bootstrap does", role)
 	}
 	// Every role but metrics-reader, which is for the scrapers, is bound to the controller.
 	for _, name := range []string{"ClusterRole/" + releaseName + "-manager", "Role/" + releaseName + "-manager", "Role/" + releaseName + "-leader-election", "Role/" + releaseName + "-bootstrap-tokens", "ClusterRole/" + releaseName + "-metrics-auth"} {

@@ -215,6 +215,10 @@ func (in *input) permissions(install *operatorsv1alpha1.StrategyDetailsDeploymen
 	bound := map[string]bool{}
 	for _, binding := range in.clusterBindings {
 		if !boundTo(binding.Subjects, serviceAccount) {
+			// A binding of Kubernetes' own roles to groups (the nodes joining with the
+			// operator's bootstrap tokens) is no permission of the operator's: it ships
+			// beside the CSV, and OLM creates it as it is.
+			manifests[binding.Name+"_rbac.authorization.k8s.io_v1_clusterrolebinding.yaml"] = toMap(withKind(binding, "rbac.authorization.k8s.io/v1", "ClusterRoleBinding"))
 			continue
 		}
 		role, ok := in.clusterRoles[binding.RoleRef.Name]
