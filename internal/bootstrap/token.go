@@ -94,9 +94,10 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	}
 	taints := append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...)
 	taints = append(taints, karpv1.UnregisteredNoExecuteTaint)
+	endpoint := fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port)
 	return func(instanceType *cloudprovider.InstanceType) (string, error) {
 		return UserData(Options{
-			Endpoint:      fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port),
+			Endpoint:      endpoint,
 			CABundle:      b.CABundle,
 			Token:         token,
 			Labels:        nodeClaim.Labels,

@@ -105,7 +105,7 @@ func (c *Catalog) SubnetsByID(ctx context.Context, id string) ([]kakaocloud.Subn
 // selector name: private must not pick private-b.
 func (c *Catalog) SubnetsByName(ctx context.Context, name string) ([]kakaocloud.Subnet, error) {
 	subnets, err := lookup(ctx, c, &c.subnets, "name="+name, kakaocloud.SubnetFilter{Name: name}, c.client.ListSubnets)
-	return named(subnets, name, func(s kakaocloud.Subnet) string { return s.Name }), err
+	return kakaocloud.Named(subnets, name, func(s kakaocloud.Subnet) string { return s.Name }), err
 }
 
 // SecurityGroupsByID returns the security group with this id (none when it does not exist).
@@ -117,18 +117,7 @@ func (c *Catalog) SecurityGroupsByID(ctx context.Context, id string) ([]kakaoclo
 // SubnetsByName compares.
 func (c *Catalog) SecurityGroupsByName(ctx context.Context, name string) ([]kakaocloud.SecurityGroup, error) {
 	groups, err := lookup(ctx, c, &c.securityGroups, "name="+name, kakaocloud.SecurityGroupFilter{Name: name}, c.client.ListSecurityGroups)
-	return named(groups, name, func(sg kakaocloud.SecurityGroup) string { return sg.Name }), err
-}
-
-// named keeps the entries called name exactly.
-func named[T any](entries []T, name string, nameOf func(T) string) []T {
-	var kept []T
-	for _, entry := range entries {
-		if nameOf(entry) == name {
-			kept = append(kept, entry)
-		}
-	}
-	return kept
+	return kakaocloud.Named(groups, name, func(sg kakaocloud.SecurityGroup) string { return sg.Name }), err
 }
 
 // lookup returns the listing cached under key, listed again with filter once it is older than

@@ -62,13 +62,19 @@ func (c *Client) FindInstancesByName(ctx context.Context, name string) ([]Instan
 	if err != nil {
 		return nil, err
 	}
-	var exact []Instance
-	for _, i := range candidates {
-		if i.Name == name {
-			exact = append(exact, i)
+	return Named(candidates, name, func(i Instance) string { return i.Name }), nil
+}
+
+// Named keeps the entries of a listing called name exactly: a name filter of the API may
+// match more (the instance listing's matches every name that contains it).
+func Named[T any](entries []T, name string, nameOf func(T) string) []T {
+	var kept []T
+	for _, entry := range entries {
+		if nameOf(entry) == name {
+			kept = append(kept, entry)
 		}
 	}
-	return exact, nil
+	return kept
 }
 
 // UpdateInstance changes a VM's name and/or description, and returns the VM as the update's

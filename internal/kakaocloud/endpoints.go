@@ -82,39 +82,53 @@ func newEndpoints(region string, overrides map[string]string) (*endpoints, error
 // base returns the base URL of service for a call, resolving the endpoints first when the
 // call needs a host that was only derived. IAM and the configuration service are needed to
 // resolve, so they are never resolved: their hosts are fixed by New, and read without the
-// lock, which a resolution holds while it issues a token.
+// lock, which a resolution holds while it issues a token. A failed resolution leaves the
+// derived host in use: the call's own error says more than the resolution's.
 func (e *endpoints) base(ctx context.Context, c *Client, service string) (string, error) {
 	if fixed(service) {
 		return e.fixedBases[service], nil
 	}
-	if e.overridden[service] {
-		return e.get(service), nil
-	}
-	if _, err := e.resolve(ctx, c, false); err != nil && ctx.Err() != nil {
+	if err := e.acquire(ctx); err != nil {
 		return "", err
 	}
-	return e.get(service), nil
+	defer e.release()
+	if !e.overridden[service] && e.dueLocked() {
+		_ = e.resolveLocked(ctx, c)
+	}
+	return e.bases[service], nil
 }
 
-func (e *endpoints) get(service string) string {
-	e.lock <- struct{}{}
-	defer func() { <-e.lock }()
-	return e.bases[service]
+// resolve asks the configuration service for the endpoints now and returns every service's
+// base URL as calls will use them.
+func (e *endpoints) resolve(ctx context.Context, c *Client) (map[string]string, error) {
+	if err := e.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer e.release()
+	err := e.resolveLocked(ctx, c)
+	return e.allLocked(), err
 }
 
-// resolve asks the configuration service for the endpoints, unless they were resolved or a
-// failure is recent (force asks again anyway), and returns them. On failure the derived hosts
-// stay in use.
-func (e *endpoints) resolve(ctx context.Context, c *Client, force bool) (map[string]string, error) {
+func (e *endpoints) acquire(ctx context.Context) error {
 	select {
 	case e.lock <- struct{}{}:
+		return nil
 	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+		return context.Cause(ctx)
 	}
-	defer func() { <-e.lock }()
-	if !force && (e.resolved || (!e.failedAt.IsZero() && e.now().Before(e.failedAt.Add(endpointRetry)))) {
-		return e.allLocked(), nil
-	}
+}
+
+func (e *endpoints) release() { <-e.lock }
+
+// dueLocked reports whether the endpoints are still to be resolved: never resolved, and no
+// failure within endpointRetry.
+func (e *endpoints) dueLocked() bool {
+	return !e.resolved && (e.failedAt.IsZero() || !e.now().Before(e.failedAt.Add(endpointRetry)))
+}
+
+// resolveLocked asks the configuration service for the endpoints and takes those of the
+// services without an override; the lock is held. On failure the derived hosts stay.
+func (e *endpoints) resolveLocked(ctx context.Context, c *Client) error {
 	var resp ClientEndpointResponse
 	_, err := c.doAt(ctx, e.fixedBases[ServiceConfig], call{
 		service: ServiceConfig, operation: "ResolveClientEndpoint", method: http.MethodGet, path: PathClientEndpoints, idempotent: true,
@@ -124,10 +138,10 @@ func (e *endpoints) resolve(ctx context.Context, c *Client, force bool) (map[str
 	}
 	if err != nil {
 		e.failedAt = e.now()
-		return e.allLocked(), err
+		return err
 	}
 	for service, base := range resp.Data.ServiceEndpoints {
-		if _, known := e.bases[service]; !known || e.overridden[service] || fixed(service) {
+		if _, known := e.bases[service]; !known || e.overridden[service] {
 			continue
 		}
 		if u, parseErr := url.Parse(base); parseErr != nil || u.Host == "" {
@@ -136,7 +150,7 @@ func (e *endpoints) resolve(ctx context.Context, c *Client, force bool) (map[str
 		e.bases[service] = strings.TrimSuffix(base, "/")
 	}
 	e.resolved, e.failedAt = true, time.Time{}
-	return e.allLocked(), nil
+	return nil
 }
 
 // allLocked is every service's base URL; the lock is held.
@@ -154,7 +168,7 @@ func fixed(service string) bool { return service == ServiceIAM || service == Ser
 // token now, and returns the base URL of every service as calls will use them: resolved,
 // unless overridden. On an error the hosts derived from the region stay in use.
 func (c *Client) ResolveEndpoints(ctx context.Context) (map[string]string, error) {
-	return c.endpoints.resolve(ctx, c, true)
+	return c.endpoints.resolve(ctx, c)
 }
 
 // Authenticate issues a token with the credentials, unless a valid one is at hand: whether
