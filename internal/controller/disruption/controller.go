@@ -236,6 +236,9 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		c.validating = &validating{cmd: d.Command, decidedAt: c.now()}
 		return min(c.ValidationDelay, c.PollInterval), nil
 	}
+	if held, err := c.repairHeldNow(ctx, d.Command); err != nil || held {
+		return c.PollInterval, err
+	}
 	if err := c.orchestrator.start(ctx, d.Command); err != nil {
 		return c.PollInterval, err
 	}

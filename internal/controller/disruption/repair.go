@@ -16,9 +16,14 @@ package disruption
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
@@ -139,4 +144,27 @@ func drainBound(n *StateNode) *time.Duration {
 		bound = &tgp.Duration
 	}
 	return bound
+}
+
+// repairHeldNow counts a repair command's NodePool again, from the API server, right before the
+// command starts, and holds it when the circuit breaker now trips. The decision counted the
+// cache as the pass began; a fault spreading over several nodes lands on them one write at a
+// time, and a node replaced in between is one the breaker exists to keep.
+func (c *Controller) repairHeldNow(ctx context.Context, cmd *Command) (bool, error) {
+	if cmd.Repair == nil {
+		return false, nil
+	}
+	cand := cmd.Candidates[0]
+	why, err := health.Held(ctx, c.APIReader, c.CloudProvider.RepairPolicies(), cand.pool.np)
+	if err != nil || why == "" {
+		return false, err
+	}
+	message := fmt.Sprintf("The node is unhealthy (%s), but %s", cmd.Repair, why)
+	log.FromContext(ctx).Info("holding repair: the circuit breaker tripped while the pass decided",
+		"NodeClaim", klog.KObj(cand.NodeClaim), "why", why)
+	nodeHeld(c.recorder, cand.NodeClaim, corev1.EventTypeNormal, health.ReasonNodeRepairBlocked, message)
+	if cand.Node != nil {
+		nodeHeld(c.recorder, cand.Node, corev1.EventTypeNormal, health.ReasonNodeRepairBlocked, message)
+	}
+	return true, nil
 }

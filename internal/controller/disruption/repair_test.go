@@ -15,16 +15,21 @@
 package disruption
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
 // repairPool is a NodePool whose only budget is one node at a time for reason Unhealthy.
@@ -195,5 +200,65 @@ func TestPodEvictionCost(t *testing.T) {
 		if got := podEvictionCost(pod); got != tc.want {
 			t.Errorf("%s: cost %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// repairPolicies is a cloud provider that only answers RepairPolicies, with the policy
+// TestRepair's findings meet.
+type repairPolicies struct{ cloudprovider.CloudProvider }
+
+func (repairPolicies) RepairPolicies() []cloudprovider.RepairPolicy {
+	return []cloudprovider.RepairPolicy{{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown, TolerationDuration: 30 * time.Minute}}
+}
+
+// A repair decided on a cache that showed one of five nodes unhealthy is held when the API
+// server shows a second one by the time the command would start: a fault over several nodes
+// lands one write at a time, and the breaker (20 %, one node of five) must hold it whole.
+func TestRepairBreakerCountedAtStart(t *testing.T) {
+	sick := notReadySince(testNow.Add(-40 * time.Minute))
+	c := newCluster(repairPool())
+	c.node("n0", "default", "m2a.large", sick)
+	for _, name := range []string{"n1", "n2", "n3", "n4"} {
+		c.node(name, "default", "m2a.large")
+	}
+	c.unhealthy("n0", 50, new(time.Duration(0)), 40*time.Minute)
+	cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodRepair, DecisionDelete, "n0")
+
+	apiServer := func(unhealthy ...string) client.Reader {
+		builder := fake.NewClientBuilder().WithScheme(testenv.Scheme())
+		for _, node := range c.in.Nodes {
+			node = node.DeepCopy()
+			if slices.Contains(unhealthy, node.Name) {
+				sick(nil, node)
+			}
+			builder.WithObjects(node)
+		}
+		return builder.Build()
+	}
+	for _, tc := range []struct {
+		name      string
+		unhealthy []string
+		held      bool
+	}{
+		{"as decided", []string{"node-n0"}, false},
+		{"a second node turned unhealthy", []string{"node-n0", "node-n1"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recorder := events.NewFakeRecorder(10)
+			controller := &Controller{APIReader: apiServer(tc.unhealthy...), CloudProvider: repairPolicies{}, Recorder: recorder}
+			controller.init()
+			held, err := controller.repairHeldNow(t.Context(), cmd)
+			if err != nil || held != tc.held {
+				t.Fatalf("held %t (%v), want %t", held, err, tc.held)
+			}
+			if !tc.held {
+				return
+			}
+			for range 2 { // the node and its NodeClaim
+				if event := <-recorder.Events; !strings.Contains(event, health.ReasonNodeRepairBlocked) || !strings.Contains(event, "2 of the 5 nodes") {
+					t.Errorf("event %q, want %s saying 2 of the 5 nodes are unhealthy", event, health.ReasonNodeRepairBlocked)
+				}
+			}
+		})
 	}
 }

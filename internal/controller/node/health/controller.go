@@ -110,18 +110,7 @@ func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (str
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(nodePool), nodePool); client.IgnoreNotFound(err) != nil {
 		return "", err
 	}
-	nodes := &corev1.NodeList{}
-	if err := r.Client.List(ctx, nodes, client.MatchingLabels{karpv1.LabelNodePool: pool}); err != nil {
-		return "", err
-	}
-	policies := r.CloudProvider.RepairPolicies()
-	unhealthy := 0
-	for i := range nodes.Items {
-		if MeetsAPolicy(policies, &nodes.Items[i]) {
-			unhealthy++
-		}
-	}
-	return Breaker(nodePool, len(nodes.Items), unhealthy)
+	return Held(ctx, r.Client, r.CloudProvider.RepairPolicies(), nodePool)
 }
 
 // repair deletes the node's NodeClaim with its terminationGracePeriod already over: its

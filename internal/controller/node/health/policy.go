@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
@@ -152,6 +153,22 @@ func Breaker(nodePool *karpv1.NodePool, total, unhealthy int) (string, error) {
 	}
 	return fmt.Sprintf("repair is held: %d of the %d nodes of NodePool %s are unhealthy, more than its repair.maxUnhealthy (%s, %d nodes) allows; a fault that takes that many nodes down is not one replacing them fixes",
 		unhealthy, total, nodePool.Name, maxUnhealthy, allowed), nil
+}
+
+// Held says why repair holds in the NodePool ("" when it does not), as Breaker decides on its
+// nodes as reader lists them.
+func Held(ctx context.Context, reader client.Reader, policies []cloudprovider.RepairPolicy, nodePool *karpv1.NodePool) (string, error) {
+	nodes := &corev1.NodeList{}
+	if err := reader.List(ctx, nodes, client.MatchingLabels{karpv1.LabelNodePool: nodePool.Name}); err != nil {
+		return "", err
+	}
+	unhealthy := 0
+	for i := range nodes.Items {
+		if MeetsAPolicy(policies, &nodes.Items[i]) {
+			unhealthy++
+		}
+	}
+	return Breaker(nodePool, len(nodes.Items), unhealthy)
 }
 
 // RecordRepair counts a repaired NodeClaim in karpenter_nodeclaims_unhealthy_disrupted_total.
