@@ -79,6 +79,7 @@ type CloudProvider struct {
 	recorder      events.EventRecorder
 	bootstrap     Bootstrapper
 	repair        RepairTolerations
+	zones         *zoneSpread
 }
 
 // Bootstrapper renders the user data that joins a NodeClaim's VM to the cluster, for each
@@ -99,7 +100,7 @@ type Prices struct {
 // New returns the KakaoCloud cloud provider. The instance type provider must price with
 // prices.Table and mark offerings in unavailable.
 func New(kube client.Client, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider, recorder events.EventRecorder) *CloudProvider {
-	return &CloudProvider{kube: kube, clock: clock.RealClock{}, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder}
+	return &CloudProvider{kube: kube, clock: clock.RealClock{}, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder, zones: newZoneSpread()}
 }
 
 // listInstanceTypes lists a node class's instance types priced with the current overrides.
@@ -144,7 +145,18 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if err != nil {
 		return nil, fmt.Errorf("listing flavors: %w", err)
 	}
-	candidates, byName, why := launchCandidates(nodeClaim, nodeClass, types, flavors)
+	var candidates []instance.Candidate
+	var byName map[string]*cloudprovider.InstanceType
+	var why string
+	if err := p.zones.order(ctx, p.kube, nodeClaim, func(loads map[string]int) string {
+		candidates, byName, why = launchCandidates(nodeClaim, nodeClass, types, flavors, loads)
+		if len(candidates) == 0 {
+			return ""
+		}
+		return candidates[0].Zone
+	}); err != nil {
+		return nil, fmt.Errorf("counting the NodePool's NodeClaims by zone: %w", err)
+	}
 	if len(candidates) == 0 {
 		return nil, &cloudprovider.InsufficientCapacityError{Err: fmt.Errorf("no instance type can be launched for the NodeClaim: %s", why)}
 	}
@@ -179,6 +191,7 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return nil, fmt.Errorf("launching a VM: %w", err)
 	}
 	p.attempts.set(nodeClaim.UID, time.Time{})
+	p.zones.launched(nodeClaim, launched.Candidate.Zone)
 	if launched.Adopted {
 		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
 	}
@@ -262,9 +275,10 @@ func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClas
 }
 
 // launchCandidates lists the (instance type, zone) pairs that satisfy the NodeClaim, cheapest
+// first and, of equal prices, in the zone with the fewest of the NodePool's NodeClaims (loads)
 // first, each with the subnet and image it would launch with. When there are none, why says
 // what ruled them out.
-func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
+func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor, loads map[string]int) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
 	byName := map[string]*cloudprovider.InstanceType{}
 	flavorIDs := map[string]string{}
 	for _, f := range flavors {
@@ -316,13 +330,8 @@ func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, 
 		}
 	}
 	slices.SortStableFunc(found, func(a, b priced) int {
-		if a.price != b.price {
-			if a.price < b.price {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.FlavorName+"/"+a.Zone, b.FlavorName+"/"+b.Zone)
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(loads[a.Zone], loads[b.Zone]),
+			strings.Compare(a.FlavorName+"/"+a.Zone, b.FlavorName+"/"+b.Zone))
 	})
 	if len(found) > MaxLaunchCandidates {
 		found = found[:MaxLaunchCandidates]

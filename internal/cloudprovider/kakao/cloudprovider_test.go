@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,14 +65,19 @@ func readyNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 
 // nodeClaim creates a NodeClaim in the API server, where a launch records its attempts.
 func nodeClaim(nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
+	return nodeClaimOf("default", nodeClass, cpu, reqs...)
+}
+
+// nodeClaimOf is nodeClaim of the NodePool named.
+func nodeClaimOf(pool string, nodeClass *kcv1.KCNodeClass, cpu string, reqs ...karpv1.NodeSelectorRequirementWithMinValues) *karpv1.NodeClaim {
 	claim := &karpv1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   fmt.Sprintf("default-%05d", counter.Add(1)),
-			Labels: map[string]string{karpv1.LabelNodePool: "default"},
+			Name:   fmt.Sprintf("%s-%05d", pool, counter.Add(1)),
+			Labels: map[string]string{karpv1.LabelNodePool: pool},
 		},
 		Spec: karpv1.NodeClaimSpec{
 			Requirements: append([]karpv1.NodeSelectorRequirementWithMinValues{
-				{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{"default"}},
+				{Key: karpv1.LabelNodePool, Operator: corev1.NodeSelectorOpIn, Values: []string{pool}},
 			}, reqs...),
 			Resources:    karpv1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}},
 			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
@@ -195,6 +201,41 @@ var _ = Describe("Create", func() {
 		Expect(launched.Status.ImageID).To(Equal(gpuImage))
 	})
 
+	It("spreads a NodePool's NodeClaims over the zones where prices tie, launched side by side, at no higher cost", func() {
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-b")
+		pool := fmt.Sprintf("spread-%d", counter.Add(1))
+		// What one zone alone would launch for the same request: the price to match.
+		alone, err := provider.Create(env.Ctx, nodeClaimOf(pool, nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a")))
+		Expect(err).NotTo(HaveOccurred())
+
+		claims := make([]*karpv1.NodeClaim, 7)
+		for i := range claims {
+			claims[i] = nodeClaimOf(pool, nodeClass, "1")
+		}
+		launched := make([]*karpv1.NodeClaim, len(claims))
+		var wg sync.WaitGroup
+		for i, claim := range claims {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				var err error
+				launched[i], err = provider.Create(env.Ctx, claim)
+				Expect(err).NotTo(HaveOccurred())
+			})
+		}
+		wg.Wait()
+		zones := map[string]int{}
+		for _, nodeClaim := range launched {
+			zones[nodeClaim.Labels[karpv1.LabelTopologyZone]]++
+			Expect(nodeClaim.Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, alone.Labels[karpv1.LabelInstanceType]))
+		}
+		// Eight NodeClaims with the one pinned to zone a: four in each zone.
+		Expect(zones).To(Equal(map[string]int{"kr-central-2-a": 3, "kr-central-2-b": 4}))
+
+		// A pod's own constraint still wins: pinned to the fuller zone, it launches there.
+		pinned, err := provider.Create(env.Ctx, nodeClaimOf(pool, nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pinned.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-a"))
+	})
 	It("refuses a zone no subnet of the KCNodeClass is in, and says why", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		_, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-c")))

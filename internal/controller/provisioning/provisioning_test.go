@@ -399,6 +399,34 @@ var _ = Describe("Provisioning", func() {
 		Eventually(claimsOf("spread")).Should(BeEmpty())
 	})
 
+	It("spreads the nodes of pods that ask for no zone over the KCNodeClass's zones, at the cost of one zone", func() {
+		createNodeClassAndPool("zones", nil, nil) // subnets in kr-central-2-a and -b
+		// 4-vCPU nodes hold three of the 1-CPU pods: ten NodeClaims, launched side by side.
+		selector := map[string]string{karpv1.LabelNodePool: "zones", kcv1.LabelInstanceCPU: "4"}
+		var pods []*corev1.Pod
+		for i := range 30 {
+			pods = append(pods, pendingPod(fmt.Sprintf("zones-%d", i), "1", selector))
+		}
+		Eventually(func(g Gomega) {
+			claims := claimsOf("zones")(g)
+			g.Expect(claims).To(HaveLen(10))
+			zones, types := map[string]int{}, sets.New[string]()
+			for _, c := range claims {
+				zones[c.Labels[corev1.LabelTopologyZone]]++
+				types.Insert(c.Labels[corev1.LabelInstanceTypeStable])
+			}
+			g.Expect(zones).To(Equal(map[string]int{"kr-central-2-a": 5, "kr-central-2-b": 5}))
+			// One instance type, the cheapest of the 4-vCPU ones in either zone: no higher cost.
+			g.Expect(sets.List(types)).To(Equal([]string{"c2a.xlarge"}))
+		}).Should(Succeed())
+
+		for _, p := range pods {
+			Expect(env.APIClient.Delete(env.Ctx, p)).To(Succeed())
+		}
+		Expect(env.APIClient.DeleteAllOf(env.Ctx, &karpv1.NodeClaim{}, client.MatchingLabels{karpv1.LabelNodePool: "zones"})).To(Succeed())
+		Eventually(claimsOf("zones")).Should(BeEmpty())
+	})
+
 	It("names a NodePool whose KCNodeClass is not ready on the pods it cannot take", func() {
 		createPoolWithoutSubnet("broken")
 		pod := pendingPod("broken-pod", "1", map[string]string{karpv1.LabelNodePool: "broken"})
