@@ -122,6 +122,21 @@ func (it *InstanceType) Allocatable() corev1.ResourceList {
 	return allocatable
 }
 
+// PriceOf is what a node of this type costs in the zone and capacity type its labels name (any
+// capacity type when they name none); false when the type is not sold there.
+func (it *InstanceType) PriceOf(nodeLabels map[string]string) (float64, bool) {
+	if it == nil {
+		return 0, false
+	}
+	zone, capacityType := nodeLabels[karpv1.LabelTopologyZone], nodeLabels[karpv1.LabelCapacityType]
+	for _, of := range it.Offerings {
+		if of.Zone == zone && (capacityType == "" || of.CapacityType == capacityType) {
+			return of.Price, true
+		}
+	}
+	return 0, false
+}
+
 // Offering is an instance type in one zone with one capacity type.
 type Offering struct {
 	Zone         string

@@ -178,7 +178,7 @@ func NewControllers(o Options) *Controllers {
 		NodeClass: &nodeclass.Reconciler{
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
-		NodePool: &nodepool.Reconciler{Client: o.Client, RegistrationHealth: registrations},
+		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: provider, RegistrationHealth: registrations},
 		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder},
 		Lifecycle: &lifecycle.Reconciler{
 			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,

@@ -17,6 +17,7 @@ package disruption
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -354,11 +355,11 @@ func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*Repair
 // disruptions as metrics.
 func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for reason, n := range d.Eligible {
-		eligibleNodes.WithLabelValues(string(reason)).Set(float64(n))
+		eligibleNodes.WithLabelValues(strings.ToLower(string(reason))).Set(float64(n))
 	}
 	for _, name := range snap.poolNames {
 		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy} {
-			allowedDisruptions.WithLabelValues(name, string(reason)).Set(float64(snap.budget(name, reason).Nodes))
+			allowedDisruptions.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(snap.budget(name, reason).Nodes))
 		}
 	}
 	for _, b := range d.Blocked {

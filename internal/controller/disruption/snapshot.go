@@ -212,7 +212,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		if p := s.pools[nodeClaim.Labels[karpv1.LabelNodePool]]; p != nil {
 			n.pool = p
 			n.instanceType = p.byName[nodeClaim.Labels[karpv1.LabelInstanceType]]
-			n.price, n.priceKnown = nodePrice(n.instanceType, nodeClaim.Labels)
+			n.price, n.priceKnown = n.instanceType.PriceOf(nodeClaim.Labels)
 		}
 		s.nodes = append(s.nodes, n)
 		s.byName[nodeClaim.Name] = n
@@ -317,18 +317,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// nodePrice is what a node of the instance type costs in the node's zone and capacity type.
-func nodePrice(it *cloudprovider.InstanceType, nodeLabels map[string]string) (float64, bool) {
-	if it == nil {
-		return 0, false
-	}
-	zone, ct := nodeLabels[karpv1.LabelTopologyZone], nodeLabels[karpv1.LabelCapacityType]
-	for _, of := range it.Offerings {
-		if of.Zone == zone && (ct == "" || of.CapacityType == ct) {
-			return of.Price, true
-		}
-	}
-	return 0, false
 }

@@ -27,10 +27,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
@@ -39,6 +41,9 @@ import (
 // Reconciler reconciles NodePools.
 type Reconciler struct {
 	Client client.Client
+	// CloudProvider prices the NodePool's NodeClaims for karpenter_nodepools_cost_total;
+	// without it the cost is not published.
+	CloudProvider cloudprovider.CloudProvider
 	// RegistrationHealth holds the registration outcomes the NodeClaim lifecycle records;
 	// without it NodeRegistrationHealthy stays Unknown.
 	RegistrationHealth *state.RegistrationHealth
@@ -76,11 +81,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	np.Status = computeStatus(np, nodeClass, claims.Items, r.registrations(np, nodeClass))
-	recordMetrics(np)
+	nodePoolCost, costKnown := r.cost(ctx, np, claims.Items)
+	recordMetrics(np, nodePoolCost, costKnown)
 	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, r.Client.Status().Patch(ctx, np, client.MergeFrom(stored))
+}
+
+// cost is what the NodePool's NodeClaims cost, priced with its instance types; unknown
+// without a cloud provider or while its instance types cannot be listed (its KCNodeClass not
+// ready, say), which the NodePool's conditions already say.
+func (r *Reconciler) cost(ctx context.Context, np *karpv1.NodePool, claims []karpv1.NodeClaim) (float64, bool) {
+	if r.CloudProvider == nil {
+		return 0, false
+	}
+	types, err := r.CloudProvider.GetInstanceTypes(ctx, np)
+	if err != nil {
+		log.FromContext(ctx).V(1).Info("the NodePool's cost is not known: its instance types cannot be listed", "error", err.Error())
+		return 0, false
+	}
+	return costOf(claims, types), true
 }
 
 // nodeClass returns the NodePool's KCNodeClass, nil when it does not exist.

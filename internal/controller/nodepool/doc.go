@@ -19,6 +19,6 @@
 // (NodeRegistrationHealthy, from the outcomes the NodeClaim lifecycle records in
 // state.RegistrationHealth).
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/metrics,
-// internal/state, internal/utils/conditions, internal/utils/resources.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
+// internal/metrics, internal/state, internal/utils/conditions, internal/utils/resources.
 package nodepool
