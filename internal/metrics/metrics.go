@@ -25,6 +25,25 @@ var NodeClaimsDisrupted = Counter("karpenter_nodeclaims_disrupted_total",
 	"NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
 	"nodepool", "reason", "capacity_type")
 
+// NodeClaimsCreated counts NodeClaims created: by provisioning and static NodePools (reason
+// provisioned) and as disruption's replacements (the disruption reason), as upstream counts them.
+var NodeClaimsCreated = Counter("karpenter_nodeclaims_created_total",
+	"NodeClaims created, by reason (provisioned, or the disruption reason of a replacement), NodePool and whether minValues was relaxed.",
+	"reason", "nodepool", "min_values_relaxed")
+
+// ReasonProvisioned is the reason of a NodeClaim created for pending pods or a static NodePool's
+// replicas.
+const ReasonProvisioned = "provisioned"
+
+// NodeClaimCreated counts a created NodeClaim in NodeClaimsCreated.
+func NodeClaimCreated(reason, nodePool string, minValuesRelaxed bool) {
+	relaxed := "false"
+	if minValuesRelaxed {
+		relaxed = "true"
+	}
+	NodeClaimsCreated.WithLabelValues(reason, nodePool, relaxed).Inc()
+}
+
 // Counter makes a counter and registers it with the controller-runtime registry, which the
 // manager serves on /metrics; Gauge, Histogram and HistogramVec do the same for theirs.
 func Counter(name, help string, labels ...string) *prometheus.CounterVec {

@@ -202,7 +202,7 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	}
 	o.markDisrupted(ctx, cmd)
 	for _, n := range cmd.Replacements {
-		name, err := o.launch(ctx, n)
+		name, err := o.launch(ctx, n, cmd.ReasonLabel())
 		if err != nil {
 			o.rollback(ctx, r, fmt.Sprintf("creating a replacement failed: %v", err))
 			return err
@@ -480,10 +480,11 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, c
 		}))
 }
 
-// launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim). A static
+// launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim), counted
+// under the command's reason. A static
 // NodePool's is counted against limits.nodes once more, as it is created: the decision read a
 // cache, which may not show the replica controller's latest NodeClaims.
-func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (string, error) {
+func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim, reason string) (string, error) {
 	nodeClaim := n.ToNodeClaim()
 	var err error
 	if n.NodePool.Spec.Replicas == nil {
@@ -499,6 +500,7 @@ func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim) (
 	if err != nil {
 		return "", fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 	}
+	metrics.NodeClaimCreated(reason, n.NodePoolName, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
 		"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 		"instance-types", typeNames(n, 5))

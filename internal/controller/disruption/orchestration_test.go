@@ -80,7 +80,7 @@ func TestStaticReplacementCountedAtLaunch(t *testing.T) {
 	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(nodeClaim("a"), nodeClaim("b"), nodeClaim("just-created")).Build()
 	o := &orchestrator{client: kube, reader: kube, static: &state.StaticLaunches{Reader: kube}}
 
-	if _, err := o.launch(t.Context(), replacement); err == nil || !strings.Contains(err.Error(), "limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 0 of them being deleted") {
+	if _, err := o.launch(t.Context(), replacement, "drifted"); err == nil || !strings.Contains(err.Error(), "limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 0 of them being deleted") {
 		t.Fatalf("launch at the limit: %v, want limits.nodes refusal", err)
 	}
 	list := &karpv1.NodeClaimList{}
@@ -91,7 +91,7 @@ func TestStaticReplacementCountedAtLaunch(t *testing.T) {
 	if err := kube.Delete(t.Context(), nodeClaim("just-created")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.launch(t.Context(), replacement); err != nil {
+	if _, err := o.launch(t.Context(), replacement, "drifted"); err != nil {
 		t.Fatalf("launch with room: %v", err)
 	}
 }

@@ -51,14 +51,9 @@ import (
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
-var (
-	nodeClaimsCreated = metrics.Counter("karpenter_nodeclaims_created_total",
-		"NodeClaims created by provisioning, by NodePool.",
-		"nodepool")
-	schedulingDuration = metrics.Histogram("karpenter_scheduler_scheduling_duration_seconds",
-		"Duration of one scheduling simulation.",
-		prometheus.ExponentialBuckets(0.001, 2, 16))
-)
+var schedulingDuration = metrics.Histogram("karpenter_scheduler_scheduling_duration_seconds",
+	"Duration of one scheduling simulation.",
+	prometheus.ExponentialBuckets(0.001, 2, 16))
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
 type Provisioner struct {
@@ -162,7 +157,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		if err := p.Client.Create(ctx, nodeClaim); err != nil {
 			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 		}
-		nodeClaimsCreated.WithLabelValues(n.NodePoolName).Inc()
+		metrics.NodeClaimCreated(metrics.ReasonProvisioned, n.NodePoolName, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 		log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))

@@ -34,6 +34,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
@@ -125,6 +126,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, nod
 		if err := r.Client.Create(ctx, nodeClaim); err != nil {
 			return err
 		}
+		metrics.NodeClaimCreated(metrics.ReasonProvisioned, nodePool.Name, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 		log.FromContext(ctx).Info("created nodeclaim", "NodeClaim", klog.KObj(nodeClaim), "NodePool", klog.KObj(nodePool), "reason", "static")
 	}
 	scaled(r.Recorder, nodePool, ReasonScaledUp, fmt.Sprintf("created %d NodeClaims to reach %d replicas", create, want))

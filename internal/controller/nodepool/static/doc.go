@@ -19,6 +19,6 @@
 // fewest pods). Pods never cause a static NodePool's nodes (provisioning leaves the NodePool
 // out) and consolidation never removes them; drift, expiry and repair replace them.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling,
-// internal/state, internal/utils/nodeclaim, internal/utils/pod.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/scheduling, internal/state, internal/utils/nodeclaim, internal/utils/pod.
 package static
