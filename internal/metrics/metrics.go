@@ -19,12 +19,6 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// NodeClaimsDisrupted counts NodeClaims deleted by disruption (the loop's methods) and by
-// expiration.
-var NodeClaimsDisrupted = Counter("karpenter_nodeclaims_disrupted_total",
-	"NodeClaims deleted by disruption, by NodePool, reason (empty, drifted, underutilized, expired) and capacity type.",
-	"nodepool", "reason", "capacity_type")
-
 // NodeClaimsCreated counts NodeClaims created: by provisioning and static NodePools (reason
 // provisioned) and as disruption's replacements (the disruption reason), as upstream counts them.
 var NodeClaimsCreated = Counter("karpenter_nodeclaims_created_total",

@@ -16,8 +16,11 @@ package metrics
 
 import (
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestNodeClaimCreated(t *testing.T) {
@@ -38,6 +41,52 @@ func TestNodeClaimCreated(t *testing.T) {
 		}
 		if got := m.GetCounter().GetValue(); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.labels, got, tc.want)
+		}
+	}
+}
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"Ready": "ready", "MemoryPressure": "memory_pressure", "WhenEmptyOrUnderutilized": "when_empty_or_underutilized",
+		"ABCReady": "abc_ready", "KernelDeadlock": "kernel_deadlock", "Balanced": "balanced", "NetworkUnavailable2": "network_unavailable2",
+	} {
+		if got := SnakeCase(in); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTerminationMode(t *testing.T) {
+	for _, tc := range []struct {
+		gracePeriod *metav1.Duration
+		want        string
+	}{
+		{nil, TerminationModeGraceful},
+		{&metav1.Duration{}, TerminationModeForceful},
+		{&metav1.Duration{Duration: time.Hour}, TerminationModeEventual},
+	} {
+		if got := TerminationMode(tc.gracePeriod); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.gracePeriod, got, tc.want)
+		}
+	}
+}
+
+func TestDisruptionRecord(t *testing.T) {
+	d := Disruption{Reason: "underutilized", NodePool: "default", CapacityType: "on-demand", ConsolidationPolicy: "when_empty_or_underutilized", TerminationMode: TerminationModeGraceful, Pods: 3}
+	d.Record()
+	d.Record()
+	for _, tc := range []struct {
+		counter interface {
+			WithLabelValues(...string) prometheus.Counter
+		}
+		want float64
+	}{{NodeClaimsDisrupted, 2}, {PodsDisruptionInitiated, 6}} {
+		m := &dto.Metric{}
+		if err := tc.counter.WithLabelValues("underutilized", "default", "on-demand", "when_empty_or_underutilized", "graceful").Write(m); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.GetCounter().GetValue(); got != tc.want {
+			t.Errorf("%v, want %v", got, tc.want)
 		}
 	}
 }

@@ -320,9 +320,19 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			o.markDeleted(nodeClaim.Name)
 		}
 		if err == nil {
-			metrics.NodeClaimsDisrupted.WithLabelValues(c.pool.np.Name, r.cmd.ReasonLabel(), nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
+			disruption := metrics.Disruption{Reason: r.cmd.ReasonLabel(), NodePool: c.pool.np.Name, CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
+				TerminationMode: metrics.TerminationMode(nodeClaim.Spec.TerminationGracePeriod), Pods: len(c.Reschedulable)}
+			if r.cmd.ConsolidationType() != "" {
+				disruption.ConsolidationPolicy = metrics.SnakeCase(string(c.pool.np.Spec.Disruption.ConsolidationPolicy))
+			}
+			disruption.Record()
 			if r.cmd.Repair != nil {
-				health.RecordRepair(*r.cmd.Repair, nodeClaim)
+				// The drain bound repair applies, not the NodeClaim's own, says how it ends.
+				mode := disruption.TerminationMode
+				if bound := r.cmd.DrainBound; bound != nil {
+					mode = metrics.TerminationMode(&metav1.Duration{Duration: *bound})
+				}
+				health.RecordRepair(*r.cmd.Repair, nodeClaim, mode)
 			}
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
 			if len(r.replacements) > 0 {

@@ -15,11 +15,13 @@
 package pod
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // DoNotDisruptAnnotation is karpenter.sh/do-not-disrupt (api/karpenter/v1 names it too; this
@@ -84,6 +86,25 @@ func IsOwnedByNode(pod *corev1.Pod) bool {
 // being deleted, DaemonSet pods (they follow the nodes) and static pods do not move.
 func IsReschedulable(pod *corev1.Pod) bool {
 	return !IsTerminal(pod) && pod.DeletionTimestamp.IsZero() && !IsOwnedByDaemonSet(pod) && !IsMirror(pod)
+}
+
+// CountReschedulable counts the reschedulable pods bound to the node, read through the cache's
+// spec.nodeName index.
+func CountReschedulable(ctx context.Context, reader client.Reader, nodeName string) (int, error) {
+	if nodeName == "" {
+		return 0, nil
+	}
+	pods := &corev1.PodList{}
+	if err := reader.List(ctx, pods, client.MatchingFields{"spec.nodeName": nodeName}); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range pods.Items {
+		if IsReschedulable(&pods.Items[i]) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // IsProvisionable says whether provisioning acts on the pod. It is not bound, not being deleted, refused

@@ -36,6 +36,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // breakerRecheck is how soon a node whose repair is held is looked at again.
@@ -124,10 +125,15 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
 		return err
 	}
-	pool, capacityType := nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType]
 	repairing(r.Recorder, node, nodeClaim, fmt.Sprintf("Replacing the unhealthy node: %s. Its pods are deleted without waiting on PodDisruptionBudgets or karpenter.sh/do-not-disrupt, and provisioned for again", found))
-	RecordRepair(found, nodeClaim)
-	metrics.NodeClaimsDisrupted.WithLabelValues(pool, "unhealthy", capacityType).Inc()
+	// Its terminationGracePeriod is over at once: the drain is forceful.
+	RecordRepair(found, nodeClaim, metrics.TerminationModeForceful)
+	pods, err := podutil.CountReschedulable(ctx, r.Client, node.Name)
+	if err != nil {
+		log.FromContext(ctx).V(1).Info("counting the node's reschedulable pods for karpenter_pods_disruption_initiated_total", "error", err.Error())
+	}
+	metrics.Disruption{Reason: "unhealthy", NodePool: nodeClaim.Labels[karpv1.LabelNodePool], CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
+		TerminationMode: metrics.TerminationModeForceful, Pods: pods}.Record()
 	log.FromContext(ctx).Info("deleting unhealthy node", "condition", found.Condition.Type, "status", found.Condition.Status,
 		"instanceState", found.InstanceState, "toleration", found.Policy.TolerationDuration.String())
 	return nil

@@ -22,5 +22,5 @@
 // upstream Karpenter v1.15.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/utils/nodeclaim, internal/utils/result.
+// internal/utils/nodeclaim, internal/utils/pod, internal/utils/result.
 package health

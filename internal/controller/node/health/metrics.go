@@ -18,5 +18,5 @@ import "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 
 // Upstream Karpenter's name and labels.
 var unhealthyDisrupted = metrics.Counter("karpenter_nodeclaims_unhealthy_disrupted_total",
-	"NodeClaims deleted by node repair, by the node condition that made them unhealthy, NodePool, capacity type and image.",
-	"condition", "nodepool", "capacity_type", "image_id")
+	"NodeClaims deleted by node repair, by the node condition that made them unhealthy, NodePool, capacity type, image and termination mode.",
+	"condition", "nodepool", "capacity_type", "image_id", "termination_mode")

@@ -18,7 +18,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +25,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
@@ -171,10 +171,11 @@ func Held(ctx context.Context, reader client.Reader, policies []cloudprovider.Re
 	return Breaker(nodePool, len(nodes.Items), unhealthy)
 }
 
-// RecordRepair counts a repaired NodeClaim in karpenter_nodeclaims_unhealthy_disrupted_total.
-func RecordRepair(found Finding, nodeClaim *karpv1.NodeClaim) {
-	unhealthyDisrupted.WithLabelValues(snakeCase(string(found.Condition.Type)), nodeClaim.Labels[karpv1.LabelNodePool],
-		nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Status.ImageID).Inc()
+// RecordRepair counts a repaired NodeClaim in karpenter_nodeclaims_unhealthy_disrupted_total,
+// with the termination mode its drain ends in.
+func RecordRepair(found Finding, nodeClaim *karpv1.NodeClaim, terminationMode string) {
+	unhealthyDisrupted.WithLabelValues(metrics.SnakeCase(string(found.Condition.Type)), nodeClaim.Labels[karpv1.LabelNodePool],
+		nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Status.ImageID, terminationMode).Inc()
 }
 
 func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
@@ -184,20 +185,4 @@ func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCo
 		}
 	}
 	return corev1.NodeCondition{}, false
-}
-
-// snakeCase writes a condition type as upstream's metric label does: Ready as ready,
-// MemoryPressure as memory_pressure.
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -32,6 +32,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // Reconciler deletes NodeClaims whose expireAfter has elapsed. Expiry is forceful:
@@ -71,7 +72,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if r.Recorder != nil {
 		expired(r.Recorder, nodeClaim, message)
 	}
-	metrics.NodeClaimsDisrupted.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], "expired", nodeClaim.Labels[karpv1.LabelCapacityType]).Inc()
+	// Its pods are still bound: the count is what the deletion starts to move.
+	pods, err := podutil.CountReschedulable(ctx, r.Client, nodeClaim.Status.NodeName)
+	if err != nil {
+		log.FromContext(ctx).V(1).Info("counting the node's reschedulable pods for karpenter_pods_disruption_initiated_total", "error", err.Error())
+	}
+	metrics.Disruption{Reason: "expired", NodePool: nodeClaim.Labels[karpv1.LabelNodePool], CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
+		TerminationMode: metrics.TerminationMode(nodeClaim.Spec.TerminationGracePeriod), Pods: pods}.Record()
 	log.FromContext(ctx).Info("disrupting nodeclaim(s) via delete, terminating 1 nodes "+nodeClaim.Name, "reason", "expired",
 		"NodeClaim", klog.KRef("", nodeClaim.Name), "expireAfter", expireAfter.String(), "age", now.Sub(nodeClaim.CreationTimestamp.Time).Round(time.Second).String())
 	return reconcile.Result{}, nil

@@ -17,5 +17,6 @@
 // it; the node's termination drains it, honouring PodDisruptionBudgets until
 // terminationGracePeriod runs out.
 //
-// Of this project it imports api/karpenter/v1, internal/metrics, internal/utils/nodeclaim.
+// Of this project it imports api/karpenter/v1, internal/metrics, internal/utils/nodeclaim,
+// internal/utils/pod.
 package expiration
