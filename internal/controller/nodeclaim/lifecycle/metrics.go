@@ -18,12 +18,13 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
-// Upstream Karpenter's metric names, so that its dashboards work.
 var (
+	// nodeClaimsLaunched is this provider's: upstream has no such family.
 	nodeClaimsLaunched = metrics.Counter("karpenter_nodeclaims_launched_total",
 		"NodeClaims whose VM was created, by NodePool.",
 		"nodepool")
+	// nodeClaimsTerminated is upstream's, with its labels.
 	nodeClaimsTerminated = metrics.Counter("karpenter_nodeclaims_terminated_total",
-		"NodeClaims whose VM and node were deleted, by NodePool.",
-		"nodepool")
+		"NodeClaims whose VM and node were deleted, by NodePool, capacity type and zone.",
+		"nodepool", "capacity_type", "zone")
 )

@@ -87,7 +87,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	r.announced.forget(nodeClaim.UID)
-	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
+	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Labels[karpv1.LabelTopologyZone]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
 }
