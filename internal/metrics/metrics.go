@@ -15,6 +15,8 @@
 package metrics
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -36,6 +38,26 @@ func NodeClaimCreated(reason, nodePool string, minValuesRelaxed bool) {
 		relaxed = "true"
 	}
 	NodeClaimsCreated.WithLabelValues(reason, nodePool, relaxed).Inc()
+}
+
+// SchedulingDuration times the scheduling simulations, by the controller that ran them
+// (provisioner, disruption), in upstream's duration buckets.
+var SchedulingDuration = HistogramVec("karpenter_scheduler_scheduling_duration_seconds",
+	"Duration of one scheduling simulation, by the controller that ran it.",
+	DurationBuckets(), "controller")
+
+// TimeScheduling starts timing a simulation for the controller; the function it returns
+// records it.
+func TimeScheduling(controller string) func() {
+	start := time.Now()
+	return func() { SchedulingDuration.WithLabelValues(controller).Observe(time.Since(start).Seconds()) }
+}
+
+// DurationBuckets are upstream's buckets for durations of work a controller does: from 5 ms,
+// up to the 10 minutes a controller without a timeout may take.
+func DurationBuckets() []float64 {
+	return []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1,
+		1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60, 120, 150, 300, 450, 600}
 }
 
 // Counter makes a counter and registers it with the controller-runtime registry, which the

@@ -23,6 +23,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
@@ -104,6 +105,10 @@ func (s *Snapshot) approve(cmd *Command) (*Command, string) {
 
 // simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims.
 func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
+	schedule := func(in scheduling.Input) *scheduling.Results {
+		defer metrics.TimeScheduling("disruption")()
+		return scheduling.Schedule(in)
+	}
 	exclude := sets.New[string]()
 	var pods []*corev1.Pod
 	freed := make([]*StateNode, len(cands))
@@ -114,11 +119,11 @@ func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
 	}
 	near, all := s.existingNodes(exclude, pods)
 	in := s.input(pods, near, freed)
-	res := scheduling.Schedule(in)
+	res := schedule(in)
 	if all != nil && (len(res.PodErrors) > 0 || len(res.NewNodeClaims) > 0) {
 		// Not everything fit on the nearest nodes: try again with all of them.
 		in.ExistingNodes = all
-		res = scheduling.Schedule(in)
+		res = schedule(in)
 	}
 	// A move that puts a candidate's pod on a node that has not initialized is refused, as
 	// upstream refuses it (UninitializedNodeError): that node may never take pods, as a

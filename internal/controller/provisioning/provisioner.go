@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,10 +49,6 @@ import (
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
-
-var schedulingDuration = metrics.Histogram("karpenter_scheduler_scheduling_duration_seconds",
-	"Duration of one scheduling simulation.",
-	prometheus.ExponentialBuckets(0.001, 2, 16))
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
 type Provisioner struct {
@@ -118,9 +113,9 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	scheduled := metrics.TimeScheduling("provisioner")
 	results := scheduling.Schedule(input)
-	schedulingDuration.Observe(time.Since(start).Seconds())
+	scheduled()
 
 	for pod, err := range results.PodErrors {
 		if pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(pod) {
