@@ -73,7 +73,8 @@ func (z *zoneSpread) loads(ctx context.Context, reader client.Reader, nodeClaim 
 		return nil, nil
 	}
 	nodeClaims := &karpv1.NodeClaimList{}
-	if err := reader.List(ctx, nodeClaims, client.MatchingLabels{karpv1.LabelNodePool: pool}); err != nil {
+	// Read only, and every launch lists under the lock: the cache's objects, not copies.
+	if err := reader.List(ctx, nodeClaims, client.MatchingLabels{karpv1.LabelNodePool: pool}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	loads := map[string]int{}
