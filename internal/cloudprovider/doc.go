@@ -16,5 +16,6 @@
 // offerings, and the create, get, list, delete and drift calls on the VMs behind NodeClaims.
 // The KakaoCloud implementation lives in the kakaocloud subpackage.
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/utils/resources.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/metrics,
+// internal/utils/resources.
 package cloudprovider

@@ -30,6 +30,7 @@ import (
 
 	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
@@ -140,7 +141,7 @@ func NewControllers(o Options) *Controllers {
 	})
 	var repair *health.Reconciler
 	if o.NodeRepair && o.LegacyNodeRepair {
-		repair = &health.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock}
+		repair = &health.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodeHealth), Recorder: o.Recorder, Clock: o.Clock}
 	}
 	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
 	// controller turns that into NodeRegistrationHealthy.
@@ -156,7 +157,7 @@ func NewControllers(o Options) *Controllers {
 		}
 	}
 	provisioner := &provisioning.Provisioner{
-		Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+		Client: o.Client, CloudProvider: cloudprovider.Measured(provider, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
 		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		CapacityBuffers: o.CapacityBuffers,
 	}
@@ -178,25 +179,25 @@ func NewControllers(o Options) *Controllers {
 		NodeClass: &nodeclass.Reconciler{
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
-		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: provider, RegistrationHealth: registrations},
-		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder},
+		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodePool), RegistrationHealth: registrations},
+		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: cloudprovider.Measured(provider, Static), Recorder: o.Recorder},
 		Lifecycle: &lifecycle.Reconciler{
-			Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+			Client: o.Client, CloudProvider: cloudprovider.Measured(provider, Lifecycle), Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
 			RegistrationHealth: registrations,
 		},
 		Provisioner: provisioner,
-		Conditions:  &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock},
+		Conditions:  &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, Conditions), Recorder: o.Recorder, Clock: o.Clock},
 		PodEvents:   &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
 		Expiration:  &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
 		Disruption: &disruption.Controller{
-			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: provider, Recorder: o.Recorder, Clock: o.Clock,
+			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: cloudprovider.Measured(provider, Disruption), Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
 			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 			CapacityBuffers: o.CapacityBuffers,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
-		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: provider, Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
+		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodeClaimCollector), Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
 	}
 }
 

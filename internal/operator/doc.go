@@ -16,7 +16,7 @@
 // binary and the test suites run the same controllers wired the same way: the suites call
 // their reconcilers directly, the binary registers them on its manager.
 //
-// Of this project it imports api/autoscaling/v1beta1, internal/catalog, internal/cloudprovider/kakao,
+// Of this project it imports api/autoscaling/v1beta1, internal/catalog, internal/cloudprovider, internal/cloudprovider/kakao,
 // internal/controller/capacitybuffer, internal/controller/disruption, internal/controller/instance/garbagecollection,
 // internal/controller/node/health,
 // internal/controller/nodeclaim/bootstraptoken, internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
