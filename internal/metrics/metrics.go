@@ -81,6 +81,16 @@ func HistogramVec(name, help string, buckets []float64, labels ...string) *prome
 	return register(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels))
 }
 
+// Summary makes and registers a summary without labels, with upstream's quantiles (0, 0.5,
+// 0.9, 0.99 and 1, each within 0.01), as Counter does.
+func Summary(name, help string) prometheus.Summary {
+	objectives := map[float64]float64{}
+	for _, quantile := range []float64{0, 0.5, 0.9, 0.99, 1} {
+		objectives[quantile] = 0.01
+	}
+	return register(prometheus.NewSummary(prometheus.SummaryOpts{Name: name, Help: help, Objectives: objectives}))
+}
+
 func register[T prometheus.Collector](c T) T {
 	crmetrics.Registry.MustRegister(c)
 	return c

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -99,5 +100,18 @@ func TestTimeScheduling(t *testing.T) {
 	}
 	if got := m.GetHistogram().GetSampleCount(); got != 1 {
 		t.Errorf("%d simulations timed, want 1", got)
+	}
+}
+
+func TestGaugeSetReplace(t *testing.T) {
+	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set"}, []string{"node"})
+	set := &GaugeSet{}
+	set.Replace([]GaugeValue{{gauge, prometheus.Labels{"node": "a"}, 1}, {gauge, prometheus.Labels{"node": "b"}, 2}})
+	set.Replace([]GaugeValue{{gauge, prometheus.Labels{"node": "b"}, 3}})
+	if n := testutil.CollectAndCount(gauge); n != 1 {
+		t.Fatalf("%d series after the second set, want node b's only", n)
+	}
+	if got := testutil.ToFloat64(gauge.WithLabelValues("b")); got != 3 {
+		t.Errorf("node b = %v, want the second set's 3", got)
 	}
 }

@@ -35,6 +35,8 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
+	nodemetrics "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/metrics/node"
+	podmetrics "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/metrics/pod"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/bootstraptoken"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
@@ -123,6 +125,8 @@ type Controllers struct {
 	CapacityBuffer *capacitybuffer.Reconciler
 	// BootstrapToken is nil when VMs get no join script, hence no bootstrap token.
 	BootstrapToken *bootstraptoken.Reconciler
+	PodMetrics     *podmetrics.Reconciler
+	NodeMetrics    *nodemetrics.Controller
 }
 
 // NewControllers builds the controllers from o.
@@ -156,10 +160,13 @@ func NewControllers(o Options) *Controllers {
 			NextReleaseMinimum: cmp.Or(o.NextReleaseMinimum, operatorcondition.DefaultNextReleaseMinimum),
 		}
 	}
+	// Provisioning notes when it saw, decided about and placed each pending pod; the pod
+	// metrics time the pods' waits from them.
+	schedulingTimes := state.NewPodSchedulingTimes(o.Clock)
 	provisioner := &provisioning.Provisioner{
 		Client: o.Client, CloudProvider: cloudprovider.Measured(provider, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
 		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
-		CapacityBuffers: o.CapacityBuffers,
+		CapacityBuffers: o.CapacityBuffers, SchedulingTimes: schedulingTimes,
 	}
 	var buffers *capacitybuffer.Reconciler
 	if o.CapacityBuffers {
@@ -171,6 +178,8 @@ func NewControllers(o Options) *Controllers {
 	}
 	return &Controllers{
 		BootstrapToken:    tokens,
+		PodMetrics:        &podmetrics.Reconciler{Client: o.Client, Clock: o.Clock, SchedulingTimes: schedulingTimes},
+		NodeMetrics:       &nodemetrics.Controller{Client: o.Client, Clock: o.Clock},
 		CapacityBuffer:    buffers,
 		OperatorCondition: operatorCondition,
 		Health:            repair,
@@ -218,6 +227,8 @@ const (
 	OperatorCondition  = "operatorcondition"
 	CapacityBuffer     = "capacitybuffer"
 	BootstrapToken     = "nodeclaim.bootstraptoken"
+	PodMetrics         = "metrics.pod"
+	NodeMetrics        = "metrics.node"
 )
 
 // Register puts the controllers on the manager, which runs them once started: every one, or
@@ -267,6 +278,16 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 				return nil
 			}
 			return c.BootstrapToken.SetupWithManager(mgr)
+		}},
+		{PodMetrics, func() error { return c.PodMetrics.SetupWithManager(mgr) }},
+		{NodeMetrics, func() error {
+			c.NodeMetrics.HasSynced = func(ctx context.Context) bool {
+				// Synced informers answer at once; a second bounds the wait for one that is not.
+				ctx, cancel := context.WithTimeout(ctx, time.Second)
+				defer cancel()
+				return mgr.GetCache().WaitForCacheSync(ctx)
+			}
+			return mgr.Add(c.NodeMetrics)
 		}},
 	} {
 		if len(only) > 0 && !slices.Contains(only, r.name) {

@@ -19,8 +19,9 @@
 // each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels. It also holds the
 // one model of capacity both place pods on: nodes and NodeClaims in flight as places pods may
 // land, and the limits each NodePool has left; and what controllers share that the API does
-// not hold: whether each NodePool's latest nodes registered (RegistrationHealth).
+// not hold: whether each NodePool's latest nodes registered (RegistrationHealth), and when
+// provisioning saw, decided about and placed each pending pod (PodSchedulingTimes).
 //
-// Of this project it imports api/karpenter/v1, internal/scheduling, internal/utils/pod,
+// Of this project it imports api/karpenter/v1, internal/metrics, internal/scheduling, internal/utils/pod,
 // internal/utils/resources.
 package state

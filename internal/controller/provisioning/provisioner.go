@@ -64,6 +64,9 @@ type Provisioner struct {
 	// CapacityBuffers places the CapacityBuffers' virtual pods with the pending pods, and
 	// says in each buffer's Provisioning condition how that went (the CapacityBuffer gate).
 	CapacityBuffers bool
+	// SchedulingTimes are told when each pending pod was first seen, decided about and placed,
+	// for the pod metrics; nil keeps no times.
+	SchedulingTimes *state.PodSchedulingTimes
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -94,6 +97,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		return nil, err
 	}
 	pods := PodsToPlace(cluster, p.Clock.Now())
+	p.SchedulingTimes.Acknowledge(pendingOnly(pods))
 	var buffers []*autoscalingv1beta1.CapacityBuffer
 	if p.CapacityBuffers {
 		var virtual []*corev1.Pod
@@ -127,6 +131,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		if zones := zoneExplanation(pod, input.NodePools); zones != "" {
 			msg += "; " + zones
 		}
+		p.SchedulingTimes.Decide(pod, false)
 		p.failedScheduling(pod, msg)
 	}
 	for _, name := range results.IncompatibleNodePools {
@@ -137,7 +142,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		}
 	}
 	for _, placed := range results.Placed {
-		if placed.ExistingNode == "" || placed.Pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(placed.Pod) {
+		if placed.Pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(placed.Pod) {
+			continue
+		}
+		p.SchedulingTimes.Decide(placed.Pod, true)
+		if placed.ExistingNode == "" {
 			continue
 		}
 		where := placed.ExistingNode
@@ -164,6 +173,18 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		created = append(created, nodeClaim)
 	}
 	return created, p.updateBuffers(ctx, buffers, *results)
+}
+
+// pendingOnly are the pods of pods that wait for a node: not those of nodes being deleted,
+// which still run, nor the CapacityBuffers' virtual ones.
+func pendingOnly(pods []*corev1.Pod) []*corev1.Pod {
+	var pending []*corev1.Pod
+	for _, pod := range pods {
+		if pod.Spec.NodeName == "" && !capacitybuffer.IsVirtual(pod) {
+			pending = append(pending, pod)
+		}
+	}
+	return pending
 }
 
 // updateBuffers sets each buffer's Provisioning condition from where the pass placed its
@@ -337,18 +358,13 @@ func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []schedulin
 type podTrigger struct {
 	client  client.Client
 	batcher *Batcher
-	startup *startupTracker
 }
 
 func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
 	if err := t.client.Get(ctx, req.NamespacedName, pod); err != nil {
-		if apierrors.IsNotFound(err) {
-			t.startup.forget(req.NamespacedName)
-		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	t.startup.observe(pod)
 	if !podutil.IsProvisionable(pod) {
 		return reconcile.Result{}, nil
 	}
@@ -376,5 +392,5 @@ func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 				p.Batcher.Trigger()
 			}
 		}}).
-		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher, startup: newStartupTracker()})
+		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher})
 }
