@@ -15,8 +15,6 @@
 package metrics
 
 import (
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -38,19 +36,6 @@ func NodeClaimCreated(reason, nodePool string, minValuesRelaxed bool) {
 		relaxed = "true"
 	}
 	NodeClaimsCreated.WithLabelValues(reason, nodePool, relaxed).Inc()
-}
-
-// SchedulingDuration times the scheduling simulations, by the controller that ran them
-// (provisioner, disruption), in upstream's duration buckets.
-var SchedulingDuration = HistogramVec("karpenter_scheduler_scheduling_duration_seconds",
-	"Duration of one scheduling simulation, by the controller that ran it.",
-	DurationBuckets(), "controller")
-
-// TimeScheduling starts timing a simulation for the controller; the function it returns
-// records it.
-func TimeScheduling(controller string) func() {
-	start := time.Now()
-	return func() { SchedulingDuration.WithLabelValues(controller).Observe(time.Since(start).Seconds()) }
 }
 
 // DurationBuckets are upstream's buckets for durations of work a controller does: from 5 ms,
@@ -81,14 +66,14 @@ func HistogramVec(name, help string, buckets []float64, labels ...string) *prome
 	return register(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels))
 }
 
-// Summary makes and registers a summary without labels, with upstream's quantiles (0, 0.5,
-// 0.9, 0.99 and 1, each within 0.01), as Counter does.
-func Summary(name, help string) prometheus.Summary {
+// SummaryVec makes and registers a summary with upstream's quantiles (0, 0.5, 0.9, 0.99 and
+// 1, each within 0.01), as Counter does.
+func SummaryVec(name, help string, labels ...string) *prometheus.SummaryVec {
 	objectives := map[float64]float64{}
 	for _, quantile := range []float64{0, 0.5, 0.9, 0.99, 1} {
 		objectives[quantile] = 0.01
 	}
-	return register(prometheus.NewSummary(prometheus.SummaryOpts{Name: name, Help: help, Objectives: objectives}))
+	return register(prometheus.NewSummaryVec(prometheus.SummaryOpts{Name: name, Help: help, Objectives: objectives}, labels))
 }
 
 func register[T prometheus.Collector](c T) T {

@@ -92,17 +92,6 @@ func TestDisruptionRecord(t *testing.T) {
 	}
 }
 
-func TestTimeScheduling(t *testing.T) {
-	TimeScheduling("provisioner")()
-	m := &dto.Metric{}
-	if err := SchedulingDuration.WithLabelValues("provisioner").(prometheus.Histogram).Write(m); err != nil {
-		t.Fatal(err)
-	}
-	if got := m.GetHistogram().GetSampleCount(); got != 1 {
-		t.Errorf("%d simulations timed, want 1", got)
-	}
-}
-
 func TestGaugeSetReplace(t *testing.T) {
 	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set"}, []string{"node"})
 	set := &GaugeSet{}

@@ -19,6 +19,6 @@
 // node that does not carry the label at all satisfies it. Requirements maps keys to Requirement
 // and is the conjunction of its members.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider,
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
 // internal/utils/labelindex.
 package scheduling

@@ -59,6 +59,9 @@ type Input struct {
 	VolumeRequirements map[*corev1.Pod]Requirements
 	// Policies are the operator's --preference-policy and --min-values-policy.
 	Policies Policies
+	// Progress, when set, is told before each try how many pods the run has yet to try, for
+	// the scheduler metrics (Simulate).
+	Progress func(queued int)
 }
 
 // Policies are how a run treats what pods prefer and what NodePools ask of minValues, as
@@ -100,6 +103,9 @@ type Results struct {
 	// IncompatibleNodePools names the NodePools (available ones) whose requirements leave
 	// none of their instance types with an available offering: they can launch nothing.
 	IncompatibleNodePools []string
+	// Ignored counts the pods refused before any try, as what they ask cannot be modelled;
+	// each has its PodErrors entry too.
+	Ignored int
 }
 
 // Placement is where one pod was placed: an existing node (by ExistingNode name) or a new
@@ -294,8 +300,14 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 // Schedule runs the simulation. It is deterministic for a given input.
 func Schedule(in Input) *Results {
 	s := newScheduler(in)
+	tell := func(queued int) {
+		if in.Progress != nil {
+			in.Progress(queued)
+		}
+	}
 	var failed []*podInfo
-	for _, p := range s.pods {
+	for i, p := range s.pods {
+		tell(len(s.pods) - i + len(failed))
 		if err := s.placeRelaxing(p); err != nil {
 			failed = append(failed, p)
 			s.res.PodErrors[p.pod] = err
@@ -307,7 +319,8 @@ func Schedule(in Input) *Results {
 	for progress := len(failed) < len(s.pods); progress && len(failed) > 0; {
 		progress = false
 		left := failed[:0]
-		for _, p := range failed {
+		for i, p := range failed {
+			tell(len(failed) - i + len(left))
 			if err := s.place(p); err == nil {
 				delete(s.res.PodErrors, p.pod)
 				progress = true
@@ -347,12 +360,14 @@ func newScheduler(in Input) *scheduler {
 			// Where such a pod fits depends on devices this simulation does not model; upstream
 			// Karpenter does not provision for it either without dynamic resource allocation.
 			s.res.PodErrors[pod] = errors.New("the pod requests dynamic resources (spec.resourceClaims), which KakaoCloud nodes do not offer")
+			s.res.Ignored++
 			continue
 		}
 		p := newPodInfo(pod, in.VolumeRequirements[pod])
 		terms, err := s.topo.termsOf(pod)
 		if err != nil {
 			s.res.PodErrors[pod] = err
+			s.res.Ignored++
 			continue
 		}
 		p.terms = terms

@@ -21,7 +21,7 @@ import (
 
 // MetricValue sums, in the controller-runtime registry the operator serves, the series of the
 // metric named name whose labels include labels (all series for nil); counters, gauges and
-// the sample counts of histograms alike. It is 0 when no series matches.
+// the sample counts of histograms and summaries alike. It is 0 when no series matches.
 func MetricValue(name string, labels map[string]string) float64 {
 	families, err := crmetrics.Registry.Gather()
 	if err != nil {
@@ -62,6 +62,8 @@ func value(m *dto.Metric) float64 {
 		return m.GetGauge().GetValue()
 	case m.Histogram != nil:
 		return float64(m.GetHistogram().GetSampleCount())
+	case m.Summary != nil:
+		return float64(m.GetSummary().GetSampleCount())
 	}
 	return 0
 }

@@ -23,7 +23,6 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
@@ -105,10 +104,7 @@ func (s *Snapshot) approve(cmd *Command) (*Command, string) {
 
 // simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims.
 func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
-	schedule := func(in scheduling.Input) *scheduling.Results {
-		defer metrics.TimeScheduling("disruption")()
-		return scheduling.Schedule(in)
-	}
+	schedule := func(in scheduling.Input) *scheduling.Results { return scheduling.Simulate("disruption", in) }
 	exclude := sets.New[string]()
 	var pods []*corev1.Pod
 	freed := make([]*StateNode, len(cands))

@@ -117,9 +117,8 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
 		return nil, err
 	}
-	scheduled := metrics.TimeScheduling("provisioner")
-	results := scheduling.Schedule(input)
-	scheduled()
+	results := scheduling.Simulate("provisioner", input)
+	scheduling.PublishIgnored(results)
 
 	for pod, err := range results.PodErrors {
 		if pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(pod) {

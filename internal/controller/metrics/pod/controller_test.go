@@ -57,7 +57,7 @@ func ready(pod *corev1.Pod, at time.Time) {
 func summaryCount(t *testing.T) (uint64, float64) {
 	t.Helper()
 	m := &dto.Metric{}
-	if err := startupDuration.Write(m); err != nil {
+	if err := startupDuration.(prometheus.Metric).Write(m); err != nil {
 		t.Fatal(err)
 	}
 	return m.GetSummary().GetSampleCount(), m.GetSummary().GetSampleSum()

@@ -29,8 +29,8 @@ var (
 	podState = metrics.Gauge("karpenter_pods_state",
 		"One series per pod, at 1: its name, namespace, owner, node, whether it is scheduled, the node's NodePool, zone, architecture, capacity type and instance type, its phase, whether it is ready and whether its node is managed by Karpenter.",
 		labelName, labelNamespace, "owner", "node", "scheduled", "nodepool", "zone", "arch", "capacity_type", "instance_type", "phase", "ready", "managed")
-	startupDuration = metrics.Summary("karpenter_pods_startup_duration_seconds",
-		"Time from a pod's creation until it is ready, for pods seen pending.")
+	startupDuration = metrics.SummaryVec("karpenter_pods_startup_duration_seconds",
+		"Time from a pod's creation until it is ready, for pods seen pending.").WithLabelValues()
 	unstartedTime = metrics.Gauge("karpenter_pods_unstarted_time_seconds",
 		"Time since a pod that has not started yet was created.",
 		labelName, labelNamespace)

@@ -16,8 +16,11 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +100,7 @@ func (r *Reconciler) drain(ctx context.Context, nodeClaim *karpv1.NodeClaim, nod
 		}
 	}
 	for _, pod := range forced {
-		if err := r.forceDelete(ctx, pod, *deadline); err != nil {
+		if err := r.forceDelete(ctx, nodeClaim, pod, *deadline); err != nil {
 			return "", err
 		}
 	}
@@ -155,8 +158,10 @@ func (r *Reconciler) evictOrWait(ctx context.Context, nodeClaim *karpv1.NodeClai
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: new(pod.UID)}},
 	}
 	err := r.Client.SubResource("eviction").Create(ctx, pod, eviction)
+	countEvictionRequest(err)
 	switch {
 	case err == nil:
+		podsDrained.WithLabelValues(evictionReason(nodeClaim)).Inc()
 		podEvicted(r.Recorder, pod, evictionReason(nodeClaim))
 		w.evicted = append(w.evicted, name)
 	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
@@ -170,17 +175,33 @@ func (r *Reconciler) evictOrWait(ctx context.Context, nodeClaim *karpv1.NodeClai
 	return nil
 }
 
+// countEvictionRequest counts an eviction request by the API's answer: its HTTP code.
+func countEvictionRequest(err error) {
+	code := http.StatusOK
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code = int(status.Status().Code)
+	} else if err != nil {
+		// No answer from the API server (a timeout, a dropped connection): nothing to count.
+		return
+	}
+	podsEvictionRequests.WithLabelValues(strconv.Itoa(code)).Inc()
+}
+
 // forceDelete deletes a pod whose grace period would outlast the deadline, granting it what is
 // left until the deadline, or its own shorter grace period, and at least 1 s: a grace of 0
 // would remove the pod from the API before its containers stop, and a replacement could run
 // beside it.
-func (r *Reconciler) forceDelete(ctx context.Context, pod *corev1.Pod, deadline time.Time) error {
+func (r *Reconciler) forceDelete(ctx context.Context, nodeClaim *karpv1.NodeClaim, pod *corev1.Pod, deadline time.Time) error {
 	own := ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)
 	grace := max(min(int64(deadline.Sub(r.now()).Seconds()), own), 1)
 	podDeletedAheadOfDeadline(r.Recorder, pod, grace, deadline)
 	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(grace), client.Preconditions{UID: new(pod.UID)})
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("deleting pod %s/%s ahead of the terminationGracePeriod deadline: %w", pod.Namespace, pod.Name, err)
+	}
+	if err == nil {
+		podsDrained.WithLabelValues(evictionReason(nodeClaim)).Inc()
 	}
 	log.FromContext(ctx).V(1).Info("deleting pod", "Pod", klog.KObj(pod),
 		"pod.terminationGracePeriodSeconds", ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 0),

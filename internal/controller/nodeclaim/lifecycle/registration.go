@@ -70,6 +70,7 @@ func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	r.setCondition(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, karpv1.ReasonRegistered, "the node registered")
 	if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeRegistered) {
 		log.FromContext(ctx).Info("registered nodeclaim", "Node", klog.KRef("", node.Name))
+		nodesCreated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], node.Labels[corev1.LabelTopologyZone]).Inc()
 		r.recordRegistration(nodeClaim, true)
 	}
 	return reconcile.Result{}, nil

@@ -45,6 +45,7 @@ var _ = Describe("Registration", func() {
 	It("makes the node the NodeClaim's: labels, annotations, taints, finalizer, owner, and the unregistered taint removed", func() {
 		taint := corev1.Taint{Key: "dedicated", Value: "checkout", Effect: corev1.TaintEffectNoSchedule}
 		startup := corev1.Taint{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoExecute}
+		created := test.MetricValue("karpenter_nodes_created_total", map[string]string{"nodepool": "default"})
 		nodeClaim, node := registeredNodeClaim(func(nodeClaim *karpv1.NodeClaim) {
 			nodeClaim.Labels["team"] = "checkout"
 			metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, "example.com/owner", "payments")
@@ -61,6 +62,8 @@ var _ = Describe("Registration", func() {
 		Expect(node.Spec.Taints).NotTo(ContainElement(HaveField("Key", karpv1.UnregisteredNoExecuteTaint.Key)))
 		Expect(controllerutil.ContainsFinalizer(node, karpv1.TerminationFinalizer)).To(BeTrue())
 		Expect(node.OwnerReferences).To(ContainElement(SatisfyAll(HaveField("Kind", "NodeClaim"), HaveField("UID", nodeClaim.UID))))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // registered once, counted once
+		ExpectMetric("karpenter_nodes_created_total", map[string]string{"nodepool": "default", "zone": node.Labels[corev1.LabelTopologyZone]}, Equal(created+1))
 	})
 
 	It("takes a conflict on the node as a requeue, not an error, and registers the node on the next pass", func() {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/klog/v2"
 
 	corev1 "k8s.io/api/core/v1"
@@ -79,6 +80,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 			patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
 			return reconcile.Result{RequeueAfter: nodeDeletionPoll}, errors.Join(err, patchErr)
 		}
+		r.recordNodeTerminated(nodeClaim, node)
 	}
 	stored = nodeClaim.DeepCopy()
 	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
@@ -87,6 +89,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	r.announced.forget(nodeClaim.UID)
+	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Labels[karpv1.LabelTopologyZone]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
@@ -111,6 +114,9 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 			return reconcile.Result{RequeueAfter: drainPoll}, true, err
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeDrained, metav1.ConditionTrue, karpv1.ReasonDrained, "every pod the node had to let go has gone")
+		if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeDrained) {
+			nodesDrained.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
+		}
 		if next, waiting, err := r.awaitVolumeDetachment(ctx, nodeClaim, node, deadline); waiting || err != nil {
 			return next, true, err
 		}
@@ -126,9 +132,34 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 	// it, and the NodeClaim may stay a while for its node.
 	r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
 	if err != nil {
+		// Gone: timed from the first pass that asked, once.
+		if r.announced.first(nodeClaim.UID, "InstanceTerminated") {
+			started := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating).LastTransitionTime.Time
+			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(started), 0).Seconds())
+		}
 		return reconcile.Result{}, false, nil
 	}
 	return reconcile.Result{RequeueAfter: vmDeletionPoll}, true, nil
+}
+
+// recordNodeTerminated counts a node that is gone, once, with how long its termination took,
+// from the node's deletion or, when this controller deleted it, its NodeClaim's, and how long it
+// lived.
+func (r *Reconciler) recordNodeTerminated(nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
+	if !r.announced.first(nodeClaim.UID, "NodeTerminated") {
+		return
+	}
+	nodePool := node.Labels[karpv1.LabelNodePool]
+	asked := nodeClaim.DeletionTimestamp
+	if !node.DeletionTimestamp.IsZero() && (asked.IsZero() || node.DeletionTimestamp.Before(asked)) {
+		asked = node.DeletionTimestamp
+	}
+	now := r.now()
+	nodesTerminated.WithLabelValues(nodePool, node.Labels[corev1.LabelTopologyZone]).Inc()
+	if !asked.IsZero() {
+		nodeTerminationDuration.WithLabelValues(nodePool).Observe(max(now.Sub(asked.Time), 0).Seconds())
+	}
+	nodeLifetime.WithLabelValues(nodePool).Observe(max(now.Sub(node.CreationTimestamp.Time), 0).Seconds())
 }
 
 // taint keeps new pods off a node that is going away.

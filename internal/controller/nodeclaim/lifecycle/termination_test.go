@@ -219,6 +219,10 @@ var _ = Describe("Termination", func() {
 		labels := map[string]string{"app": nodeClaim.Name}
 		pod := runningOn(node, test.Labelled(labels))
 		pdb := blockingBudget(labels)
+		refused := test.MetricValue("karpenter_pods_eviction_requests_total", map[string]string{"code": "429"})
+		accepted := test.MetricValue("karpenter_pods_eviction_requests_total", map[string]string{"code": "200"})
+		drainedPods := test.MetricValue("karpenter_pods_drained_total", map[string]string{"reason": "Forceful Termination"})
+		drainedNodes := test.MetricValue("karpenter_nodes_drained_total", map[string]string{"nodepool": "default"})
 		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
@@ -239,6 +243,12 @@ var _ = Describe("Termination", func() {
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(condition(nodeClaim, karpv1.ConditionTypeDrained)).To(SatisfyAll(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", karpv1.ReasonDrained)))
 		Expect(condition(nodeClaim, karpv1.ConditionTypeVolumesDetached)).To(HaveField("Status", metav1.ConditionTrue))
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectMetric("karpenter_pods_eviction_requests_total", map[string]string{"code": "429"}, Equal(refused+1))
+		ExpectMetric("karpenter_pods_eviction_requests_total", map[string]string{"code": "200"}, Equal(accepted+1))
+		// Deleted by hand, not disrupted: a forceful termination, as upstream names it.
+		ExpectMetric("karpenter_pods_drained_total", map[string]string{"reason": "Forceful Termination"}, Equal(drainedPods+1))
+		ExpectMetric("karpenter_nodes_drained_total", map[string]string{"nodepool": "default"}, Equal(drainedNodes+1))
 	})
 
 	It("deletes the VM only once the volumes of its drained pods are detached, those of pods that stay aside", func() {
@@ -330,6 +340,11 @@ var _ = Describe("Termination", func() {
 	It("deletes the VM, waits until it is gone, deletes the node, then lets the NodeClaim go, counted once", func() {
 		nodeClaim, node := initializedNodeClaim()
 		before := test.MetricValue("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"})
+		timed := map[string]float64{}
+		for _, name := range []string{"karpenter_nodes_terminated_total", "karpenter_nodes_termination_duration_seconds", "karpenter_nodes_lifetime_duration_seconds",
+			"karpenter_nodeclaims_instance_termination_duration_seconds", "karpenter_nodeclaims_termination_duration_seconds"} {
+			timed[name] = test.MetricValue(name, map[string]string{"nodepool": "default"})
+		}
 		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
 
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
@@ -345,6 +360,9 @@ var _ = Describe("Termination", func() {
 		Expect(exists).To(BeFalse())
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim) // a late pass finds nothing to count
 		ExpectMetric("karpenter_nodeclaims_terminated_total", map[string]string{"nodepool": "default"}, Equal(before+1))
+		for name, was := range timed {
+			ExpectMetric(name, map[string]string{"nodepool": "default"}, Equal(was+1))
+		}
 	})
 
 	It("keeps the NodeClaim, InstanceTerminating, while another finalizer holds its node", func() {
