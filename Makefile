@@ -47,11 +47,14 @@ help: ## Display this help.
 # modules (hack/bench-upstream needs a newer Go than the operator).
 GENERATE_PATHS = ./api/...;./internal/...;./cmd/...
 
+# The chart cannot read files outside its directory: it ships copies of the CRDs and of the
+# Grafana dashboards of config/grafana/dashboards, which verify diffs and hack/packaging checks.
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs, RBAC and webhook configuration from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="$(GENERATE_PATHS)" output:crd:artifacts:config=config/crd/bases
 	go run ./hack/crdpatch config/crd/bases/*.yaml
 	cp config/crd/bases/*.yaml charts/karpenter-provider-kakaocloud/crds/
+	cp config/grafana/dashboards/*.json charts/karpenter-provider-kakaocloud/dashboards/
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
@@ -125,9 +128,11 @@ conformance: ## Judge the scheduling simulation with the real kube-scheduler: SE
 # module, so that Helm, operator-framework and Prometheus stay out of the operator's): the
 # OLM bundle through operator-framework's validators, the Helm chart rendered and installed,
 # upgraded, rolled back and uninstalled by the Helm SDK on a real API server, least privilege
-# and hardening on every path, the alerts through Prometheus' parser, the OCI image writer.
+# and hardening on every path, the alerts and the Grafana dashboards' queries through
+# Prometheus' parser (each metric they read listed as served in docs/metrics.md), the OCI
+# image writer.
 .PHONY: test-packaging
-test-packaging: kustomize k8s-binaries ## Validate the bundle, the chart, the overlays, the alerts and the images.
+test-packaging: kustomize k8s-binaries ## Validate the bundle, the chart, the overlays, the alerts, the dashboards and the images.
 	cd hack/packaging && go vet ./... && \
 		KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) $(CURDIR)/hack/build-k8s-binaries.sh | tail -n1)" go test ./... -count=1
 

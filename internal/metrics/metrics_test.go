@@ -15,6 +15,7 @@
 package metrics
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -102,5 +103,16 @@ func TestGaugeSetReplace(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(gauge.WithLabelValues("b")); got != 3 {
 		t.Errorf("node b = %v, want the second set's 3", got)
+	}
+}
+
+func TestPublishBuildInfo(t *testing.T) {
+	PublishBuildInfo()
+	if n := testutil.CollectAndCount(buildInfo); n != 1 {
+		t.Fatalf("%d build info series, want 1", n)
+	}
+	version, commit := BuildVersion()
+	if got := testutil.ToFloat64(buildInfo.WithLabelValues(version, runtime.Version(), runtime.GOARCH, commit)); got != 1 {
+		t.Errorf("build info = %v, want 1", got)
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/instance/garbagecollection"
 	nodemetrics "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/metrics/node"
 	podmetrics "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/metrics/pod"
+	statusmetrics "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/metrics/status"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/bootstraptoken"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
@@ -127,6 +128,8 @@ type Controllers struct {
 	BootstrapToken *bootstraptoken.Reconciler
 	PodMetrics     *podmetrics.Reconciler
 	NodeMetrics    *nodemetrics.Controller
+	// StatusMetrics serve the operator_* status-condition and termination families.
+	StatusMetrics []statusmetrics.Controller
 }
 
 // NewControllers builds the controllers from o.
@@ -180,6 +183,7 @@ func NewControllers(o Options) *Controllers {
 		BootstrapToken:    tokens,
 		PodMetrics:        &podmetrics.Reconciler{Client: o.Client, Clock: o.Clock, SchedulingTimes: schedulingTimes},
 		NodeMetrics:       &nodemetrics.Controller{Client: o.Client, Clock: o.Clock},
+		StatusMetrics:     statusmetrics.NewControllers(o.Client, o.Clock),
 		CapacityBuffer:    buffers,
 		OperatorCondition: operatorCondition,
 		Health:            repair,
@@ -229,6 +233,7 @@ const (
 	BootstrapToken     = "nodeclaim.bootstraptoken"
 	PodMetrics         = "metrics.pod"
 	NodeMetrics        = "metrics.node"
+	StatusMetrics      = "metrics.status"
 )
 
 // Register puts the controllers on the manager, which runs them once started: every one, or
@@ -288,6 +293,14 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 				return mgr.GetCache().WaitForCacheSync(ctx)
 			}
 			return mgr.Add(c.NodeMetrics)
+		}},
+		{StatusMetrics, func() error {
+			for _, s := range c.StatusMetrics {
+				if err := s.SetupWithManager(mgr); err != nil {
+					return err
+				}
+			}
+			return nil
 		}},
 	} {
 		if len(only) > 0 && !slices.Contains(only, r.name) {

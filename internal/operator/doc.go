@@ -18,7 +18,7 @@
 //
 // Of this project it imports api/autoscaling/v1beta1, internal/catalog, internal/cloudprovider, internal/cloudprovider/kakao,
 // internal/controller/capacitybuffer, internal/controller/disruption, internal/controller/instance/garbagecollection,
-// internal/controller/metrics/node, internal/controller/metrics/pod,
+// internal/controller/metrics/node, internal/controller/metrics/pod, internal/controller/metrics/status,
 // internal/controller/node/health,
 // internal/controller/nodeclaim/bootstraptoken, internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
 // internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,

@@ -188,7 +188,6 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		return c.PollInterval, nil
 	}
 
-	start := c.now()
 	in, err := c.snapshotInput(ctx)
 	if err != nil {
 		return 0, err
@@ -206,6 +205,7 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		if cmd == nil {
 			log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
 				"reason", v.cmd.ReasonLabel(), "method", v.cmd.Method, "nodeclaims", v.cmd.Names(), "why", why)
+			failedValidations.WithLabelValues(v.cmd.ConsolidationType()).Add(float64(len(v.cmd.Candidates)))
 			message := fmt.Sprintf("Consolidation rejected: %s, reason: %s (savings: %.2f)", v.cmd, why, v.cmd.Savings)
 			for _, cand := range v.cmd.Candidates {
 				consolidationRejected(c.recorder, cand.NodeClaim, message)
@@ -221,7 +221,6 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	fingerprint := snap.Fingerprint()
 	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.now().Sub(c.consolidated.at) < ConsolidatedRecheck
 	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.now})
-	evaluationDuration.Observe(c.now().Sub(start).Seconds())
 	c.report(snap, d)
 	switch {
 	case d.Consolidated:
@@ -357,9 +356,14 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for reason, n := range d.Eligible {
 		eligibleNodes.WithLabelValues(strings.ToLower(string(reason))).Set(float64(n))
 	}
+	for _, e := range d.Evaluations {
+		evaluationDuration.WithLabelValues(strings.ToLower(string(e.Reason)), e.ConsolidationType()).Observe(e.Duration.Seconds())
+	}
 	for _, name := range snap.poolNames {
 		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy} {
-			allowedDisruptions.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(snap.budget(name, reason).Nodes))
+			budget := snap.budget(name, reason)
+			allowedDisruptions.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(budget.Nodes))
+			nodesConsumingBudgets.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(budget.disrupting))
 		}
 	}
 	for _, b := range d.Blocked {

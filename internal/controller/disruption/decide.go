@@ -60,6 +60,21 @@ type Decision struct {
 	TimedOut []string
 	// Consolidated is true when consolidation ran and found nothing to do.
 	Consolidated bool
+	// Evaluations are how long each method that ran took, in the order they ran.
+	Evaluations []Evaluation
+}
+
+// Evaluation is one method's run: its command's reason and consolidation type (as Command
+// labels them), and how long it took.
+type Evaluation struct {
+	Method   string
+	Reason   karpv1.DisruptionReason
+	Duration time.Duration
+}
+
+// ConsolidationType is the evaluation's consolidation_type label, as Command's.
+func (e Evaluation) ConsolidationType() string {
+	return (&Command{Method: e.Method}).ConsolidationType()
 }
 
 // PoolBlocked says that a NodePool's budgets allow no disruption for a reason.
@@ -74,23 +89,31 @@ type PoolBlocked struct {
 // upstream's: fixing a fault outranks any saving.
 func (s *Snapshot) Decide(opts Options) *Decision {
 	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}}
-	if d.Command = s.repair(d); d.Command != nil {
-		return d
+	now := opts.Clock
+	if now == nil {
+		now = time.Now
 	}
-	if d.Command = s.emptiness(d); d.Command != nil {
-		return d
+	methods := []struct {
+		name   string
+		reason karpv1.DisruptionReason
+		run    func() *Command
+	}{
+		{MethodRepair, karpv1.DisruptionReasonUnhealthy, func() *Command { return s.repair(d) }},
+		{MethodEmptiness, karpv1.DisruptionReasonEmpty, func() *Command { return s.emptiness(d) }},
+		{MethodDrift, karpv1.DisruptionReasonDrifted, func() *Command { return s.drift(d) }},
+		{MethodMultiNode, karpv1.DisruptionReasonUnderutilized, func() *Command { return s.multiNode(d, opts) }},
+		{MethodSingleNode, karpv1.DisruptionReasonUnderutilized, func() *Command { return s.singleNode(d, opts) }},
 	}
-	if d.Command = s.drift(d); d.Command != nil {
-		return d
-	}
-	if opts.SkipConsolidation {
-		return d
-	}
-	if d.Command = s.multiNode(d, opts); d.Command != nil {
-		return d
-	}
-	if d.Command = s.singleNode(d, opts); d.Command != nil {
-		return d
+	for _, m := range methods {
+		if opts.SkipConsolidation && m.reason == karpv1.DisruptionReasonUnderutilized {
+			return d
+		}
+		start := now()
+		d.Command = m.run()
+		d.Evaluations = append(d.Evaluations, Evaluation{Method: m.name, Reason: m.reason, Duration: now().Sub(start)})
+		if d.Command != nil {
+			return d
+		}
 	}
 	d.Consolidated = true
 	return d

@@ -514,6 +514,8 @@ var _ = Describe("Disruption", func() {
 		})
 		a, b := twoNodesWithPods("merge", "m2a.xlarge", "720h", "web", "1500m")
 		before := test.MetricValue("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})
+		byPool := test.MetricValue("karpenter_voluntary_disruption_decisions_by_nodepool_total", map[string]string{"nodepool": "merge", "decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})
+		saved := test.MetricValue("karpenter_kakaocloud_consolidation_savings_total", map[string]string{"nodepool": "merge"})
 		updatePool("merge", func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
 
 		Eventually(gone(a, b)).Should(Succeed())
@@ -522,6 +524,9 @@ var _ = Describe("Disruption", func() {
 		Expect(claims[0].Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "c2a.xlarge"), "the cheapest type for 3 CPUs, cheaper than one m2a.xlarge")
 		Eventually(allBound("web", 2, claims[0].Name)).Should(Succeed())
 		Expect(test.MetricValue("karpenter_voluntary_disruption_decisions_total", map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(before + 1))
+		Expect(test.MetricValue("karpenter_voluntary_disruption_decisions_by_nodepool_total", map[string]string{"nodepool": "merge", "decision": "replace", "reason": "underutilized", "consolidation_type": "multi"})).To(Equal(byPool + 1))
+		Expect(test.MetricValue("karpenter_kakaocloud_consolidation_savings_total", map[string]string{"nodepool": "merge"})).To(BeNumerically(">", saved), "two m2a.xlarge cost more than one c2a.xlarge")
+		Expect(test.MetricValue("karpenter_voluntary_disruption_decision_evaluation_duration_seconds", map[string]string{"reason": "underutilized", "consolidation_type": "multi"})).To(BeNumerically(">", 0))
 	})
 
 	It("makes a Balanced move whose savings are worth its disruption, with its score in the nodes' events", func() {

@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -609,4 +610,59 @@ func TestUninitializedDestinations(t *testing.T) {
 	d := c.snapshot().Decide(Options{})
 	expectNoCommand(t, d)
 	expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "cannot replace the drifted node: pod default/p: it would move to node-b, which has not initialized yet")
+}
+
+func TestDecideTimesEachMethod(t *testing.T) {
+	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized))
+	busy := c.node("busy", "default", "m2a.large", isConsolidatable)
+	c.pods(testPod("app", busy, "1", "1Gi"))
+	tick := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { tick = tick.Add(time.Second); return tick }
+	for _, tc := range []struct {
+		skip bool
+		want []string
+	}{
+		{false, []string{MethodRepair, MethodEmptiness, MethodDrift, MethodMultiNode, MethodSingleNode}},
+		{true, []string{MethodRepair, MethodEmptiness, MethodDrift}},
+	} {
+		d := c.snapshot().Decide(Options{SkipConsolidation: tc.skip, Clock: clock})
+		var got []string
+		for _, e := range d.Evaluations {
+			got = append(got, e.Method)
+			if e.Duration <= 0 {
+				t.Errorf("%s took %v on a clock that ticks on every read", e.Method, e.Duration)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("skip %v: evaluated %v, want %v", tc.skip, got, tc.want)
+		}
+	}
+	if got := (Evaluation{Method: MethodMultiNode}).ConsolidationType(); got != "multi" {
+		t.Errorf("multi-node consolidation's type is %q", got)
+	}
+}
+
+func TestSavingsByPool(t *testing.T) {
+	c := newCluster(testPool("a", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized), testPool("b", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized))
+	c.node("a-1", "a", "m2a.large")
+	c.node("b-1", "b", "m2a.large")
+	c.node("b-2", "b", "m2a.large")
+	snap := c.snapshot()
+	var cands []*Candidate
+	for _, n := range snap.nodes {
+		cands = append(cands, &Candidate{StateNode: n})
+	}
+	cmd := &Command{Method: MethodMultiNode, Candidates: cands, Savings: totalPrice(cands) / 2}
+	got := savingsByPool(cmd)
+	price := cands[0].price
+	if len(got) != 2 || math.Abs(got["a"]-price/2) > 1e-9 || math.Abs(got["b"]-price) > 1e-9 {
+		t.Errorf("savings by pool %v, want a %v and b %v: each pool's share of the cost", got, price/2, price)
+	}
+	if pools := candidatePools(cmd); !slices.Equal(pools, []string{"a", "b"}) && !slices.Equal(pools, []string{"b", "a"}) {
+		t.Errorf("candidate pools %v, want a and b once each", pools)
+	}
+	cmd.Savings = 0
+	if got := savingsByPool(cmd); len(got) != 0 {
+		t.Errorf("a command that saves nothing shares %v", got)
+	}
 }

@@ -15,8 +15,6 @@
 package disruption
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 )
 
@@ -31,9 +29,21 @@ var (
 	allowedDisruptions = metrics.Gauge("karpenter_nodepools_allowed_disruptions",
 		"Nodes a NodePool's budgets allow to be disrupted at once now, by NodePool and reason, before subtracting those already being disrupted.",
 		"nodepool", "reason")
-	evaluationDuration = metrics.Histogram("karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
-		"Duration of one disruption decision: preparing the cluster snapshot and trying the methods in order.",
-		prometheus.ExponentialBuckets(0.001, 2, 16))
+	evaluationDuration = metrics.HistogramVec("karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
+		"Duration of one disruption method's evaluation, by reason and consolidation type.",
+		metrics.DurationBuckets(), "reason", "consolidation_type")
+	decisionsByNodePool = metrics.Counter("karpenter_voluntary_disruption_decisions_by_nodepool_total",
+		"Disruption commands carried out, by NodePool of their candidates, decision, reason and consolidation type.",
+		"nodepool", "decision", "reason", "consolidation_type")
+	failedValidations = metrics.Counter("karpenter_voluntary_disruption_failed_validations_total",
+		"Candidates of consolidation commands abandoned because they no longer held after the validation delay, by consolidation type.",
+		"consolidation_type")
+	nodesConsumingBudgets = metrics.Gauge("karpenter_nodepools_nodes_consuming_budgets",
+		"Nodes of a NodePool being disrupted now, counted against its budgets, by NodePool and reason.",
+		"nodepool", "reason")
+	consolidationSavings = metrics.Counter("karpenter_kakaocloud_consolidation_savings_total",
+		"The hourly relative cost consolidation commands removed, by NodePool of their candidates: the candidates' prices less their replacements'. Relative cost units, not a bill.",
+		"nodepool")
 	consolidationTimeouts = metrics.Counter("karpenter_voluntary_disruption_consolidation_timeouts_total",
 		"Consolidation passes that ran out of time, by consolidation type (multi, single).",
 		"consolidation_type")
@@ -42,8 +52,16 @@ var (
 		"decision", "nodepool", "policy")
 	consolidationScore = metrics.HistogramVec("karpenter_consolidation_score",
 		"Scores of the consolidation moves Balanced NodePools scored, by decision (approved, rejected), NodePool and policy.",
-		[]float64{0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16}, "decision", "nodepool", "policy")
+		[]float64{0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10}, "decision", "nodepool", "policy")
 	queueFailures = metrics.Counter("karpenter_voluntary_disruption_queue_failures_total",
 		"Disruption commands abandoned and rolled back (a replacement failed or timed out, an API call failed), by decision, reason and consolidation type.",
 		"decision", "reason", "consolidation_type")
 )
+
+func init() {
+	// Only the multi- and single-node methods have a time limit: their timeout series start
+	// at 0, as upstream's, so that an alert on an increase has a series to read from the start.
+	for _, consolidationType := range []string{"multi", "single"} {
+		consolidationTimeouts.WithLabelValues(consolidationType).Add(0)
+	}
+}

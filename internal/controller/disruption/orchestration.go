@@ -191,6 +191,9 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 	ctx = log.IntoContext(ctx, logger)
 	logger.Info(cmd.String(), "nodeclaims", cmd.Names(), "savings", cmd.Savings)
 	decisionsTotal.WithLabelValues(cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
+	for _, nodePool := range candidatePools(cmd) {
+		decisionsByNodePool.WithLabelValues(nodePool, cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
+	}
 
 	r := &running{id: id, cmd: cmd, started: o.now()}
 	if cmd.Repair != nil {
@@ -346,10 +349,41 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 		return err
 	}
 	log.FromContext(ctx).Info("deleting disrupted nodeclaims", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
+	if r.cmd.ConsolidationType() != "" {
+		for nodePool, saved := range savingsByPool(r.cmd) {
+			consolidationSavings.WithLabelValues(nodePool).Add(saved)
+		}
+	}
 	if dests := destinations(r.cmd); len(r.replacements) > 0 || len(dests) > 0 {
 		o.completed = append(o.completed, &completed{replacements: r.replacements, candidates: r.cmd.Names(), destinations: dests, destinationsUntil: o.now().Add(DestinationNominationGrace), until: o.now().Add(NominationGrace)})
 	}
 	return nil
+}
+
+// candidatePools are the NodePools of the command's candidates, each once, in order.
+func candidatePools(cmd *Command) []string {
+	var pools []string
+	for _, c := range cmd.Candidates {
+		if !slices.Contains(pools, c.pool.np.Name) {
+			pools = append(pools, c.pool.np.Name)
+		}
+	}
+	return pools
+}
+
+// savingsByPool shares the command's savings among its candidates' NodePools, each in
+// proportion to what its candidates cost: the replacement serves them all. A command that
+// saves nothing (or whose candidates have no price) shares nothing.
+func savingsByPool(cmd *Command) map[string]float64 {
+	total := totalPrice(cmd.Candidates)
+	if cmd.Savings <= 0 || total <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, c := range cmd.Candidates {
+		out[c.pool.np.Name] += cmd.Savings * c.price / total
+	}
+	return out
 }
 
 // rollback undoes a command: the candidates' taints and DisruptionReason removed. Its

@@ -16,6 +16,7 @@ package node
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,8 @@ type Controller struct {
 	unsyncedSince time.Time
 }
 
+// NeedLeaderElection is true: a replica that does not lead would publish the same series
+// again, and dashboards summing them would count every node twice.
 func (c *Controller) NeedLeaderElection() bool { return true }
 
 // Start publishes every Interval until ctx ends.
@@ -215,9 +218,7 @@ func resourceType(name corev1.ResourceName) string {
 
 func withResourceType(labels prometheus.Labels, name corev1.ResourceName) prometheus.Labels {
 	out := make(prometheus.Labels, len(labels)+1)
-	for k, v := range labels {
-		out[k] = v
-	}
+	maps.Copy(out, labels)
 	out["resource_type"] = resourceType(name)
 	return out
 }

@@ -63,6 +63,7 @@ type tracked struct {
 	unstarted, unbound bool
 }
 
+// Reconcile writes the pod's series, or deletes them once it is gone.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pod); err != nil {
