@@ -265,6 +265,11 @@ type Subnet struct {
 	// Zone is the subnet's availability zone.
 	// +required
 	Zone string `json:"zone"`
+	// CIDRBlock is the subnet's IPv4 range. Of the subnets of one zone, a launch takes the one
+	// with the most addresses left by this estimate: the range's addresses less this cluster's
+	// VMs in it.
+	// +optional
+	CIDRBlock string `json:"cidrBlock,omitempty"`
 }
 
 // SecurityGroup is a resolved security group.

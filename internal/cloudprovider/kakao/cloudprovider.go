@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,14 +149,14 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	var candidates []instance.Candidate
 	var byName map[string]*cloudprovider.InstanceType
 	var why string
-	if err := p.zones.order(ctx, p.kube, nodeClaim, func(loads map[string]int) string {
-		candidates, byName, why = launchCandidates(nodeClaim, nodeClass, types, flavors, loads)
+	if err := p.zones.order(ctx, p.kube, nodeClaim, func(counted loads) placement {
+		candidates, byName, why = launchCandidates(nodeClaim, nodeClass, types, flavors, counted)
 		if len(candidates) == 0 {
-			return ""
+			return placement{}
 		}
-		return candidates[0].Zone
+		return placement{zone: candidates[0].Zone, subnet: candidates[0].SubnetID}
 	}); err != nil {
-		return nil, fmt.Errorf("counting the NodePool's NodeClaims by zone: %w", err)
+		return nil, fmt.Errorf("counting the NodeClaims by zone and subnet: %w", err)
 	}
 	if len(candidates) == 0 {
 		return nil, &cloudprovider.InsufficientCapacityError{Err: fmt.Errorf("no instance type can be launched for the NodeClaim: %s", why)}
@@ -191,7 +192,7 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return nil, fmt.Errorf("launching a VM: %w", err)
 	}
 	p.attempts.set(nodeClaim.UID, time.Time{})
-	p.zones.launched(nodeClaim, launched.Candidate.Zone)
+	p.zones.launched(nodeClaim, placement{zone: launched.Candidate.Zone, subnet: launched.Candidate.SubnetID})
 	if launched.Adopted {
 		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
 	}
@@ -275,10 +276,10 @@ func (p *CloudProvider) readyNodeClass(ctx context.Context, ref *karpv1.NodeClas
 }
 
 // launchCandidates lists the (instance type, zone) pairs that satisfy the NodeClaim, cheapest
-// first and, of equal prices, in the zone with the fewest of the NodePool's NodeClaims (loads)
-// first, each with the subnet and image it would launch with. When there are none, why says
-// what ruled them out.
-func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor, loads map[string]int) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
+// first and, of equal prices, in the zone with the fewest of the NodePool's NodeClaims
+// (counted.zones) first, each with the subnet (the zone's with the most addresses left) and
+// image it would launch with. When there are none, why says what ruled them out.
+func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, types []*cloudprovider.InstanceType, flavors []kakaocloud.Flavor, counted loads) ([]instance.Candidate, map[string]*cloudprovider.InstanceType, string) {
 	byName := map[string]*cloudprovider.InstanceType{}
 	flavorIDs := map[string]string{}
 	for _, f := range flavors {
@@ -316,7 +317,7 @@ func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, 
 			if !matches(selector, labels) {
 				continue
 			}
-			subnet, ok := subnetIn(nodeClass, of.Zone)
+			subnet, ok := subnetIn(nodeClass, of.Zone, counted.subnets)
 			if !ok || flavorIDs[it.Name] == "" {
 				continue
 			}
@@ -330,7 +331,7 @@ func launchCandidates(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, 
 		}
 	}
 	slices.SortStableFunc(found, func(a, b priced) int {
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(loads[a.Zone], loads[b.Zone]),
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(counted.zones[a.Zone], counted.zones[b.Zone]),
 			strings.Compare(a.FlavorName+"/"+a.Zone, b.FlavorName+"/"+b.Zone))
 	})
 	if len(found) > MaxLaunchCandidates {
@@ -383,13 +384,32 @@ func normalizeArch(a string) string {
 	return strings.ToLower(a)
 }
 
-func subnetIn(nodeClass *kcv1.KCNodeClass, zone string) (string, bool) {
+// subnetIn is the KCNodeClass's subnet of the zone with the most addresses left, by
+// freeAddresses; of equal ones, the first in the KCNodeClass's status.
+func subnetIn(nodeClass *kcv1.KCNodeClass, zone string, used map[string]int) (string, bool) {
+	best, bestFree, found := "", 0, false
 	for _, s := range nodeClass.Status.Subnets {
-		if s.Zone == zone {
-			return s.ID, true
+		if s.Zone != zone {
+			continue
+		}
+		if free := freeAddresses(s, used[s.ID]); !found || free > bestFree {
+			best, bestFree, found = s.ID, free, true
 		}
 	}
-	return "", false
+	return best, found
+}
+
+// freeAddresses estimates a subnet's addresses left: those of its range less the used ones
+// (this cluster's VMs in it). KakaoCloud neither reports a subnet's free addresses nor what
+// other users hold in it, and keeps a few of each range for itself, the same few in every
+// subnet (assumption A24): the estimate orders subnets, it does not promise an address. A
+// subnet whose range is not known counts only its used addresses, against none.
+func freeAddresses(s kcv1.Subnet, used int) int {
+	prefix, err := netip.ParsePrefix(s.CIDRBlock)
+	if err != nil || !prefix.Addr().Is4() {
+		return -used
+	}
+	return 1<<(32-prefix.Bits()) - used
 }
 
 // toNodeClaim describes a VM as a NodeClaim: labels of its type, zone and signing key,

@@ -236,6 +236,35 @@ var _ = Describe("Create", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pinned.Labels).To(HaveKeyWithValue(karpv1.LabelTopologyZone, "kr-central-2-a"))
 	})
+	It("takes, within a zone, the subnet with the most addresses left, so that launched side by side they fill two small subnets evenly", func() {
+		// Eleven VM addresses in each: twelve NodeClaims fit only if both subnets take some.
+		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a-small-1", "karpenter-subnet-a-small-2")
+		Expect(nodeClass.Status.Subnets).To(HaveEach(HaveField("CIDRBlock", HaveSuffix("/28"))))
+		pool := fmt.Sprintf("subnets-%d", counter.Add(1))
+		claims := make([]*karpv1.NodeClaim, 12)
+		for i := range claims {
+			claims[i] = nodeClaimOf(pool, nodeClass, "1")
+		}
+		launched := make([]*karpv1.NodeClaim, len(claims))
+		var wg sync.WaitGroup
+		for i, claim := range claims {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				var err error
+				launched[i], err = provider.Create(env.Ctx, claim)
+				Expect(err).NotTo(HaveOccurred())
+			})
+		}
+		wg.Wait()
+		bySubnet := map[string]int{}
+		for _, nodeClaim := range launched {
+			bySubnet[nodeClaim.Annotations[kcv1.AnnotationSubnetID]]++
+		}
+		Expect(bySubnet).To(Equal(map[string]int{nodeClass.Status.Subnets[0].ID: 6, nodeClass.Status.Subnets[1].ID: 6}))
+		for _, nodeClaim := range launched {
+			Expect(provider.Delete(env.Ctx, nodeClaim)).To(Succeed())
+		}
+	})
 	It("refuses a zone no subnet of the KCNodeClass is in, and says why", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		_, err := provider.Create(env.Ctx, nodeClaim(nodeClass, "1", req(karpv1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-c")))

@@ -15,6 +15,7 @@
 package kakao_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
@@ -37,7 +39,7 @@ var (
 	provider    *kakao.CloudProvider
 	env         = test.Suite(test.EnvironmentOptions{
 		Direct: true, CatalogTTL: time.Nanosecond,
-		Emulator: emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond},
+		Emulator: emulator.Options{BuildDelay: time.Nanosecond, DeleteDelay: time.Nanosecond, Catalog: withSmallSubnets()},
 	}, func(env *test.Environment) error {
 		controllers := env.Controllers(func(o *operator.Options) {
 			o.PriceOverrides = instancetype.PriceOverrideSource{Reader: env.Client, ConfigMap: client.ObjectKey{Namespace: "default", Name: instancetype.PriceOverridesConfigMapName}}
@@ -48,3 +50,16 @@ var (
 		return controllers.Register(env.Ctx, env.Manager, operator.NodeClass)
 	})
 )
+
+// withSmallSubnets is the default catalog with two small subnets in zone a, eleven VM addresses
+// each, to see how launches choose among the subnets of one zone.
+func withSmallSubnets() *emulator.Catalog {
+	catalog := emulator.DefaultCatalog()
+	for i, cidr := range []string{"10.0.48.0/28", "10.0.48.16/28"} {
+		catalog.Subnets = append(catalog.Subnets, kakaocloud.Subnet{
+			Name: fmt.Sprintf("karpenter-subnet-a-small-%d", i+1), AvailabilityZone: emulator.ZoneA, CIDRBlock: cidr,
+			VPCName: emulator.DefaultVPCName, ProvisioningStatus: "ACTIVE", OperatingStatus: "ONLINE",
+		})
+	}
+	return catalog
+}

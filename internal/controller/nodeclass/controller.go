@@ -192,7 +192,7 @@ func nodeClaimVersion(nodeClaim *karpv1.NodeClaim, node *corev1.Node, nodeClassV
 func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {
 	return resolve(ctx, terms, r.Catalog.SubnetsByID, r.Catalog.SubnetsByName,
 		func(s kakaocloud.Subnet) (string, kcv1.Subnet) {
-			return s.ID, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone}
+			return s.ID, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone, CIDRBlock: s.CIDRBlock}
 		})
 }
 

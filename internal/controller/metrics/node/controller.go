@@ -96,10 +96,10 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 		for gauge, list := range map[*prometheus.GaugeVec]corev1.ResourceList{
 			g.allocatable:         node.Status.Allocatable,
 			g.systemOverhead:      overhead(node),
-			g.totalPodRequests:    usage.podRequests,
-			g.totalPodLimits:      usage.podLimits,
-			g.totalDaemonRequests: usage.daemonRequests,
-			g.totalDaemonLimits:   usage.daemonLimits,
+			g.totalPodRequests:    withZeros(usage.podRequests, node.Status.Allocatable),
+			g.totalPodLimits:      withZeros(usage.podLimits, node.Status.Allocatable),
+			g.totalDaemonRequests: withZeros(usage.daemonRequests, node.Status.Allocatable),
+			g.totalDaemonLimits:   withZeros(usage.daemonLimits, node.Status.Allocatable),
 		} {
 			for name, quantity := range list {
 				values = append(values, metrics.GaugeValue{Gauge: gauge, Labels: withResourceType(labels, name), Value: valueOf(name, quantity)})
@@ -180,6 +180,18 @@ func usageOf(pods []*corev1.Pod) usage {
 		}
 	}
 	return u
+}
+
+// withZeros is list with a zero for each resource of allocatable it does not name: a node
+// whose pods set no limits, or that runs no DaemonSet, has series of 0 rather than none, so
+// that a sum over nodes does not skip it.
+func withZeros(list, allocatable corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name := range allocatable {
+		out[name] = resource.Quantity{}
+	}
+	maps.Copy(out, list)
+	return out
 }
 
 // overhead is what the node keeps for the system: its capacity less its allocatable.

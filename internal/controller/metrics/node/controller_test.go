@@ -87,6 +87,7 @@ func TestNodeAndClusterMetrics(t *testing.T) {
 		{"pod limits memory", g.totalPodLimits.With(withResourceType(managedLabels, corev1.ResourceMemory)), 256 << 20},
 		{"daemon requests cpu", g.totalDaemonRequests.With(withResourceType(managedLabels, corev1.ResourceCPU)), 0.1},
 		{"daemon limits cpu", g.totalDaemonLimits.With(withResourceType(managedLabels, corev1.ResourceCPU)), 0.2},
+		{"daemon requests of a node without DaemonSet pods", g.totalDaemonRequests.With(withResourceType(g.labelsOf(otherNode, false), corev1.ResourceCPU)), 0},
 		{"lifetime", g.currentLifetime.With(managedLabels), 3600},
 		{"cluster cpu utilization", g.clusterUtilization.WithLabelValues("cpu"), 100 * 1.1 / 7.84},
 		{"node count: two nodes and one NodeClaim in flight", g.nodeCount, 3},
@@ -95,6 +96,9 @@ func TestNodeAndClusterMetrics(t *testing.T) {
 		if got := testutil.ToFloat64(tc.gauge); got < tc.want-1e-9 || got > tc.want+1e-9 {
 			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	if n := testutil.CollectAndCount(g.totalDaemonLimits); n != 4 {
+		t.Errorf("%d daemon limit series, want one per node and allocatable resource (2 x 2), zeros included", n)
 	}
 	if got := g.labelsOf(otherNode, false)["managed"]; got != "false" {
 		t.Errorf("a node without a NodeClaim is managed=%s", got)
