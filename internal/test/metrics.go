@@ -27,15 +27,20 @@ func MetricValue(name string, labels map[string]string) float64 {
 	if err != nil {
 		panic(err) // the registry only fails on a collector bug
 	}
-	total := 0.0
 	for _, family := range families {
-		if family.GetName() != name {
-			continue
+		if family.GetName() == name {
+			return FamilyValue(family, labels)
 		}
-		for _, m := range family.GetMetric() {
-			if hasLabels(m, labels) {
-				total += value(m)
-			}
+	}
+	return 0
+}
+
+// FamilyValue sums the family's series whose labels include labels, as MetricValue does.
+func FamilyValue(family *dto.MetricFamily, labels map[string]string) float64 {
+	total := 0.0
+	for _, m := range family.GetMetric() {
+		if hasLabels(m, labels) {
+			total += value(m)
 		}
 	}
 	return total

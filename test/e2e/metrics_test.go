@@ -31,6 +31,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 var _ = Describe("Metrics", func() {
@@ -141,7 +142,7 @@ var _ = Describe("Metrics", func() {
 			{"operator_nodeclaim_termination_duration_seconds", map[string]string{"karpenter_sh_nodepool": "metrics"}},
 			{"operator_node_termination_duration_seconds", map[string]string{"karpenter_sh_nodepool": "metrics"}},
 		} {
-			Expect(familyValue(families[moved.name], moved.labels)).To(BeNumerically(">", 0), "%s%v", moved.name, moved.labels)
+			Expect(test.FamilyValue(families[moved.name], moved.labels)).To(BeNumerically(">", 0), "%s%v", moved.name, moved.labels)
 		}
 	})
 })
@@ -156,41 +157,6 @@ func operatorFamilies(g Gomega) map[string]*dto.MetricFamily {
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	g.Expect(err).NotTo(HaveOccurred())
 	return families
-}
-
-// familyValue sums the family's series whose labels include labels: counter and gauge values,
-// histogram and summary sample counts.
-func familyValue(family *dto.MetricFamily, labels map[string]string) float64 {
-	total := 0.0
-	for _, m := range family.GetMetric() {
-		if !hasLabelValues(m, labels) {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			total += m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			total += m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			total += float64(m.GetHistogram().GetSampleCount())
-		case m.Summary != nil:
-			total += float64(m.GetSummary().GetSampleCount())
-		}
-	}
-	return total
-}
-
-func hasLabelValues(m *dto.Metric, labels map[string]string) bool {
-	found := 0
-	for _, pair := range m.GetLabel() {
-		if want, ok := labels[pair.GetName()]; ok {
-			if want != pair.GetValue() {
-				return false
-			}
-			found++
-		}
-	}
-	return found == len(labels)
 }
 
 func labelNames(m *dto.Metric) []string {

@@ -91,6 +91,24 @@ func req(key string, op corev1.NodeSelectorOperator, values ...string) karpv1.No
 	return karpv1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values}
 }
 
+// launchSideBySide launches the NodeClaims at once, each in its own goroutine, as the
+// lifecycle controller's workers do, and returns them as launched.
+func launchSideBySide(claims []*karpv1.NodeClaim) []*karpv1.NodeClaim {
+	GinkgoHelper()
+	launched := make([]*karpv1.NodeClaim, len(claims))
+	var wg sync.WaitGroup
+	for i, claim := range claims {
+		wg.Go(func() {
+			defer GinkgoRecover()
+			var err error
+			launched[i], err = provider.Create(env.Ctx, claim)
+			Expect(err).NotTo(HaveOccurred())
+		})
+	}
+	wg.Wait()
+	return launched
+}
+
 var _ = Describe("Create", func() {
 	It("launches the cheapest type and zone that satisfy the NodeClaim, as a signed VM", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-b")
@@ -212,17 +230,7 @@ var _ = Describe("Create", func() {
 		for i := range claims {
 			claims[i] = nodeClaimOf(pool, nodeClass, "1")
 		}
-		launched := make([]*karpv1.NodeClaim, len(claims))
-		var wg sync.WaitGroup
-		for i, claim := range claims {
-			wg.Go(func() {
-				defer GinkgoRecover()
-				var err error
-				launched[i], err = provider.Create(env.Ctx, claim)
-				Expect(err).NotTo(HaveOccurred())
-			})
-		}
-		wg.Wait()
+		launched := launchSideBySide(claims)
 		zones := map[string]int{}
 		for _, nodeClaim := range launched {
 			zones[nodeClaim.Labels[karpv1.LabelTopologyZone]]++
@@ -245,17 +253,7 @@ var _ = Describe("Create", func() {
 		for i := range claims {
 			claims[i] = nodeClaimOf(pool, nodeClass, "1")
 		}
-		launched := make([]*karpv1.NodeClaim, len(claims))
-		var wg sync.WaitGroup
-		for i, claim := range claims {
-			wg.Go(func() {
-				defer GinkgoRecover()
-				var err error
-				launched[i], err = provider.Create(env.Ctx, claim)
-				Expect(err).NotTo(HaveOccurred())
-			})
-		}
-		wg.Wait()
+		launched := launchSideBySide(claims)
 		bySubnet := map[string]int{}
 		for _, nodeClaim := range launched {
 			bySubnet[nodeClaim.Annotations[kcv1.AnnotationSubnetID]]++

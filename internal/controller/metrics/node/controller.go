@@ -32,6 +32,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -106,8 +107,8 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 			}
 		}
 		values = append(values, metrics.GaugeValue{Gauge: g.currentLifetime, Labels: labels, Value: now.Sub(node.CreationTimestamp.Time).Seconds()})
-		add(allocatable, node.Status.Allocatable)
-		add(requested, usage.podRequests)
+		resources.AddTo(allocatable, node.Status.Allocatable)
+		resources.AddTo(requested, usage.podRequests)
 	}
 	for name, quantity := range allocatable {
 		if quantity.IsZero() {
@@ -172,11 +173,11 @@ func usageOf(pods []*corev1.Pod) usage {
 	for _, pod := range pods {
 		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 		limits := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})
-		add(u.podRequests, requests)
-		add(u.podLimits, limits)
+		resources.AddTo(u.podRequests, requests)
+		resources.AddTo(u.podLimits, limits)
 		if podutil.IsOwnedByDaemonSet(pod) {
-			add(u.daemonRequests, requests)
-			add(u.daemonLimits, limits)
+			resources.AddTo(u.daemonRequests, requests)
+			resources.AddTo(u.daemonLimits, limits)
 		}
 	}
 	return u
@@ -205,14 +206,6 @@ func overhead(node *corev1.Node) corev1.ResourceList {
 		out[name] = left
 	}
 	return out
-}
-
-func add(sum, list corev1.ResourceList) {
-	for name, quantity := range list {
-		total := sum[name]
-		total.Add(quantity)
-		sum[name] = total
-	}
 }
 
 // valueOf is a quantity as upstream publishes it: CPU in cores, the rest in units.

@@ -33,7 +33,7 @@ import (
 
 var created = time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 
-func resources(cpu, memory string) corev1.ResourceList {
+func resourceList(cpu, memory string) corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
 }
 
@@ -41,7 +41,7 @@ func newNode(name, providerID string, labels map[string]string) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, CreationTimestamp: metav1.NewTime(created)},
 		Spec:       corev1.NodeSpec{ProviderID: providerID},
-		Status:     corev1.NodeStatus{Capacity: resources("4", "16Gi"), Allocatable: resources("3920m", "14Gi")},
+		Status:     corev1.NodeStatus{Capacity: resourceList("4", "16Gi"), Allocatable: resourceList("3920m", "14Gi")},
 	}
 }
 
@@ -55,10 +55,10 @@ func newPod(name, node string, requests, limits corev1.ResourceList) *corev1.Pod
 func TestNodeAndClusterMetrics(t *testing.T) {
 	managedNode := newNode("managed", "kakaocloud://a", map[string]string{karpv1.LabelNodePool: "default", corev1.LabelTopologyZone: "kr-central-2-a", corev1.LabelInstanceTypeStable: "m2a.xlarge"})
 	otherNode := newNode("other", "kakaocloud://b", nil)
-	daemon := newPod("daemon", "managed", resources("100m", "128Mi"), resources("200m", "256Mi"))
+	daemon := newPod("daemon", "managed", resourceList("100m", "128Mi"), resourceList("200m", "256Mi"))
 	daemon.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", UID: "ds", Controller: new(true)}}
-	app := newPod("app", "managed", resources("1", "1Gi"), nil)
-	done := newPod("done", "managed", resources("2", "2Gi"), nil)
+	app := newPod("app", "managed", resourceList("1", "1Gi"), nil)
+	done := newPod("done", "managed", resourceList("2", "2Gi"), nil)
 	done.Status.Phase = corev1.PodSucceeded
 	registered := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "registered"}, Status: karpv1.NodeClaimStatus{ProviderID: "kakaocloud://a"}}
 	inFlight := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "in-flight"}}

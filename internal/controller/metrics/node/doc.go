@@ -18,5 +18,5 @@
 // view of the cluster holds and whether that view has synced.
 //
 // Of this project it imports api/karpenter/v1, internal/metrics, internal/utils/pod,
-// internal/utils/singleton.
+// internal/utils/resources, internal/utils/singleton.
 package node
