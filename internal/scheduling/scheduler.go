@@ -475,12 +475,12 @@ func (s *scheduler) place(p *podInfo) error {
 	if s.placeOpen(p) {
 		return nil
 	}
-	var reasons []string
+	refused := &NodePoolsError{}
 	hostname := fmt.Sprintf("hostname-placeholder-%04d", len(s.claims)+1)
 	for _, t := range s.pools {
 		n, err := t.open(p, s.topo, hostname)
 		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("nodepool %s: %v", t.name, err))
+			refused.Reasons = append(refused.Reasons, NodePoolReason{NodePool: t.name, Reason: err.Error()})
 			continue
 		}
 		s.topo.record(p, n.view())
@@ -489,10 +489,7 @@ func (s *scheduler) place(p *podInfo) error {
 		s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, NodeClaim: n})
 		return nil
 	}
-	if len(s.pools) == 0 {
-		reasons = append(reasons, "no nodepool to launch capacity from")
-	}
-	return fmt.Errorf("%s", strings.Join(reasons, "; "))
+	return refused
 }
 
 // placeOpen tries the NodeClaims opened in this run, fewest pods first, and keeps byPods in

@@ -238,8 +238,9 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 		}
 		if !matched {
 			slices.Sort(zones)
-			parts = append(parts, fmt.Sprintf("nodepool %s: the subnets of its KCNodeClass %s are in zones [%s], none of which the pod allows (%s)",
-				np.NodePool.Name, np.NodePool.Spec.Template.Spec.NodeClassRef.Name, strings.Join(zones, " "), want))
+			parts = append(parts, scheduling.FormatNodePoolReason(scheduling.NodePoolReason{NodePool: np.NodePool.Name,
+				Reason: fmt.Sprintf("the subnets of its KCNodeClass %s are in zones [%s], none of which the pod allows (%s)",
+					np.NodePool.Spec.Template.Spec.NodeClassRef.Name, strings.Join(zones, " "), want)}))
 		}
 	}
 	return strings.Join(parts, "; ")
