@@ -224,8 +224,26 @@ local-down: ## Stop the local cluster and remove its state.
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary.
+build: manifests generate fmt vet ## Build the manager binary and the kubectl plugin (bin/kubectl-karpenter).
 	go build -o bin/manager ./cmd
+	go build -o bin/kubectl-karpenter ./cmd/kubectl-karpenter
+
+# kubectl karpenter for krew: an archive per platform in dist/ and dist/karpenter.yaml, the
+# manifest of hack/krew with this version's URLs and the archives' SHA-256 sums.
+PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+.PHONY: plugin-dist
+plugin-dist: ## Build kubectl-karpenter for each platform and its krew manifest (VERSION=vX.Y.Z).
+	@test -n "$(VERSION)" || { echo "VERSION=vX.Y.Z is required"; exit 1; }
+	mkdir -p dist
+	cp hack/krew/karpenter.yaml dist/karpenter.yaml
+	sed -i 's/VERSION/$(VERSION)/g' dist/karpenter.yaml
+	for platform in $(PLUGIN_PLATFORMS); do \
+		os=$${platform%/*}; arch=$${platform#*/}; dir=dist/kubectl-karpenter_$${os}_$${arch}; \
+		mkdir -p $$dir; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags=-s -o $$dir/kubectl-karpenter ./cmd/kubectl-karpenter && \
+		tar -C $$dir -czf $$dir.tar.gz . && \
+		sed -i "s/SHA256_$${os}_$${arch}/$$(sha256sum $$dir.tar.gz | cut -d' ' -f1)/" dist/karpenter.yaml || exit 1; \
+	done
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager from your host against the current kubeconfig.

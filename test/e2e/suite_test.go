@@ -58,6 +58,8 @@ type clusterEnv struct {
 	// pids lists the cluster's processes, for hack/local-down to stop.
 	pids        string
 	clusterName string
+	// plugins holds kubectl-karpenter, for kubectl to find as its karpenter command.
+	plugins string
 }
 
 var (
@@ -101,7 +103,7 @@ func readClusterEnv(dir string) (clusterEnv, error) {
 		emulatorURL: values["KAKAOCLOUD_EMULATOR_URL"], operatorLog: values["OPERATOR_LOG"],
 		operatorHealth: values["OPERATOR_HEALTH_URL"], operatorMetrics: values["OPERATOR_METRICS_URL"],
 		operatorRun: values["OPERATOR_RUN"], operator2Health: values["OPERATOR_2_HEALTH_URL"],
-		operator2Metrics: values["OPERATOR_2_METRICS_URL"], pids: values["PIDS"],
+		operator2Metrics: values["OPERATOR_2_METRICS_URL"], pids: values["PIDS"], plugins: values["KUBECTL_PLUGINS"],
 	}
 	if env.kubeconfig == "" || env.kubectl == "" || env.emulatorURL == "" {
 		return env, fmt.Errorf("%s/cluster.env lacks KUBECONFIG, KUBECTL or KAKAOCLOUD_EMULATOR_URL", dir)

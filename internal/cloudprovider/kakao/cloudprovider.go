@@ -535,7 +535,7 @@ func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeCla
 // driftOf is the drift decision: the first difference found, in the order a user would fix
 // them.
 func driftOf(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kakaocloud.Instance) cloudprovider.DriftReason {
-	if v, ok := nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion]; ok && v != nodeClass.Spec.Bootstrap.KubernetesVersion {
+	if SpecDrift(nodeClaim, nodeClass) == DriftKubernetesVersion {
 		return DriftKubernetesVersion
 	}
 	if len(nodeClass.Status.Images) > 0 && !slices.ContainsFunc(nodeClass.Status.Images, func(i kcv1.Image) bool { return i.ID == inst.Image.ID }) {
@@ -558,6 +558,17 @@ func driftOf(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass, inst kaka
 		if !slices.Equal(slices.Compact(want), slices.Compact(have)) {
 			return DriftSecurityGroup
 		}
+	}
+	return SpecDrift(nodeClaim, nodeClass)
+}
+
+// SpecDrift is the drift a KCNodeClass's spec alone decides, without its resolved status or
+// the VM: its Kubernetes version, then the hash of the rest of its spec, which nodeClass's
+// annotations carry (StaticHash). What a spec edit would drift is known from it before the
+// edit is applied.
+func SpecDrift(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) cloudprovider.DriftReason {
+	if v, ok := nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion]; ok && v != nodeClass.Spec.Bootstrap.KubernetesVersion {
+		return DriftKubernetesVersion
 	}
 	if nodeClaim.Annotations[kcv1.AnnotationNodeClassHashVersion] == nodeClass.Annotations[kcv1.AnnotationNodeClassHashVersion] &&
 		nodeClaim.Annotations[kcv1.AnnotationNodeClassHash] != "" && nodeClaim.Annotations[kcv1.AnnotationNodeClassHash] != nodeClass.Annotations[kcv1.AnnotationNodeClassHash] {

@@ -84,9 +84,30 @@ func AllowedDisruptions(np *karpv1.NodePool, reason karpv1.DisruptionReason, now
 	return out
 }
 
-// describeBudget names a budget for messages: `budget 1 (nodes: "0", schedule "0 9 * * *"
+// BudgetNode is what the budgets count of one node of a NodePool.
+type BudgetNode struct {
+	// Initialized: the node registered and initialized. Terminating: its VM is being deleted.
+	Initialized, Terminating bool
+	// Disrupted: it is being disrupted (deleted, tainted by a command, or in one's flight).
+	Disrupted bool
+	Ready     bool
+}
+
+// BudgetCounts says whether a node counts among its NodePool's nodes for the budgets of
+// reason, and whether it uses one of them up.
+func BudgetCounts(n BudgetNode, reason karpv1.DisruptionReason) (counts, disrupting bool) {
+	if !n.Initialized || n.Terminating {
+		return false, false
+	}
+	// A NotReady node uses up the budgets as one being disrupted would, but not repair's:
+	// NotReady is what repair acts on, and unhealthy nodes would otherwise keep their own
+	// repair from starting, as upstream Karpenter counts them.
+	return true, n.Disrupted || (!n.Ready && reason != karpv1.DisruptionReasonUnhealthy)
+}
+
+// DescribeBudget names a budget for messages: `budget 1 (nodes: "0", schedule "0 9 * * *"
 // for 8h)`.
-func describeBudget(np *karpv1.NodePool, i int) string {
+func DescribeBudget(np *karpv1.NodePool, i int) string {
 	if i < 0 || i >= len(np.Spec.Disruption.Budgets) {
 		return "no budget"
 	}

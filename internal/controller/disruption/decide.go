@@ -151,7 +151,7 @@ func (s *Snapshot) budgetMessage(poolName string, reason karpv1.DisruptionReason
 		return fmt.Sprintf("no %s disruptions allowed: a budget cannot be read (%v)", reason, b.Err)
 	}
 	return fmt.Sprintf("no %s disruptions allowed: %s allows %d of %d nodes and %d are already being disrupted",
-		reason, describeBudget(np, b.Budget), b.Nodes, b.total, b.disrupting)
+		reason, DescribeBudget(np, b.Budget), b.Nodes, b.total, b.disrupting)
 }
 
 func clockOf(opts Options) func() time.Time {

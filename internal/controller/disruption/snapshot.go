@@ -279,16 +279,18 @@ func (s *Snapshot) budget(poolName string, reason karpv1.DisruptionReason) budge
 		byPool = map[string]budgetState{}
 		totals, disrupting := map[string]int{}, map[string]int{}
 		for _, n := range s.nodes {
-			if n.pool == nil || !n.initialized() || meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating) {
+			if n.pool == nil {
 				continue
 			}
-			name := n.pool.np.Name
-			totals[name]++
-			// A NotReady node uses up the budgets as one being disrupted would, but not repair's:
-			// NotReady is what repair acts on, and unhealthy nodes would otherwise keep their
-			// own repair from starting, as upstream Karpenter counts them.
-			if n.markedForDisruption() || (!n.ready() && reason != karpv1.DisruptionReasonUnhealthy) {
-				disrupting[name]++
+			counts, disrupted := BudgetCounts(BudgetNode{
+				Initialized: n.initialized(), Terminating: meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating),
+				Disrupted: n.markedForDisruption(), Ready: n.ready(),
+			}, reason)
+			if counts {
+				totals[n.pool.np.Name]++
+			}
+			if disrupted {
+				disrupting[n.pool.np.Name]++
 			}
 		}
 		for _, name := range s.poolNames {

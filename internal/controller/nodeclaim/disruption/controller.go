@@ -116,7 +116,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		return reconcile.Result{}, nil
 	}
 	requeue := reconcile.Result{RequeueAfter: DriftRecheck}
-	reason, message := staticDrift(nodeClaim, np)
+	reason, message := StaticDrift(nodeClaim, np)
 	if reason == "" {
 		nodeClass := &kcv1.KCNodeClass{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
@@ -130,7 +130,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 			return requeue, err // keep the condition as it is
 		}
 		if cloud != "" {
-			reason, message = cloud, cloudDriftMessage(cloud, nodeClaim, nodeClass)
+			reason, message = cloud, CloudDriftMessage(cloud, nodeClaim, nodeClass)
 		}
 	}
 	if reason == "" {

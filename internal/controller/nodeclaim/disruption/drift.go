@@ -35,10 +35,10 @@ const (
 	DriftRequirements cloudprovider.DriftReason = "RequirementsDrifted"
 )
 
-// staticDrift compares a launched NodeClaim with its NodePool as it is now: the template hash
+// StaticDrift compares a launched NodeClaim with its NodePool as it is now: the template hash
 // stamped at launch, then the requirements against the node's labels. It returns the reason
 // and a message saying what changed, or "".
-func staticDrift(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovider.DriftReason, string) {
+func StaticDrift(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovider.DriftReason, string) {
 	have, want := nodeClaim.Annotations[karpv1.NodePoolHashAnnotationKey], np.Annotations[karpv1.NodePoolHashAnnotationKey]
 	if have != "" && want != "" && have != want &&
 		nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey] == np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] {
@@ -51,9 +51,9 @@ func staticDrift(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovide
 	return "", ""
 }
 
-// cloudDriftMessage says, for a drift reason of the KakaoCloud provider, what differs between
+// CloudDriftMessage says, for a drift reason of the KakaoCloud provider, what differs between
 // the VM and its KCNodeClass (nodeClass may be nil).
-func cloudDriftMessage(reason cloudprovider.DriftReason, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {
+func CloudDriftMessage(reason cloudprovider.DriftReason, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {
 	name := nodeClaim.Spec.NodeClassRef.Name
 	if nodeClass == nil {
 		return fmt.Sprintf("the VM no longer matches KCNodeClass %s (%s)", name, reason)

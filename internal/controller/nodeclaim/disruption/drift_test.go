@@ -84,9 +84,9 @@ func TestStaticDrift(t *testing.T) {
 			for _, s := range tc.setup {
 				s(nodeClaim, np)
 			}
-			reason, message := staticDrift(nodeClaim, np)
+			reason, message := StaticDrift(nodeClaim, np)
 			if reason != tc.reason || !strings.Contains(message, tc.message) {
-				t.Errorf("staticDrift = %q, %q; want %q containing %q", reason, message, tc.reason, tc.message)
+				t.Errorf("StaticDrift = %q, %q; want %q containing %q", reason, message, tc.reason, tc.message)
 			}
 		})
 	}
@@ -113,7 +113,7 @@ func TestCloudDriftMessage(t *testing.T) {
 		kakao.DriftNodeClass:         "KCNodeClass default's key pair, root volume, kubelet settings or user data changed",
 		"SomethingElse":              "the VM no longer matches KCNodeClass default (SomethingElse)",
 	} {
-		if got := cloudDriftMessage(reason, nodeClaim, nodeClass); !strings.Contains(got, want) {
+		if got := CloudDriftMessage(reason, nodeClaim, nodeClass); !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", reason, got, want)
 		}
 	}

@@ -1,0 +1,25 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// Package plugin answers the questions of kubectl karpenter from the cluster's objects, read
+// only: why a pod waits (as provisioning decided it: its latest Nominated or FailedScheduling
+// event), why a node is or is not being disrupted (the disruption loop's latest word on it and
+// its NodeClaim's conditions), what a NodePool's budgets and limits allow now, and which nodes
+// an edit of a NodePool or KCNodeClass would drift, computed by the operator's own drift code.
+//
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
+// internal/cloudprovider/kakao, internal/controller/disruption,
+// internal/controller/nodeclaim/disruption, internal/controller/nodepool,
+// internal/controller/provisioning, internal/scheduling.
+package plugin

@@ -1,0 +1,306 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+var now = time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+
+func kubeOf(t *testing.T, objects ...client.Object) client.Client {
+	t.Helper()
+	return fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objects...).Build()
+}
+
+// event is an event the operator wrote about obj, last seen at.
+func event(obj client.Object, kind, reason, action, note string, at time.Time) *eventsv1.Event {
+	namespace := obj.GetNamespace()
+	if namespace == "" {
+		namespace = corev1.NamespaceDefault
+	}
+	return &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: obj.GetName() + "." + reason + "." + at.Format("150405"), Namespace: namespace},
+		EventTime:           metav1.NewMicroTime(at),
+		Regarding:           corev1.ObjectReference{Kind: kind, Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID()},
+		Reason:              reason,
+		Action:              action,
+		Note:                note,
+		ReportingController: reportingController,
+		ReportingInstance:   "karpenter-0",
+		Type:                corev1.EventTypeNormal,
+	}
+}
+
+func TestWhyPod(t *testing.T) {
+	pending := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "pod-1"},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
+	refused := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Provision",
+		"Failed to schedule pod, nodepool default: would exceed limits cpu; nodepool gpu: the pod does not tolerate taint nvidia.com/gpu; nodepool default: the subnets of its KCNodeClass default are in zones [kr-central-2-a]", now)
+	older := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-abcde", now.Add(-time.Minute))
+	// The kube-scheduler's own FailedScheduling is not provisioning's decision.
+	scheduler := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Scheduling", "0/3 nodes are available", now.Add(time.Minute))
+	scheduler.ReportingController = "default-scheduler"
+
+	answer, err := WhyPod(context.Background(), kubeOf(t, pending, refused, older, scheduler), client.ObjectKeyFromObject(pending))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answer.RefusedBy) != 2 || answer.RefusedBy[0].NodePool != "default" || answer.RefusedBy[0].Reason != "would exceed limits cpu" || answer.RefusedBy[1].NodePool != "gpu" {
+		t.Errorf("refused by %+v, want default's limit first, then gpu", answer.RefusedBy)
+	}
+	if answer.DecidedAt == nil || !answer.DecidedAt.Equal(now) {
+		t.Errorf("decided at %v, want the latest decision's time", answer.DecidedAt)
+	}
+
+	// A later nomination answers instead.
+	nominated := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-xyz", now.Add(2*time.Minute))
+	answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, nominated), client.ObjectKeyFromObject(pending))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.Nominated != "nodeclaim/default-xyz" || answer.NodeClaim != "default-xyz" || len(answer.RefusedBy) != 0 {
+		t.Errorf("answer %+v, want the nomination", answer)
+	}
+
+	// Bound: its node's NodeClaim.
+	bound := pending.DeepCopy()
+	bound.Spec.NodeName = "node-a"
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-xyz", Labels: map[string]string{karpv1.LabelNodePool: "default"}}, Status: karpv1.NodeClaimStatus{NodeName: "node-a"}}
+	answer, err = WhyPod(context.Background(), kubeOf(t, bound, nodeClaim), client.ObjectKeyFromObject(bound))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.NodeClaim != "default-xyz" || !strings.Contains(answer.Verdict, "NodePool default") {
+		t.Errorf("answer %+v, want its node's NodeClaim and NodePool", answer)
+	}
+
+	// Nothing decided, and not marked unschedulable: say what provisioning waits for.
+	fresh := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "shop"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	answer, err = WhyPod(context.Background(), kubeOf(t, fresh), client.ObjectKeyFromObject(fresh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.Verdict, "marked unschedulable") {
+		t.Errorf("verdict %q", answer.Verdict)
+	}
+}
+
+func TestWhyNode(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a", UID: "node-uid"}, Spec: corev1.NodeSpec{ProviderID: "kakaocloud://a"}}
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-a", UID: "claim-uid", Labels: map[string]string{karpv1.LabelNodePool: "default"}},
+		Status: karpv1.NodeClaimStatus{ProviderID: "kakaocloud://a", NodeName: "node-a", Conditions: []metav1.Condition{
+			{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable", LastTransitionTime: metav1.NewTime(now)},
+		}}}
+	held := event(nodeClaim, "NodeClaim", disruption.EventDisruptionBlocked, "Disrupt",
+		"Cannot disrupt NodeClaim: PodDisruptionBudget shop/web allows no disruption of pod shop/web-1 now (0 disruptions allowed)", now)
+	older := event(node, "Node", disruption.EventUnconsolidatable, "Disrupt", "no cheaper replacement", now.Add(-time.Hour))
+	answer, err := WhyNode(context.Background(), kubeOf(t, node, nodeClaim, held, older), "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.NodeClaim != "default-a" || answer.NodePool != "default" || !strings.Contains(answer.Verdict, "PodDisruptionBudget shop/web") ||
+		!strings.Contains(answer.Verdict, "pod shop/web-1") || len(answer.Words) != 2 || answer.Words[0].Reason != disruption.EventDisruptionBlocked {
+		t.Errorf("answer %+v, want the PDB and pod named, newest word first", answer)
+	}
+
+	disrupted := nodeClaim.DeepCopy()
+	disrupted.Status.Conditions = append(disrupted.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: "Drifted", LastTransitionTime: metav1.NewTime(now)})
+	answer, err = WhyNode(context.Background(), kubeOf(t, node, disrupted, held), "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.Disrupting != "Drifted" || !strings.HasPrefix(answer.Verdict, "being disrupted") {
+		t.Errorf("answer %+v, want it being disrupted for drift", answer)
+	}
+
+	unmanaged := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "static"}}
+	answer, err = WhyNode(context.Background(), kubeOf(t, unmanaged), "static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.Verdict, "no NodeClaim manages") {
+		t.Errorf("verdict %q", answer.Verdict)
+	}
+	if _, err := WhyNode(context.Background(), kubeOf(t), "missing"); err == nil {
+		t.Error("no error for a node that does not exist")
+	}
+}
+
+func TestWhyNodePool(t *testing.T) {
+	window := "0 9 * * *"
+	np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: karpv1.NodePoolSpec{
+			Limits: karpv1.Limits{corev1.ResourceCPU: resource.MustParse("16")},
+			Disruption: karpv1.Disruption{Budgets: []karpv1.Budget{
+				{Nodes: "50%"},
+				{Nodes: "0", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonUnderutilized}},
+				{Nodes: "100%", Schedule: &window, Duration: &metav1.Duration{Duration: time.Hour}, Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}},
+			}},
+		},
+		Status: karpv1.NodePoolStatus{Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("12")}, DisruptionBlocked: 1},
+	}
+	objects := []client.Object{np}
+	for i, name := range []string{"a", "b", "c", "d"} {
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}},
+			Status: karpv1.NodeClaimStatus{ProviderID: "kakaocloud://" + name, NodeName: name, Conditions: []metav1.Condition{
+				{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized", LastTransitionTime: metav1.NewTime(now)},
+			}}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}}, Spec: corev1.NodeSpec{ProviderID: "kakaocloud://" + name},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		if i == 0 {
+			// Being disrupted: uses one of the budget's nodes up.
+			node.Spec.Taints = []corev1.Taint{karpv1.DisruptedNoScheduleTaint}
+			nodeClaim.Status.Conditions = append(nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted", LastTransitionTime: metav1.NewTime(now)})
+		}
+		objects = append(objects, nodeClaim, node)
+	}
+	answer, err := WhyNodePool(context.Background(), kubeOf(t, objects...), "default", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byReason := map[string]BudgetAnswer{}
+	for _, b := range answer.Budgets {
+		byReason[b.Reason] = b
+	}
+	// 50% of 4 nodes is 2, one of them is being disrupted.
+	if b := byReason["Empty"]; b.Allowed != 1 || b.Disrupting != 1 || !strings.Contains(b.Budget, "budget 0") {
+		t.Errorf("Empty: %+v, want 1 more allowed by budget 0", b)
+	}
+	if b := byReason["Underutilized"]; b.Allowed != 0 || !strings.Contains(b.Budget, "budget 1") {
+		t.Errorf("Underutilized: %+v, want none, by budget 1", b)
+	}
+	wantWindow := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	if b := byReason["Drifted"]; b.NextWindow == nil || !b.NextWindow.Equal(wantWindow) {
+		t.Errorf("Drifted: next window %v, want %v", b.NextWindow, wantWindow)
+	}
+	if len(answer.Limits) != 1 || answer.Limits[0].Used != "12" || answer.Limits[0].Limit != "16" {
+		t.Errorf("limits %+v", answer.Limits)
+	}
+	if len(answer.Drifted) != 1 || answer.Drifted[0] != "a" || answer.Blocked != 1 || answer.Nodes != 4 {
+		t.Errorf("answer %+v", answer)
+	}
+}
+
+func TestWhatIf(t *testing.T) {
+	nodeClass := &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "workers"}, Spec: kcv1.KCNodeClassSpec{Bootstrap: kcv1.Bootstrap{KubernetesVersion: "1.35"}}}
+	stamped := func(name, class, version string) *karpv1.NodeClaim {
+		return &karpv1.NodeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}, Annotations: map[string]string{
+				kcv1.AnnotationKubernetesVersion: version, kcv1.AnnotationNodeClassHash: nodeClass.StaticHash(), kcv1.AnnotationNodeClassHashVersion: kcv1.NodeClassHashVersion,
+			}},
+			Spec:   karpv1.NodeClaimSpec{NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: class}},
+			Status: karpv1.NodeClaimStatus{NodeName: "node-" + name},
+		}
+	}
+	kube := kubeOf(t, nodeClass, stamped("a", "workers", "1.35"), stamped("b", "workers", "1.35"), stamped("c", "others", "1.35"), stamped("d", "workers", "1.36"))
+
+	edited := nodeClass.DeepCopy()
+	edited.Spec.Bootstrap.KubernetesVersion = "1.36"
+	answer, err := WhatIf(context.Background(), kube, edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var drifted []string
+	for _, d := range answer.Drifts {
+		drifted = append(drifted, d.NodeClaim)
+		if d.Reason != string(kakao.DriftKubernetesVersion) || !strings.Contains(d.Message, "now asks for 1.36") {
+			t.Errorf("drift %+v", d)
+		}
+	}
+	if strings.Join(drifted, ",") != "a,b" || answer.Unchanged != 1 {
+		t.Errorf("drifts %v and %d unchanged, want a and b (the other class's c aside, d already on 1.36)", drifted, answer.Unchanged)
+	}
+
+	// An edit of the rest of the spec drifts every node of the class by its hash.
+	resized := nodeClass.DeepCopy()
+	resized.Spec.RootVolume.SizeGiB = 100
+	answer, err = WhatIf(context.Background(), kube, resized)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answer.Drifts) != 3 {
+		t.Errorf("%d drifts after a root volume change, want the class's 3: %+v", len(answer.Drifts), answer.Drifts)
+	}
+
+	// A NodePool template edit drifts the NodeClaims stamped with the old template.
+	np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	old := stamped("e", "workers", "1.35")
+	old.Annotations[karpv1.NodePoolHashAnnotationKey] = nodepool.Hash(np)
+	old.Annotations[karpv1.NodePoolHashVersionAnnotationKey] = nodepool.HashVersion
+	relabelled := np.DeepCopy()
+	relabelled.Spec.Template.Labels = map[string]string{"team": "checkout"}
+	answer, err = WhatIf(context.Background(), kubeOf(t, np, old), relabelled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answer.Drifts) != 1 || answer.Drifts[0].Reason != "NodePoolDrifted" {
+		t.Errorf("drifts %+v, want e's NodePoolDrifted", answer.Drifts)
+	}
+}
+
+func TestDecodeAndPrint(t *testing.T) {
+	obj, err := Decode([]byte("apiVersion: karpenter.kakaocloud.com/v1\nkind: KCNodeClass\nmetadata:\n  name: workers\nspec:\n  bootstrap:\n    kubernetesVersion: \"1.36\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc, ok := obj.(*kcv1.KCNodeClass); !ok || nc.Spec.Bootstrap.KubernetesVersion != "1.36" {
+		t.Errorf("decoded %#v", obj)
+	}
+	for _, bad := range []string{
+		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n",
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {}\n",
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: x\nspec:\n  tmplate: {}\n",
+	} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
+	}
+	answer := &WhatIfAnswer{Kind: "KCNodeClass", Name: "workers", Drifts: []Drift{{NodeClaim: "a", Reason: "KubernetesVersionDrift", Message: "m"}}}
+	var table, js bytes.Buffer
+	if err := Print(&table, answer, "table"); err != nil || !strings.Contains(table.String(), "KubernetesVersionDrift") {
+		t.Errorf("table %q, %v", table.String(), err)
+	}
+	if err := Print(&js, answer, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back WhatIfAnswer
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Drifts[0].NodeClaim != "a" {
+		t.Errorf("json %q, %v", js.String(), err)
+	}
+	if err := Print(&js, answer, "yaml"); err == nil {
+		t.Error("no error for an unknown output format")
+	}
+}

@@ -1,0 +1,220 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// PodAnswer is why a pod runs where it does, or waits.
+type PodAnswer struct {
+	Pod   string `json:"pod"`
+	Phase string `json:"phase"`
+	// Node and NodeClaim are where it is bound, or NodeClaim where provisioning nominated it.
+	Node      string `json:"node,omitempty"`
+	NodeClaim string `json:"nodeClaim,omitempty"`
+	// Nominated is provisioning's latest nomination: nodeclaim/<name> or node/<name>.
+	Nominated string `json:"nominated,omitempty"`
+	// RefusedBy is, for each NodePool that could not take it, the first reason provisioning
+	// gave at its latest decision.
+	RefusedBy []scheduling.NodePoolReason `json:"refusedBy,omitempty"`
+	// DecidedAt is when provisioning last said so.
+	DecidedAt *time.Time `json:"decidedAt,omitempty"`
+	Verdict   string     `json:"verdict"`
+}
+
+// WhyPod answers for the pod key.
+func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName) (*PodAnswer, error) {
+	pod := &corev1.Pod{}
+	if err := reader.Get(ctx, key, pod); err != nil {
+		return nil, err
+	}
+	answer := &PodAnswer{Pod: key.String(), Phase: string(pod.Status.Phase)}
+	if pod.Spec.NodeName != "" {
+		answer.Node = pod.Spec.NodeName
+		nodeClaim, err := nodeClaimOfNode(ctx, reader, pod.Spec.NodeName)
+		if err != nil {
+			return nil, err
+		}
+		answer.Verdict = "bound to node " + pod.Spec.NodeName
+		if nodeClaim != nil {
+			answer.NodeClaim = nodeClaim.Name
+			answer.Verdict += fmt.Sprintf(" (NodeClaim %s of NodePool %s)", nodeClaim.Name, nodeClaim.Labels[karpv1.LabelNodePool])
+		} else {
+			answer.Verdict += ", which no NodeClaim manages"
+		}
+		return answer, nil
+	}
+	decisions, err := eventsOf(ctx, reader, pod.Namespace, []types.UID{pod.UID}, provisioning.ReasonNominated, provisioning.ReasonFailedScheduling)
+	if err != nil {
+		return nil, err
+	}
+	if len(decisions) == 0 {
+		answer.Verdict = "provisioning has not decided about it yet"
+		if !unschedulable(pod) {
+			answer.Verdict += ": it looks only at pods the kube-scheduler marked unschedulable (PodScheduled False, reason Unschedulable)"
+		}
+		return answer, nil
+	}
+	latest := decisions[0]
+	at := lastSeen(latest)
+	answer.DecidedAt = &at
+	if latest.Reason == provisioning.ReasonNominated {
+		_, where, _ := strings.Cut(latest.Note, ": ")
+		answer.Nominated = where
+		if name, ok := strings.CutPrefix(where, "nodeclaim/"); ok {
+			answer.NodeClaim = name
+		}
+		answer.Verdict = "provisioning expects it to land on " + where
+		return answer, nil
+	}
+	for _, r := range scheduling.ParseNodePoolReasons(latest.Note) {
+		if !slices.ContainsFunc(answer.RefusedBy, func(seen scheduling.NodePoolReason) bool { return seen.NodePool == r.NodePool }) {
+			answer.RefusedBy = append(answer.RefusedBy, r)
+		}
+	}
+	answer.Verdict = "no NodePool can take it: " + latest.Note
+	return answer, nil
+}
+
+// unschedulable is whether the kube-scheduler gave up on the pod, which provisioning waits for.
+func unschedulable(pod *corev1.Pod) bool {
+	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+	})
+}
+
+// nodeClaimOfNode is the NodeClaim of the node named, nil when none.
+func nodeClaimOfNode(ctx context.Context, reader client.Reader, name string) (*karpv1.NodeClaim, error) {
+	node := &corev1.Node{}
+	if err := reader.Get(ctx, types.NamespacedName{Name: name}, node); client.IgnoreNotFound(err) != nil {
+		return nil, err
+	}
+	claims := &karpv1.NodeClaimList{}
+	if err := reader.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	for i := range claims.Items {
+		c := &claims.Items[i]
+		if c.Status.NodeName == name || (node.Spec.ProviderID != "" && c.Status.ProviderID == node.Spec.ProviderID) {
+			return c, nil
+		}
+	}
+	return nil, nil
+}
+
+// NodeAnswer is why a node is, or is not, being disrupted.
+type NodeAnswer struct {
+	Node      string `json:"node"`
+	NodeClaim string `json:"nodeClaim,omitempty"`
+	NodePool  string `json:"nodePool,omitempty"`
+	// Disrupting is the reason the disruption loop is taking the node away for, if it is.
+	Disrupting string `json:"disrupting,omitempty"`
+	// Drifted says what drifted, when the NodeClaim has.
+	Drifted string `json:"drifted,omitempty"`
+	// Consolidatable is the NodeClaim's Consolidatable condition: True once consolidateAfter
+	// passed without pods coming or going.
+	Consolidatable string `json:"consolidatable,omitempty"`
+	// Words are the disruption loop's latest words on the node, newest first, one per reason.
+	Words   []Word `json:"words,omitempty"`
+	Verdict string `json:"verdict"`
+}
+
+// Word is one thing the operator said of an object: an event's reason and note.
+type Word struct {
+	Reason  string    `json:"reason"`
+	Message string    `json:"message"`
+	At      time.Time `json:"at"`
+}
+
+// disruptionReasons are the events in which the disruption loop says why it leaves a node
+// alone or what it does with it.
+var disruptionReasons = []string{
+	disruption.EventDisruptionBlocked, disruption.EventUnconsolidatable, disruption.EventDisruptionReplacementFailed,
+	disruption.EventDisruptionLaunching, disruption.EventDisruptionTerminating, disruption.EventDisruptionWaitingReadiness,
+	disruption.EventDisruptionFailed, disruption.EventConsolidationApproved, disruption.EventConsolidationRejected,
+}
+
+// holdingReasons are those of disruptionReasons that say the node is left alone.
+var holdingReasons = []string{disruption.EventDisruptionBlocked, disruption.EventUnconsolidatable, disruption.EventDisruptionReplacementFailed}
+
+// WhyNode answers for the node named.
+func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswer, error) {
+	answer := &NodeAnswer{Node: name}
+	node := &corev1.Node{}
+	nodeErr := reader.Get(ctx, types.NamespacedName{Name: name}, node)
+	if client.IgnoreNotFound(nodeErr) != nil {
+		return nil, nodeErr
+	}
+	nodeClaim, err := nodeClaimOfNode(ctx, reader, name)
+	if err != nil {
+		return nil, err
+	}
+	if nodeErr != nil && nodeClaim == nil {
+		return nil, nodeErr
+	}
+	uids := []types.UID{node.UID}
+	if nodeClaim != nil {
+		answer.NodeClaim, answer.NodePool = nodeClaim.Name, nodeClaim.Labels[karpv1.LabelNodePool]
+		uids = append(uids, nodeClaim.UID)
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == "True" {
+			answer.Disrupting = c.Reason
+		}
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted); c != nil && c.Status == "True" {
+			answer.Drifted = c.Reason + ": " + c.Message
+		}
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable); c != nil {
+			answer.Consolidatable = string(c.Status)
+		}
+	}
+	events, err := eventsOf(ctx, reader, corev1.NamespaceDefault, uids, disruptionReasons...)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if !slices.ContainsFunc(answer.Words, func(w Word) bool { return w.Reason == e.Reason }) {
+			answer.Words = append(answer.Words, Word{Reason: e.Reason, Message: e.Note, At: lastSeen(e)})
+		}
+	}
+	switch {
+	case nodeClaim == nil:
+		answer.Verdict = "no NodeClaim manages this node: Karpenter does not disrupt it"
+	case answer.Disrupting != "":
+		answer.Verdict = "being disrupted: " + answer.Disrupting
+	case len(answer.Words) > 0 && slices.Contains(holdingReasons, answer.Words[0].Reason):
+		answer.Verdict = "left alone: " + answer.Words[0].Message
+	case answer.Drifted != "":
+		answer.Verdict = "drifted, waiting for its turn: " + answer.Drifted
+	case answer.Consolidatable != "True":
+		answer.Verdict = "not a consolidation candidate yet: its NodePool's consolidateAfter has not passed since its pods last changed"
+	default:
+		answer.Verdict = "a candidate: the disruption loop has found nothing to do with it"
+	}
+	return answer, nil
+}
