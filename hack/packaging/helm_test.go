@@ -345,7 +345,7 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 	}
 	want := map[string]int{
 		"ServiceAccount":                 1,
-		"ClusterRole":                    3,
+		"ClusterRole":                    4,
 		"ClusterRoleBinding":             4,
 		"Role":                           3,
 		"RoleBinding":                    3,
@@ -743,6 +743,7 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 	leaderElection := readManifestFile(t, filepath.Join(configDir, "rbac", "leader_election_role.yaml"))
 	metricsAuth := readManifestFile(t, filepath.Join(configDir, "rbac", "metrics_auth_role.yaml"))
 	metricsReader := readManifestFile(t, filepath.Join(configDir, "rbac", "metrics_reader_role.yaml"))
+	pluginReader := readManifestFile(t, filepath.Join(configDir, "rbac", "plugin_reader_role.yaml"))
 	bootstrapTokens := readManifestFile(t, filepath.Join(configDir, "rbac-bootstrap", "role.yaml"))
 	for _, pair := range []struct {
 		kind, chartName string
@@ -755,6 +756,7 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 		{"Role", releaseName + "-bootstrap-tokens", bootstrapTokens, "karpenter-kakaocloud-bootstrap-tokens"},
 		{"ClusterRole", releaseName + "-metrics-auth", metricsAuth, "metrics-auth-role"},
 		{"ClusterRole", releaseName + "-metrics-reader", metricsReader, "metrics-reader"},
+		{"ClusterRole", releaseName + "-plugin-reader", pluginReader, "plugin-reader-role"},
 	} {
 		got := roleRules(t, rendered, pair.kind, pair.chartName)
 		want := roleRules(t, pair.source, pair.kind, pair.sourceName)
@@ -829,7 +831,8 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 	for role := range nodeBindings {
 		t.Errorf("the chart does not bind ClusterRole %s to the joining nodes' group, as config/rbac-bootstrap does", role)
 	}
-	// Every role but metrics-reader, which is for the scrapers, is bound to the controller.
+	// Every role but metrics-reader and plugin-reader, which are for scrapers and people, is
+	// bound to the controller.
 	for _, name := range []string{"ClusterRole/" + releaseName + "-manager", "Role/" + releaseName + "-manager", "Role/" + releaseName + "-leader-election", "Role/" + releaseName + "-bootstrap-tokens", "ClusterRole/" + releaseName + "-metrics-auth"} {
 		if !bound[name] {
 			t.Errorf("%s is not bound to the controller's ServiceAccount", name)
