@@ -146,6 +146,18 @@ func TestWhyNode(t *testing.T) {
 		t.Errorf("answer %+v, want it being disrupted for drift", answer)
 	}
 
+	// An hour later the events are gone; the NodeClaim's condition still says it.
+	kept := nodeClaim.DeepCopy()
+	kept.Status.Conditions = append(kept.Status.Conditions, metav1.Condition{Type: disruption.ConditionDisruptionBlocked, Status: metav1.ConditionTrue,
+		Reason: disruption.EventDisruptionBlocked, Message: "PodDisruptionBudget shop/web allows no disruption of pod shop/web-1 now (0 disruptions allowed)", LastTransitionTime: metav1.NewTime(now)})
+	answer, err = WhyNode(context.Background(), kubeOf(t, node, kept), "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.Verdict, "left alone since 2026-12-04T10:00:00Z") || !strings.Contains(answer.Verdict, "PodDisruptionBudget shop/web") || len(answer.Words) != 0 {
+		t.Errorf("answer %+v, want the kept verdict without events", answer)
+	}
+
 	unmanaged := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "static"}}
 	answer, err = WhyNode(context.Background(), kubeOf(t, unmanaged), "static")
 	if err != nil {

@@ -57,6 +57,7 @@ func Print(w io.Writer, answer any, output string) error {
 		row(tw, "DISRUPTING", a.Disrupting)
 		row(tw, "DRIFTED", a.Drifted)
 		row(tw, "CONSOLIDATABLE", a.Consolidatable)
+		row(tw, "HELD", a.Held)
 		row(tw, "VERDICT", a.Verdict)
 		if len(a.Words) > 0 {
 			_, _ = fmt.Fprintln(tw, "\nAT\tREASON\tMESSAGE")

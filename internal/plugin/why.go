@@ -141,6 +141,10 @@ type NodeAnswer struct {
 	// Consolidatable is the NodeClaim's Consolidatable condition: True once consolidateAfter
 	// passed without pods coming or going.
 	Consolidatable string `json:"consolidatable,omitempty"`
+	// Held is the disruption loop's reason for leaving the node alone, as its NodeClaim's
+	// DisruptionBlocked condition keeps it while it holds, and since when.
+	Held      string     `json:"held,omitempty"`
+	HeldSince *time.Time `json:"heldSince,omitempty"`
 	// Words are the disruption loop's latest words on the node, newest first, one per reason.
 	Words   []Word `json:"words,omitempty"`
 	Verdict string `json:"verdict"`
@@ -192,6 +196,10 @@ func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswe
 		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable); c != nil {
 			answer.Consolidatable = string(c.Status)
 		}
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, disruption.ConditionDisruptionBlocked); c != nil && c.Status == "True" {
+			answer.Held = c.Reason + ": " + c.Message
+			answer.HeldSince = &c.LastTransitionTime.Time
+		}
 	}
 	events, err := eventsOf(ctx, reader, corev1.NamespaceDefault, uids, disruptionReasons...)
 	if err != nil {
@@ -207,6 +215,8 @@ func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswe
 		answer.Verdict = "no NodeClaim manages this node: Karpenter does not disrupt it"
 	case answer.Disrupting != "":
 		answer.Verdict = "being disrupted: " + answer.Disrupting
+	case answer.Held != "":
+		answer.Verdict = "left alone since " + answer.HeldSince.UTC().Format(time.RFC3339) + ": " + answer.Held
 	case len(answer.Words) > 0 && slices.Contains(holdingReasons, answer.Words[0].Reason):
 		answer.Verdict = "left alone: " + answer.Words[0].Message
 	case answer.Drifted != "":

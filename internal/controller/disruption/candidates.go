@@ -139,7 +139,9 @@ func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) string {
 	case active:
 		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptUntil,
 			Message: fmt.Sprintf("%s=%s holds this pod's node from voluntary disruption until %s", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
-		return fmt.Sprintf("pod %s/%s is annotated %s=%s, for another %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.Sub(s.now).Round(time.Second))
+		// The time itself, not how long is left: the words stay the same from pass to pass,
+		// and still say when an hour later.
+		return fmt.Sprintf("pod %s/%s is annotated %s=%s, which holds its node until %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))
 	default:
 		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptGracePeriodElapsed,
 			Message: fmt.Sprintf("%s=%s elapsed at %s: the pod no longer holds its node", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})

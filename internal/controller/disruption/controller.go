@@ -222,6 +222,8 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.now().Sub(c.consolidated.at) < ConsolidatedRecheck
 	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.now})
 	c.report(snap, d)
+	// Every method ran when no command came out of a pass that did not skip consolidation.
+	c.keepVerdicts(ctx, snap, d, d.Command == nil && !skip)
 	switch {
 	case d.Consolidated:
 		c.consolidated = &consolidatedState{fingerprint: fingerprint, at: c.now()}

@@ -54,6 +54,9 @@ type Decision struct {
 	// BudgetBlocked lists, for each reason, the NodePools with candidates that their budgets
 	// allow no disruption of now.
 	BudgetBlocked []PoolBlocked
+	// BudgetHeld are those candidates, each with its NodePool's budget message: for the
+	// NodeClaims' DisruptionBlocked condition, not for events (the NodePool has its event).
+	BudgetHeld []Blocked
 	// Eligible counts the candidates each method found, by reason.
 	Eligible map[karpv1.DisruptionReason]int
 	// TimedOut names the methods that ran out of time.
@@ -135,6 +138,11 @@ func (s *Snapshot) withinBudget(d *Decision, cands []*Candidate, reason karpv1.D
 			out = append(out, c)
 			continue
 		}
+		held := s.budgetMessage(name, reason)
+		if allowed := s.budget(name, reason).allowed(); allowed > 0 {
+			held = fmt.Sprintf("NodePool %s's budgets allow %d %s disruptions now, which went to candidates before this one", name, allowed, reason)
+		}
+		d.BudgetHeld = append(d.BudgetHeld, Blocked{Node: c.StateNode, Reason: ReasonBudgetExhausted, Message: held})
 		if !reported.Has(name) && s.budget(name, reason).allowed() == 0 {
 			reported.Insert(name)
 			d.BudgetBlocked = append(d.BudgetBlocked, PoolBlocked{NodePool: c.pool.np, Reason: reason, Message: s.budgetMessage(name, reason)})

@@ -239,7 +239,7 @@ func TestDrift(t *testing.T) {
 			testPod("old", b, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "30m")))
 		snap := c.snapshot()
 		d := snap.Decide(Options{})
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "for another 1h0m0s")
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "which holds its node until "+snap.now.Add(time.Hour).UTC().Format(time.RFC3339))
 		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
 		notices := map[string]string{}
 		for _, n := range snap.notices {
