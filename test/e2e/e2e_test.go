@@ -303,11 +303,7 @@ var _ = Describe("Provisioning", func() {
 		createPool("frozen", func(p *karpv1.NodePool) {
 			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("0")}
 		})
-		template := podTemplate("frozen", "1")
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "frozen", Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
-		pod.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "frozen"}
-		Expect(kube.Create(ctx, pod)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
+		pod := createPoolPod("frozen", "frozen", "1")
 
 		Eventually(eventNotes("frozen", "FailedScheduling")).Should(ContainElement(ContainSubstring("nodepool frozen: would exceed limits cpu")))
 		Consistently(claimsOf("frozen")).Should(BeEmpty())

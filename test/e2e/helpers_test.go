@@ -418,6 +418,17 @@ func claimNames(claims []karpv1.NodeClaim) []string {
 	return names
 }
 
+// createPoolPod creates a bare pod named name of the inflate kind that only the NodePool pool's
+// nodes take, deleted when the spec ends.
+func createPoolPod(name, pool, cpu string) *corev1.Pod {
+	GinkgoHelper()
+	template := poolPod(pool, name, cpu)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
+	Expect(kube.Create(ctx, pod)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
+	return pod
+}
+
 // poolPod is a pod of the inflate kind that only the NodePool pool's nodes take.
 func poolPod(pool, app, cpu string) corev1.PodTemplateSpec {
 	template := podTemplate(app, cpu)

@@ -44,11 +44,7 @@ var _ = Describe("kubectl karpenter", func() {
 		createPool("plugin-limited", func(p *karpv1.NodePool) {
 			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("1")}
 		})
-		template := podTemplate("plugin-limited", "2")
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plugin-limited", Namespace: namespace, Labels: template.Labels}, Spec: template.Spec}
-		pod.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "plugin-limited"}
-		Expect(kube.Create(ctx, pod)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, pod))).To(Succeed()) })
+		createPoolPod("plugin-limited", "plugin-limited", "2")
 
 		Eventually(func(g Gomega) {
 			answer := &plugin.PodAnswer{}
