@@ -21,5 +21,6 @@
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
 // internal/cloudprovider/kakao, internal/controller/disruption,
 // internal/controller/nodeclaim/disruption, internal/controller/nodepool,
-// internal/controller/provisioning, internal/scheduling.
+// internal/controller/provisioning, internal/scheduling, internal/utils/node,
+// internal/utils/pod.
 package plugin

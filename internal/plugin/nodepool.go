@@ -27,6 +27,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 
 // NodePoolAnswer is what a NodePool's budgets and limits allow now, and which of its nodes
@@ -127,12 +128,8 @@ func budgetNode(nodeClaim *karpv1.NodeClaim, node *corev1.Node) disruption.Budge
 		Disrupted:   !nodeClaim.DeletionTimestamp.IsZero(),
 	}
 	if node != nil {
-		n.Disrupted = n.Disrupted || !node.DeletionTimestamp.IsZero() || slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool {
-			return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint)
-		})
-		n.Ready = slices.ContainsFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool {
-			return c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
-		})
+		n.Disrupted = n.Disrupted || !node.DeletionTimestamp.IsZero() || nodeutil.HasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+		n.Ready = nodeutil.IsReady(node)
 	}
 	return n
 }

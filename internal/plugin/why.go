@@ -22,7 +22,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,6 +32,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // PodAnswer is why a pod runs where it does, or waits.
@@ -58,7 +61,7 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName)
 	answer := &PodAnswer{Pod: key.String(), Phase: string(pod.Status.Phase)}
 	if pod.Spec.NodeName != "" {
 		answer.Node = pod.Spec.NodeName
-		nodeClaim, err := nodeClaimOfNode(ctx, reader, pod.Spec.NodeName)
+		_, nodeClaim, err := nodeAndClaim(ctx, reader, pod.Spec.NodeName)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +80,7 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName)
 	}
 	if len(decisions) == 0 {
 		answer.Verdict = "provisioning has not decided about it yet"
-		if !unschedulable(pod) {
+		if !podutil.IsProvisionable(pod) {
 			answer.Verdict += ": it looks only at pods the kube-scheduler marked unschedulable (PodScheduled False, reason Unschedulable)"
 		}
 		return answer, nil
@@ -103,30 +106,27 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName)
 	return answer, nil
 }
 
-// unschedulable is whether the kube-scheduler gave up on the pod, which provisioning waits for.
-func unschedulable(pod *corev1.Pod) bool {
-	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
-		return c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
-	})
-}
-
-// nodeClaimOfNode is the NodeClaim of the node named, nil when none.
-func nodeClaimOfNode(ctx context.Context, reader client.Reader, name string) (*karpv1.NodeClaim, error) {
+// nodeAndClaim are the node named, nil when it is gone, and its NodeClaim, nil when none: a
+// NodeClaim names its node, or carries the node's provider ID.
+func nodeAndClaim(ctx context.Context, reader client.Reader, name string) (*corev1.Node, *karpv1.NodeClaim, error) {
 	node := &corev1.Node{}
-	if err := reader.Get(ctx, types.NamespacedName{Name: name}, node); client.IgnoreNotFound(err) != nil {
-		return nil, err
+	if err := reader.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
+		if client.IgnoreNotFound(err) != nil {
+			return nil, nil, err
+		}
+		node = nil
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := reader.List(ctx, claims); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range claims.Items {
 		c := &claims.Items[i]
-		if c.Status.NodeName == name || (node.Spec.ProviderID != "" && c.Status.ProviderID == node.Spec.ProviderID) {
-			return c, nil
+		if c.Status.NodeName == name || (node != nil && node.Spec.ProviderID != "" && c.Status.ProviderID == node.Spec.ProviderID) {
+			return node, c, nil
 		}
 	}
-	return nil, nil
+	return node, nil, nil
 }
 
 // NodeAnswer is why a node is, or is not, being disrupted.
@@ -171,32 +171,30 @@ var holdingReasons = []string{disruption.EventDisruptionBlocked, disruption.Even
 // WhyNode answers for the node named.
 func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswer, error) {
 	answer := &NodeAnswer{Node: name}
-	node := &corev1.Node{}
-	nodeErr := reader.Get(ctx, types.NamespacedName{Name: name}, node)
-	if client.IgnoreNotFound(nodeErr) != nil {
-		return nil, nodeErr
-	}
-	nodeClaim, err := nodeClaimOfNode(ctx, reader, name)
+	node, nodeClaim, err := nodeAndClaim(ctx, reader, name)
 	if err != nil {
 		return nil, err
 	}
-	if nodeErr != nil && nodeClaim == nil {
-		return nil, nodeErr
+	if node == nil && nodeClaim == nil {
+		return nil, apierrors.NewNotFound(corev1.Resource("nodes"), name)
 	}
-	uids := []types.UID{node.UID}
+	var uids []types.UID
+	if node != nil {
+		uids = append(uids, node.UID)
+	}
 	if nodeClaim != nil {
 		answer.NodeClaim, answer.NodePool = nodeClaim.Name, nodeClaim.Labels[karpv1.LabelNodePool]
 		uids = append(uids, nodeClaim.UID)
-		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == "True" {
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason); c != nil && c.Status == metav1.ConditionTrue {
 			answer.Disrupting = c.Reason
 		}
-		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted); c != nil && c.Status == "True" {
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted); c != nil && c.Status == metav1.ConditionTrue {
 			answer.Drifted = c.Reason + ": " + c.Message
 		}
 		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable); c != nil {
 			answer.Consolidatable = string(c.Status)
 		}
-		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, disruption.ConditionDisruptionBlocked); c != nil && c.Status == "True" {
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, disruption.ConditionDisruptionBlocked); c != nil && c.Status == metav1.ConditionTrue {
 			answer.Held = c.Reason + ": " + c.Message
 			answer.HeldSince = &c.LastTransitionTime.Time
 		}

@@ -197,14 +197,8 @@ func withZeros(list, allocatable corev1.ResourceList) corev1.ResourceList {
 
 // overhead is what the node keeps for the system: its capacity less its allocatable.
 func overhead(node *corev1.Node) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for name, capacity := range node.Status.Capacity {
-		left := capacity.DeepCopy()
-		if allocatable, ok := node.Status.Allocatable[name]; ok {
-			left.Sub(allocatable)
-		}
-		out[name] = left
-	}
+	out := node.Status.Capacity.DeepCopy()
+	resources.SubtractFrom(out, node.Status.Allocatable)
 	return out
 }
 
