@@ -57,6 +57,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
@@ -319,6 +320,7 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
+//nolint:gocyclo // the operator's wiring: one flag, client or controller after another, each a branch only to report its own error
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "preflight" {
 		os.Exit(runPreflight(os.Args[2:]))
@@ -446,6 +448,10 @@ func main() {
 		Policies: o.policies, SchedulerConfig: o.schedulerConfig, CapacityBuffers: o.featureGates.CapacityBuffer,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
 	})
+	if err := operator.IndexFields(ctx, mgr.GetFieldIndexer()); err != nil {
+		setupLog.Error(err, "unable to register the cache indexes")
+		os.Exit(1)
+	}
 	if err := controllers.Register(ctx, mgr); err != nil {
 		setupLog.Error(err, "unable to create controllers")
 		os.Exit(1)
@@ -465,6 +471,9 @@ func main() {
 			setupLog.Error(err, "unable to create webhook", "webhook", "KCNodeClass")
 			os.Exit(1)
 		}
+		// kubectl karpenter's whatif reaches the operator where the API server reaches its
+		// webhooks: through the same Service, or the same URL.
+		mgr.GetWebhookServer().Register(explain.Path, controllers.WhatIf)
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -13,8 +13,9 @@
 // limitations under the License.
 
 // kubectl-karpenter is the kubectl plugin `kubectl karpenter`: it says why a pod waits, why a
-// node is or is not being disrupted, what a NodePool's budgets and limits allow now, and which
-// nodes an edit of a NodePool or KCNodeClass would drift. It only reads the cluster.
+// node is or is not being disrupted, what a NodePool's budgets and limits allow now, and what
+// an edit of a NodePool or KCNodeClass, or a new pod, would do. It only reads the cluster, and
+// asks the operator, which changes nothing, for what only it knows.
 package main
 
 import (
@@ -99,25 +100,36 @@ func command() *cobra.Command {
 		},
 	})
 
-	var file string
+	var file, token string
+	// whatAbout asks the operator about the manifest of the -f file.
+	whatAbout := func() error {
+		manifest, err := readFile(file)
+		if err != nil {
+			return err
+		}
+		config, err := flags.ToRESTConfig()
+		if err != nil {
+			return err
+		}
+		return run(func(ctx context.Context, kube client.Client) (any, error) {
+			return plugin.WhatIf(ctx, config, kube, manifest, token)
+		})
+	}
 	whatif := &cobra.Command{
 		Use:   "whatif -f FILE",
-		Short: "Which nodes an edited NodePool or KCNodeClass would drift once applied",
+		Short: "What an edited NodePool or KCNodeClass would drift, launch and cost once applied, as the operator simulates it",
 		Args:  cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			data, err := readFile(file)
-			if err != nil {
-				return err
-			}
-			edited, err := plugin.Decode(data)
-			if err != nil {
-				return err
-			}
-			return run(func(ctx context.Context, kube client.Client) (any, error) { return plugin.WhatIf(ctx, kube, edited) })
-		},
+		RunE:  func(_ *cobra.Command, _ []string) error { return whatAbout() },
 	}
-	whatif.Flags().StringVarP(&file, "filename", "f", "", "the edited NodePool or KCNodeClass (- for standard input)")
-	_ = whatif.MarkFlagRequired("filename")
+	whatif.AddCommand(&cobra.Command{
+		Use:   "pod -f FILE",
+		Short: "Where a pod would land if it were created now, or what would launch for it, as the operator simulates it",
+		Args:  cobra.NoArgs,
+		RunE:  func(_ *cobra.Command, _ []string) error { return whatAbout() },
+	})
+	whatif.PersistentFlags().StringVarP(&file, "filename", "f", "", "the edited NodePool or KCNodeClass, or the pod (- for standard input)")
+	_ = whatif.MarkPersistentFlagRequired("filename")
+	whatif.PersistentFlags().StringVar(&token, "token", "", "the bearer token the operator checks (default: the kubeconfig's)")
 
 	root.AddCommand(why, whatif)
 	return root

@@ -169,6 +169,29 @@ func run(o options) error {
 	if excluded > 0 {
 		fmt.Printf("conformance-upstream: %d more left out by -exclude %q: not run, and not counted below\n", excluded, o.exclude)
 	}
+	runAll(ctx, o, c, specs, deadline)
+	if ctx.Err() != nil {
+		fmt.Print(summarize(specs, time.Since(start)))
+		return errors.New("interrupted")
+	}
+	leaks := leftovers(ctx, o, c)
+	fmt.Print(summarize(specs, time.Since(start)))
+	for _, leak := range leaks {
+		fmt.Println("conformance-upstream: after the specs,", leak)
+	}
+	if failedOrNotRun(specs) {
+		return errors.New("not every spec passed")
+	}
+	if len(leaks) > 0 {
+		return errors.New("the specs left the cluster or the emulator unclean")
+	}
+	return nil
+}
+
+// runAll runs the specs one after the other, each on a cluster cleaned of the last one's
+// objects; a spec on the skip list, or one that would start after an interrupt or within a
+// minute of the time bound, is reported without running.
+func runAll(ctx context.Context, o options, c cluster, specs []*spec, deadline time.Time) {
 	for i, s := range specs {
 		switch {
 		case s.skipReason != "":
@@ -185,12 +208,11 @@ func run(o options) error {
 		}
 		fmt.Println(s.outcome())
 	}
-	// What the last spec left, and the VMs of its nodes.
+}
+
+// leftovers says what the last spec left in the cluster, and the VMs of its nodes.
+func leftovers(ctx context.Context, o options, c cluster) []string {
 	var leaks []string
-	if ctx.Err() != nil {
-		fmt.Print(summarize(specs, time.Since(start)))
-		return errors.New("interrupted")
-	}
 	if err := c.ensureClean(ctx, nil); err != nil {
 		leaks = append(leaks, err.Error())
 	}
@@ -203,15 +225,5 @@ func run(o options) error {
 			leaks = append(leaks, fmt.Sprintf("%d VMs are left in the emulator: %s", len(vms), strings.Join(vms, " ")))
 		}
 	}
-	fmt.Print(summarize(specs, time.Since(start)))
-	for _, leak := range leaks {
-		fmt.Println("conformance-upstream: after the specs,", leak)
-	}
-	if failedOrNotRun(specs) {
-		return errors.New("not every spec passed")
-	}
-	if len(leaks) > 0 {
-		return errors.New("the specs left the cluster or the emulator unclean")
-	}
-	return nil
+	return leaks
 }

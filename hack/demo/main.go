@@ -92,6 +92,7 @@ func main() {
 	}
 }
 
+//nolint:gocyclo // the demo's script, one step after another as the timeline prints them; split, it would no longer read as the story it tells
 func (d *demo) run(ctx context.Context) error {
 	d.timeline.section("Set up: KCNodeClass default (Kubernetes " + fromVersion + ") and NodePool default, deployment inflate (1 CPU per pod, 0 replicas)")
 	if err := d.setUp(ctx); err != nil {

@@ -22,6 +22,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -347,7 +348,7 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 		"ServiceAccount":                 1,
 		"ClusterRole":                    4,
 		"ClusterRoleBinding":             4,
-		"Role":                           3,
+		"Role":                           4,
 		"RoleBinding":                    3,
 		"Deployment":                     1,
 		"Service":                        2,
@@ -831,13 +832,39 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 	for role := range nodeBindings {
 		t.Errorf("the chart does not bind ClusterRole %s to the joining nodes' group, as config/rbac-bootstrap does", role)
 	}
-	// Every role but metrics-reader and plugin-reader, which are for scrapers and people, is
+	// kubectl karpenter's whatif may proxy to the Service of the chart's webhooks, and only to
+	// it; kustomize's role names config/default's and OLM's Services the same way.
+	var webhooks admissionregistrationv1.ValidatingWebhookConfiguration
+	rendered.decodeOnly(t, "ValidatingWebhookConfiguration", &webhooks)
+	service := webhooks.Webhooks[0].ClientConfig.Service
+	wantProxy := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"services/proxy"}, Verbs: []string{"create"},
+		ResourceNames: []string{proxyName(service)}}}
+	if got := roleRules(t, rendered, "Role", releaseName+"-plugin-proxy"); !reflect.DeepEqual(got, wantProxy) {
+		t.Errorf("Role %s-plugin-proxy rules %+v, want %+v", releaseName, got, wantProxy)
+	}
+	kustomizeProxy := roleRules(t, readManifestFile(t, filepath.Join(configDir, "rbac", "plugin_proxy_role.yaml")), "Role", "plugin-proxy-role")
+	var kustomizeWebhooks admissionregistrationv1.ValidatingWebhookConfiguration
+	kustomizeBuild(t, "default").decodeOnly(t, "ValidatingWebhookConfiguration", &kustomizeWebhooks)
+	kustomizeService := kustomizeWebhooks.Webhooks[0].ClientConfig.Service
+	if len(kustomizeProxy) != 1 || !slices.Contains(kustomizeProxy[0].ResourceNames, proxyName(kustomizeService)) {
+		t.Errorf("config/rbac's plugin-proxy-role %+v does not name config/default's webhook Service %s", kustomizeProxy, kustomizeService.Name)
+	}
+	// Every role but metrics-reader and the plugin's, which are for scrapers and people, is
 	// bound to the controller.
 	for _, name := range []string{"ClusterRole/" + releaseName + "-manager", "Role/" + releaseName + "-manager", "Role/" + releaseName + "-leader-election", "Role/" + releaseName + "-bootstrap-tokens", "ClusterRole/" + releaseName + "-metrics-auth"} {
 		if !bound[name] {
 			t.Errorf("%s is not bound to the controller's ServiceAccount", name)
 		}
 	}
+}
+
+// proxyName is the name the API server's proxy to a webhook's Service is authorized by.
+func proxyName(service *admissionregistrationv1.ServiceReference) string {
+	port := int32(443)
+	if service.Port != nil {
+		port = *service.Port
+	}
+	return fmt.Sprintf("https:%s:%d", service.Name, port)
 }
 
 // TestChartDeploymentMatchesKustomize checks that the chart runs the controller as the

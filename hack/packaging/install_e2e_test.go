@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -47,6 +48,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -232,6 +234,59 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 	return remove
 }
 
+// askWhatIf runs kubectl karpenter whatif pod as a ServiceAccount bound to the plugin's roles
+// (readerRole, a ClusterRole, and proxyRole, a Role of the install namespace): the plugin
+// reaches the operator through the API server's proxy to the Service of its webhooks, and the
+// operator must answer that a pod only the NodePool pool takes launches a NodeClaim of it.
+func (c *installCluster) askWhatIf(t *testing.T, readerRole, proxyRole, pool string) {
+	t.Helper()
+	ctx := t.Context()
+	name := "whatif-asker"
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: installNamespace}}
+	objects := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: installNamespace}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: readerRole}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: installNamespace}, Subjects: subjects,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: proxyRole}},
+	}
+	for _, object := range objects {
+		if err := c.kube.Create(ctx, object); err != nil {
+			t.Fatalf("creating %T %s: %v", object, object.GetName(), err)
+		}
+		t.Cleanup(func() { _ = c.kube.Delete(context.Background(), object) })
+	}
+	token, err := c.clients.CoreV1().ServiceAccounts(installNamespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "pod.yaml")
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: question\nspec:\n  nodeSelector:\n    karpenter.sh/nodepool: " + pool +
+		"\n  containers:\n  - name: app\n    image: app\n    resources:\n      requests:\n        cpu: \"1\"\n"
+	if err := os.WriteFile(file, []byte(pod), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "kubectl karpenter whatif pod answers through the API server's proxy", func() (bool, string) {
+		cmd := exec.CommandContext(ctx, c.env["KUBECTL"], "karpenter", "--kubeconfig", c.env["KUBECONFIG"], "whatif", "pod", "-f", file, "--token", token.Status.Token, "-o", "json")
+		cmd.Env = append(os.Environ(), "PATH="+c.env["KUBECTL_PLUGINS"]+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return false, fmt.Sprintf("%v: %s", err, out)
+		}
+		var answer struct {
+			Launch *struct {
+				NodePool string `json:"nodePool"`
+			} `json:"launch"`
+		}
+		if err := json.Unmarshal(out, &answer); err != nil || answer.Launch == nil || answer.Launch.NodePool != pool {
+			t.Errorf("kubectl karpenter whatif pod answered %s (%v), want a launch from NodePool %s", out, err, pool)
+		}
+		return true, ""
+	})
+}
+
 // createThroughWebhooks creates object, retrying only while the API server cannot call the
 // operator's webhooks. OLM makes a new CA on every install pass and rolls the pods to a
 // serving certificate it signed; a pass can come after the CSV is Succeeded (it reinstalls
@@ -342,6 +397,7 @@ func (k *standInKubelet) sync(ctx context.Context) {
 		_, running := k.processes[string(pod.UID)]
 		k.mu.Unlock()
 		if running {
+			k.routePodIP(pod)
 			continue
 		}
 		process, err := k.cluster.startPodProcess(ctx, pod)
@@ -365,6 +421,27 @@ func (k *standInKubelet) sync(ctx context.Context) {
 	}
 }
 
+// routePodIP adds the routes from the pod's IP, once it has one, to where its ports listen:
+// the API server's proxy to a Service dials the IP of one of its pods.
+func (k *standInKubelet) routePodIP(pod *corev1.Pod) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	process := k.processes[string(pod.UID)]
+	if process == nil || process.podIP != "" || pod.Status.PodIP == "" {
+		return
+	}
+	var routes []string
+	for port, address := range process.ports {
+		routes = append(routes, fmt.Sprintf("%s %s", net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(port))), address))
+	}
+	if err := editRoutes(process.file, routes, nil); err != nil {
+		k.t.Errorf("routing pod %s's IP: %v", pod.Name, err)
+		return
+	}
+	process.podIP = pod.Status.PodIP
+	process.routes = append(process.routes, routes...)
+}
+
 // podsStarted are the pods the stand-in kubelet has run a process for, in order.
 func (k *standInKubelet) podsStarted() []string {
 	k.mu.Lock()
@@ -379,6 +456,10 @@ type podProcess struct {
 	exited chan struct{}
 	routes []string
 	file   string
+	// ports are the container's ports and the loopback addresses they listen on; podIP is
+	// the pod's IP once routed to them.
+	ports map[int32]string
+	podIP string
 }
 
 // runInPodScript projects the pod's ServiceAccount volume where every in-cluster client
@@ -526,7 +607,7 @@ func (c *installCluster) startPodProcess(ctx context.Context, pod *corev1.Pod) (
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting the manager: %w", err)
 	}
-	process := &podProcess{pod: pod.Name, cmd: command, exited: make(chan struct{}), file: c.env["SERVICE_ROUTES"]}
+	process := &podProcess{pod: pod.Name, cmd: command, exited: make(chan struct{}), file: c.env["SERVICE_ROUTES"], ports: ports}
 	go func() {
 		_ = command.Wait()
 		_ = logFile.Close()

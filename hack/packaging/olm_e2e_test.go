@@ -162,6 +162,7 @@ func TestInstallOLM(t *testing.T) {
 	}
 	kubelet := c.runPods(t, selector)
 	removeNodeClassAndPool := c.nodeClassAndPool(t, "olm", "1.35")
+	c.askWhatIf(t, "karpenter-kakaocloud-plugin-reader-role", "karpenter-kakaocloud-plugin-proxy-role", "olm")
 	t.Logf("pods run by the stand-in kubelet: %s", strings.Join(kubelet.podsStarted(), ", "))
 
 	// Below the next release's minimum (1.36, from the Subscription) the KCNodeClass holds

@@ -213,6 +213,8 @@ func registerTaints(taints []corev1.Taint) (string, error) {
 // quantity, a percentage, a number), so that nothing but those characters reaches the script,
 // whatever got past the API server's validation; a value that does not parse is an error
 // naming the field.
+//
+//nolint:gocyclo // one branch per kubelet setting, each parsed and written back on its own; a table of setters would hide which flag each field becomes
 func kubeletFlags(k *kcv1.KubeletConfiguration, r instancetype.KubeletReservations) (string, error) {
 	if k == nil {
 		k = &kcv1.KubeletConfiguration{}

@@ -45,7 +45,9 @@ type refresh[T any] struct {
 // enough through stale()).
 func (e *entry[T]) get(ctx context.Context, ttl time.Duration, now func() time.Time, fetch func(context.Context) (T, error)) (T, error) {
 	e.mu.Lock()
-	if e.valid && now().Sub(e.fetchedAt) < ttl {
+	// A clock that went back (a fake one a suite resets, or a host's) makes an entry stale
+	// rather than fresh for longer than its TTL.
+	if age := now().Sub(e.fetchedAt); e.valid && age >= 0 && age < ttl {
 		v := e.value
 		e.mu.Unlock()
 		return v, nil

@@ -126,11 +126,11 @@ func (m *measured) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	return err
 }
 
-func (m *measured) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (DriftReason, error) {
+func (m *measured) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (Drift, error) {
 	start := time.Now()
-	reason, err := m.CloudProvider.IsDrifted(ctx, nodeClaim)
+	drift, err := m.CloudProvider.IsDrifted(ctx, nodeClaim)
 	m.observe("IsDrifted", start, nodePoolOf(nodeClaim), err)
-	return reason, err
+	return drift, err
 }
 
 func (m *measured) InstanceState(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error) {

@@ -48,8 +48,9 @@ type CloudProvider interface {
 	// found no capacity for its offering (which is then marked unavailable), a
 	// LaunchFailedError when it failed otherwise; other errors say it could not be looked at.
 	CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) error
-	// IsDrifted says why a NodeClaim's VM no longer matches its KCNodeClass ("" when it does).
-	IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (DriftReason, error)
+	// IsDrifted says why a NodeClaim's VM no longer matches its KCNodeClass, and what
+	// differs (a Drift without a reason when it matches).
+	IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (Drift, error)
 	// RepairPolicies say when a registered node is unhealthy enough to be replaced.
 	RepairPolicies() []RepairPolicy
 	// InstanceState is the state of a registered NodeClaim's VM as the cloud reports it, for
@@ -61,6 +62,13 @@ type CloudProvider interface {
 
 // DriftReason says why a VM drifted.
 type DriftReason string
+
+// Drift is the cloud provider's answer on a NodeClaim's VM: the reason it drifted ("" when it
+// has not) and a message saying what differs, as the Drifted condition carries them.
+type Drift struct {
+	Reason  DriftReason
+	Message string
+}
 
 // RepairPolicy is a way a registered node is unhealthy: its condition ConditionType has had
 // ConditionStatus for longer than TolerationDuration, and, when InstanceStates is set, its VM

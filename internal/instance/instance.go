@@ -154,6 +154,8 @@ type Launched struct {
 // Launch returns the NodeClaim's VM, creating it if this cluster has none yet. A VM of the
 // same name that does not verify is never adopted. A create whose outcome is unknown is never
 // followed by another until the lookup window has passed without the VM showing up.
+//
+//nolint:gocyclo // the idempotent launch: find, verify, wait out an unknown create, try each candidate offering; the branches are the cases a lost answer leaves
 func (p *Provider) Launch(ctx context.Context, req LaunchRequest) (Launched, error) {
 	if len(req.Candidates) == 0 {
 		return Launched{}, errors.New("no instance type candidates to launch")

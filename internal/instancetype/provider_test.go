@@ -289,10 +289,23 @@ func BenchmarkList(b *testing.B) {
 	if _, err := provider.List(b.Context(), nodeClass); err != nil {
 		b.Fatalf("List: %v", err)
 	}
+	var types []*cloudprovider.InstanceType
+	var err error
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := provider.List(b.Context(), nodeClass); err != nil {
+		if types, err = provider.List(b.Context(), nodeClass); err != nil {
 			b.Fatalf("List: %v", err)
+		}
+	}
+	// The last List, checked outside the timing: every type of the catalog, each one sold in
+	// some zone of the node class's subnets (the zones themselves are
+	// TestListOfferingsFollowSubnetZones's to check).
+	if len(types) != 24 {
+		b.Fatalf("List returned %d types, want the built-in catalog's 24: %v", len(types), names(types))
+	}
+	for _, it := range types {
+		if len(it.Offerings.Available()) == 0 {
+			b.Fatalf("%s has no available offering: %+v", it.Name, it.Offerings)
 		}
 	}
 }

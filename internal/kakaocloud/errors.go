@@ -91,6 +91,8 @@ func KindOf(err error) Kind {
 //     shortage of capacity;
 //   - 400, 409, 413 and 422 are a quota or capacity refusal when the text says so, else the
 //     request's fault (413 is how older OpenStack compute APIs refuse over quota).
+//
+//nolint:gocyclo // one case per HTTP status and wording KakaoCloud answers with, documented above as a table
 func classify(status int, code, message string) Kind {
 	text := strings.ToLower(code + " " + message)
 	quota := strings.Contains(text, "quota")

@@ -51,12 +51,14 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -74,6 +76,10 @@ type Options struct {
 	Recorder    events.EventRecorder
 	// Clock tells every controller the time; the real clock when nil.
 	Clock clock.Clock
+	// CloudProvider, when set, is what every controller that launches, lists, deletes or
+	// prices VMs uses instead of KakaoCloud's (a fake, in specs that call the controllers
+	// themselves); the KCNodeClass controller still resolves against KakaoCloud.
+	CloudProvider cloudprovider.CloudProvider
 	// Bootstrap writes the join script; without it VMs get only their KCNodeClass's user data.
 	Bootstrap      kakao.Bootstrapper
 	PriceOverrides instancetype.PriceOverrideSource
@@ -104,6 +110,8 @@ type Options struct {
 
 // Controllers is every controller of the operator, with the cloud provider they share.
 type Controllers struct {
+	// WhatIf answers kubectl karpenter's whatif on the webhook server.
+	WhatIf        *explain.Handler
 	CloudProvider *kakao.CloudProvider
 	Instances     *instance.Provider
 
@@ -146,9 +154,13 @@ func NewControllers(o Options) *Controllers {
 		Kube: o.Client, Client: o.KakaoCloud, Catalog: o.Catalog, Keyring: o.Keyring, ClusterName: o.ClusterName,
 		Recorder: o.Recorder, Clock: o.Clock, Bootstrap: o.Bootstrap, PriceOverrides: o.PriceOverrides, Repair: o.RepairTolerations,
 	})
+	var shared cloudprovider.CloudProvider = provider
+	if o.CloudProvider != nil {
+		shared = o.CloudProvider
+	}
 	var repair *health.Reconciler
 	if o.NodeRepair && o.LegacyNodeRepair {
-		repair = &health.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodeHealth), Recorder: o.Recorder, Clock: o.Clock}
+		repair = &health.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(shared, NodeHealth), Recorder: o.Recorder, Clock: o.Clock}
 	}
 	// The NodeClaim lifecycle records whether launched nodes register; the NodePool
 	// controller turns that into NodeRegistrationHealthy.
@@ -167,10 +179,15 @@ func NewControllers(o Options) *Controllers {
 	// metrics time the pods' waits from them.
 	schedulingTimes := state.NewPodSchedulingTimes(o.Clock)
 	provisioner := &provisioning.Provisioner{
-		Client: o.Client, CloudProvider: cloudprovider.Measured(provider, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
+		Client: o.Client, CloudProvider: cloudprovider.Measured(shared, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
 		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		CapacityBuffers: o.CapacityBuffers, SchedulingTimes: schedulingTimes,
 	}
+	// kubectl karpenter's whatif: provisioning's own input, built with the instance types as
+	// the provisioner gets them, and a simulation that creates nothing.
+	whatIf := &explain.Handler{Reviewer: o.Client, Explainer: &explain.Explainer{Reader: o.Client, Clock: o.Clock, Inputs: &provisioning.Provisioner{
+		Client: o.Client, CloudProvider: cloudprovider.Measured(shared, "explain"), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
+	}}}
 	var buffers *capacitybuffer.Reconciler
 	if o.CapacityBuffers {
 		buffers = &capacitybuffer.Reconciler{Client: o.Client, Provision: provisioner.Batcher.Trigger, Clock: o.Clock}
@@ -181,6 +198,7 @@ func NewControllers(o Options) *Controllers {
 	}
 	return &Controllers{
 		BootstrapToken:    tokens,
+		WhatIf:            whatIf,
 		PodMetrics:        &podmetrics.Reconciler{Client: o.Client, Clock: o.Clock, SchedulingTimes: schedulingTimes},
 		NodeMetrics:       &nodemetrics.Controller{Client: o.Client, Clock: o.Clock},
 		StatusMetrics:     statusmetrics.NewControllers(o.Client, o.Clock),
@@ -192,25 +210,25 @@ func NewControllers(o Options) *Controllers {
 		NodeClass: &nodeclass.Reconciler{
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
-		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodePool), RegistrationHealth: registrations},
-		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: cloudprovider.Measured(provider, Static), Recorder: o.Recorder},
+		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(shared, NodePool), RegistrationHealth: registrations},
+		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: cloudprovider.Measured(shared, Static), Recorder: o.Recorder},
 		Lifecycle: &lifecycle.Reconciler{
-			Client: o.Client, CloudProvider: cloudprovider.Measured(provider, Lifecycle), Recorder: o.Recorder, Clock: o.Clock,
+			Client: o.Client, CloudProvider: cloudprovider.Measured(shared, Lifecycle), Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,
 			RegistrationHealth: registrations,
 		},
 		Provisioner: provisioner,
-		Conditions:  &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, Conditions), Recorder: o.Recorder, Clock: o.Clock},
+		Conditions:  &nodeclaimdisruption.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(shared, Conditions), Recorder: o.Recorder, Clock: o.Clock},
 		PodEvents:   &podevents.Reconciler{Client: o.Client, Clock: o.Clock},
 		Expiration:  &expiration.Reconciler{Client: o.Client, Recorder: o.Recorder, Clock: o.Clock},
 		Disruption: &disruption.Controller{
-			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: cloudprovider.Measured(provider, Disruption), Recorder: o.Recorder, Clock: o.Clock,
+			Client: o.Client, APIReader: o.APIReader, StaticLaunches: staticLaunches, CloudProvider: cloudprovider.Measured(shared, Disruption), Recorder: o.Recorder, Clock: o.Clock,
 			PollInterval: o.DisruptionPoll, ValidationDelay: o.DisruptionValidation,
 			NodeRepair: o.NodeRepair && !o.LegacyNodeRepair, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 			CapacityBuffers: o.CapacityBuffers,
 		},
 		InstanceCollector:  &garbagecollection.Collector{Client: o.Client, Instances: instances, Period: singleton.Period{Clock: o.Clock}},
-		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: cloudprovider.Measured(provider, NodeClaimCollector), Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
+		NodeClaimCollector: &nodeclaimgc.Collector{Client: o.Client, CloudProvider: cloudprovider.Measured(shared, NodeClaimCollector), Recorder: o.Recorder, Period: singleton.Period{Clock: o.Clock}},
 	}
 }
 
@@ -236,8 +254,20 @@ const (
 	StatusMetrics      = "metrics.status"
 )
 
+// IndexFields registers every cache index the controllers read through (package index), on
+// the manager's cache, once, before any controller is registered: cmd/main.go does, and the
+// suites' environment.
+func IndexFields(ctx context.Context, indexer client.FieldIndexer) error {
+	for _, field := range index.Fields() {
+		if err := indexer.IndexField(ctx, field.Object, field.Name, field.Extract); err != nil {
+			return fmt.Errorf("indexing %T by %s: %w", field.Object, field.Name, err)
+		}
+	}
+	return nil
+}
+
 // Register puts the controllers on the manager, which runs them once started: every one, or
-// only those named.
+// only those named. They read through the indexes IndexFields registers.
 func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...string) error {
 	for _, r := range []struct {
 		name     string
@@ -246,7 +276,7 @@ func (c *Controllers) Register(ctx context.Context, mgr ctrl.Manager, only ...st
 		{NodeClass, func() error { return c.NodeClass.SetupWithManager(mgr) }},
 		{NodePool, func() error { return c.NodePool.SetupWithManager(mgr) }},
 		{Static, func() error { return c.Static.SetupWithManager(mgr) }},
-		{Lifecycle, func() error { return c.Lifecycle.SetupWithManager(ctx, mgr) }},
+		{Lifecycle, func() error { return c.Lifecycle.SetupWithManager(mgr) }},
 		{Provisioning, func() error { return c.Provisioner.SetupWithManager(mgr) }},
 		{Conditions, func() error { return c.Conditions.SetupWithManager(mgr) }},
 		{PodEvents, func() error { return c.PodEvents.SetupWithManager(mgr) }},

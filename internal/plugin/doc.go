@@ -15,12 +15,11 @@
 // Package plugin answers the questions of kubectl karpenter from the cluster's objects, read
 // only: why a pod waits (as provisioning decided it: its latest Nominated or FailedScheduling
 // event), why a node is or is not being disrupted (the disruption loop's latest word on it and
-// its NodeClaim's conditions), what a NodePool's budgets and limits allow now, and which nodes
-// an edit of a NodePool or KCNodeClass would drift, computed by the operator's own drift code.
+// its NodeClaim's conditions), what a NodePool's budgets and limits allow now; and, asking the
+// operator, which has the instance types and their prices, what an edit of a NodePool or
+// KCNodeClass, or a new pod, would do.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
-// internal/cloudprovider/kakao, internal/controller/disruption,
-// internal/controller/nodeclaim/disruption, internal/controller/nodepool,
-// internal/controller/provisioning, internal/scheduling, internal/utils/node,
-// internal/utils/pod.
+// internal/controller/disruption, internal/controller/provisioning, internal/explain,
+// internal/scheduling, internal/utils/node, internal/utils/pod.
 package plugin

@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,12 +30,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -226,89 +225,20 @@ func TestWhyNodePool(t *testing.T) {
 	}
 }
 
-func TestWhatIf(t *testing.T) {
-	nodeClass := &kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "workers"}, Spec: kcv1.KCNodeClassSpec{Bootstrap: kcv1.Bootstrap{KubernetesVersion: "1.35"}}}
-	stamped := func(name, class, version string) *karpv1.NodeClaim {
-		return &karpv1.NodeClaim{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}, Annotations: map[string]string{
-				kcv1.AnnotationKubernetesVersion: version, kcv1.AnnotationNodeClassHash: nodeClass.StaticHash(), kcv1.AnnotationNodeClassHashVersion: kcv1.NodeClassHashVersion,
-			}},
-			Spec:   karpv1.NodeClaimSpec{NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: class}},
-			Status: karpv1.NodeClaimStatus{NodeName: "node-" + name},
-		}
-	}
-	kube := kubeOf(t, nodeClass, stamped("a", "workers", "1.35"), stamped("b", "workers", "1.35"), stamped("c", "others", "1.35"), stamped("d", "workers", "1.36"))
-
-	edited := nodeClass.DeepCopy()
-	edited.Spec.Bootstrap.KubernetesVersion = "1.36"
-	answer, err := WhatIf(context.Background(), kube, edited)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var drifted []string
-	for _, d := range answer.Drifts {
-		drifted = append(drifted, d.NodeClaim)
-		if d.Reason != string(kakao.DriftKubernetesVersion) || !strings.Contains(d.Message, "now asks for 1.36") {
-			t.Errorf("drift %+v", d)
-		}
-	}
-	if strings.Join(drifted, ",") != "a,b" || answer.Unchanged != 1 {
-		t.Errorf("drifts %v and %d unchanged, want a and b (the other class's c aside, d already on 1.36)", drifted, answer.Unchanged)
-	}
-
-	// An edit of the rest of the spec drifts every node of the class by its hash.
-	resized := nodeClass.DeepCopy()
-	resized.Spec.RootVolume.SizeGiB = 100
-	answer, err = WhatIf(context.Background(), kube, resized)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(answer.Drifts) != 3 {
-		t.Errorf("%d drifts after a root volume change, want the class's 3: %+v", len(answer.Drifts), answer.Drifts)
-	}
-
-	// A NodePool template edit drifts the NodeClaims stamped with the old template.
-	np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	old := stamped("e", "workers", "1.35")
-	old.Annotations[karpv1.NodePoolHashAnnotationKey] = nodepool.Hash(np)
-	old.Annotations[karpv1.NodePoolHashVersionAnnotationKey] = nodepool.HashVersion
-	relabelled := np.DeepCopy()
-	relabelled.Spec.Template.Labels = map[string]string{"team": "checkout"}
-	answer, err = WhatIf(context.Background(), kubeOf(t, np, old), relabelled)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(answer.Drifts) != 1 || answer.Drifts[0].Reason != "NodePoolDrifted" {
-		t.Errorf("drifts %+v, want e's NodePoolDrifted", answer.Drifts)
-	}
-}
-
-func TestDecodeAndPrint(t *testing.T) {
-	obj, err := Decode([]byte("apiVersion: karpenter.kakaocloud.com/v1\nkind: KCNodeClass\nmetadata:\n  name: workers\nspec:\n  bootstrap:\n    kubernetesVersion: \"1.36\"\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if nc, ok := obj.(*kcv1.KCNodeClass); !ok || nc.Spec.Bootstrap.KubernetesVersion != "1.36" {
-		t.Errorf("decoded %#v", obj)
-	}
-	for _, bad := range []string{
-		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n",
-		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {}\n",
-		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: x\nspec:\n  tmplate: {}\n",
-	} {
-		if _, err := Decode([]byte(bad)); err == nil {
-			t.Errorf("no error for %q", bad)
-		}
-	}
-	answer := &WhatIfAnswer{Kind: "KCNodeClass", Name: "workers", Drifts: []Drift{{NodeClaim: "a", Reason: "KubernetesVersionDrift", Message: "m"}}}
+func TestPrint(t *testing.T) {
+	answer := &explain.WhatIfAnswer{Kind: "KCNodeClass", Name: "workers", Drifts: []explain.Drift{{NodeClaim: "a", Reason: "KubernetesVersionDrift", Message: "m"}},
+		Launches: []explain.Launch{{NodePool: "default", InstanceType: "m2a.large", Price: 2.5, InstanceTypes: 12, Zones: []string{"kr-central-2-a"}, Pods: 3}},
+		Cost:     explain.Cost{Now: 5, WithoutEdit: 5, WithEdit: 2.5, Change: -2.5}}
 	var table, js bytes.Buffer
-	if err := Print(&table, answer, "table"); err != nil || !strings.Contains(table.String(), "KubernetesVersionDrift") {
+	if err := Print(&table, answer, "table"); err != nil || !strings.Contains(table.String(), "KubernetesVersionDrift") ||
+		!regexp.MustCompile(`default\s+m2a.large\s+2.500\s+12\s+kr-central-2-a\s+3`).MatchString(table.String()) ||
+		!regexp.MustCompile(`COST WITH EDIT\s+2.500 \(-2.500\)`).MatchString(table.String()) {
 		t.Errorf("table %q, %v", table.String(), err)
 	}
 	if err := Print(&js, answer, "json"); err != nil {
 		t.Fatal(err)
 	}
-	var back WhatIfAnswer
+	var back explain.WhatIfAnswer
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Drifts[0].NodeClaim != "a" {
 		t.Errorf("json %q, %v", js.String(), err)
 	}

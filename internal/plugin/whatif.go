@@ -15,126 +15,178 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
-	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 )
 
-// WhatIfAnswer is what applying an edited NodePool or KCNodeClass would do to the nodes.
-type WhatIfAnswer struct {
-	Kind string `json:"kind"`
-	Name string `json:"name"`
-	// Drifts are the NodeClaims the edit would drift, by name, with the drift reason and what
-	// changed, as the operator would write them in their Drifted condition.
-	Drifts []Drift `json:"drifts"`
-	// Unchanged counts the NodeClaims the edit leaves as they are.
-	Unchanged int `json:"unchanged"`
-	// Notes say what the answer cannot know before the edit is applied.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// Drift is one NodeClaim an edit would drift.
-type Drift struct {
-	NodeClaim string `json:"nodeClaim"`
-	Node      string `json:"node,omitempty"`
-	Reason    string `json:"reason"`
-	Message   string `json:"message"`
-}
-
-// WhatIf answers for an edited object: a *karpv1.NodePool or a *kcv1.KCNodeClass.
-func WhatIf(ctx context.Context, reader client.Reader, edited client.Object) (*WhatIfAnswer, error) {
-	claims := &karpv1.NodeClaimList{}
-	if err := reader.List(ctx, claims); err != nil {
+// WhatIf asks the operator what the manifest (an edited NodePool or KCNodeClass, or a Pod)
+// would do: an *explain.WhatIfAnswer or an *explain.PodWhatIfAnswer. Only the operator knows
+// the instance types and their prices, so the plugin reaches it where the API server reaches
+// its KCNodeClass webhook: through the API server's proxy to its Service, or at its URL. The
+// operator checks token (the kubeconfig's own when empty) with the API server.
+func WhatIf(ctx context.Context, config *rest.Config, reader client.Reader, manifest []byte, token string) (any, error) {
+	obj, err := explain.Decode(manifest)
+	if err != nil {
 		return nil, err
 	}
-	var answer *WhatIfAnswer
-	var drift func(*karpv1.NodeClaim) (string, string, bool)
-	switch edited := edited.(type) {
-	case *karpv1.NodePool:
-		edited = edited.DeepCopy()
-		// As the NodePool controller stamps it once applied.
-		metav1.SetMetaDataAnnotation(&edited.ObjectMeta, karpv1.NodePoolHashAnnotationKey, nodepool.Hash(edited))
-		metav1.SetMetaDataAnnotation(&edited.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion)
-		answer = &WhatIfAnswer{Kind: "NodePool", Name: edited.Name, Notes: []string{
-			"new launches and their cost are not computed here: they need the operator's instance types",
-		}}
-		drift = func(nodeClaim *karpv1.NodeClaim) (string, string, bool) {
-			if nodeClaim.Labels[karpv1.LabelNodePool] != edited.Name {
-				return "", "", false
-			}
-			reason, message := nodeclaimdisruption.StaticDrift(nodeClaim, edited)
-			return string(reason), message, true
-		}
-	case *kcv1.KCNodeClass:
-		edited = edited.DeepCopy()
-		// As the KCNodeClass controller stamps it once applied.
-		metav1.SetMetaDataAnnotation(&edited.ObjectMeta, kcv1.AnnotationNodeClassHash, edited.StaticHash())
-		metav1.SetMetaDataAnnotation(&edited.ObjectMeta, kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion)
-		answer = &WhatIfAnswer{Kind: "KCNodeClass", Name: edited.Name, Notes: []string{
-			"a change of subnets, security groups or images drifts nodes only once the KCNodeClass controller resolves it, which this answer cannot do",
-		}}
-		drift = func(nodeClaim *karpv1.NodeClaim) (string, string, bool) {
-			if nodeClaim.Spec.NodeClassRef == nil || nodeClaim.Spec.NodeClassRef.Name != edited.Name {
-				return "", "", false
-			}
-			reason := kakao.SpecDrift(nodeClaim, edited)
-			if reason == "" {
-				return "", "", true
-			}
-			return string(reason), nodeclaimdisruption.CloudDriftMessage(reason, nodeClaim, edited), true
-		}
-	default:
-		return nil, fmt.Errorf("whatif answers for a NodePool or a KCNodeClass, not a %T", edited)
+	var answer any = &explain.WhatIfAnswer{}
+	if _, ok := obj.(*corev1.Pod); ok {
+		answer = &explain.PodWhatIfAnswer{}
 	}
-	for i := range claims.Items {
-		nodeClaim := &claims.Items[i]
-		if !nodeClaim.DeletionTimestamp.IsZero() {
-			continue
-		}
-		reason, message, ours := drift(nodeClaim)
-		switch {
-		case !ours:
-		case reason == "":
-			answer.Unchanged++
-		default:
-			answer.Drifts = append(answer.Drifts, Drift{NodeClaim: nodeClaim.Name, Node: nodeClaim.Status.NodeName, Reason: reason, Message: message})
+	if token == "" {
+		if token, err = bearerToken(config); err != nil {
+			return nil, err
 		}
 	}
-	slices.SortFunc(answer.Drifts, func(a, b Drift) int { return strings.Compare(a.NodeClaim, b.NodeClaim) })
+	operator, err := operatorAt(ctx, reader)
+	if err != nil {
+		return nil, err
+	}
+	body, err := ask(ctx, config, operator, manifest, token)
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(body, answer); err != nil {
+		return nil, fmt.Errorf("reading the operator's answer: %w", err)
+	}
 	return answer, nil
 }
 
-// Decode reads an edited NodePool or KCNodeClass from YAML or JSON.
-func Decode(data []byte) (client.Object, error) {
-	var meta metav1.TypeMeta
-	if err := yaml.Unmarshal(data, &meta); err != nil {
-		return nil, fmt.Errorf("reading the manifest: %w", err)
+// operatorAt is where the API server calls the operator's KCNodeClass webhook.
+func operatorAt(ctx context.Context, reader client.Reader) (*admissionregistrationv1.WebhookClientConfig, error) {
+	configs := &admissionregistrationv1.ValidatingWebhookConfigurationList{}
+	if err := reader.List(ctx, configs); err != nil {
+		return nil, fmt.Errorf("finding the operator by its webhooks: %w", err)
 	}
-	var obj client.Object
-	switch meta.GroupVersionKind() {
-	case karpv1.GroupVersion.WithKind("NodePool"):
-		obj = &karpv1.NodePool{}
-	case kcv1.GroupVersion.WithKind("KCNodeClass"):
-		obj = &kcv1.KCNodeClass{}
-	default:
-		return nil, fmt.Errorf("whatif reads a %s NodePool or a %s KCNodeClass, not %s %s", karpv1.GroupVersion, kcv1.GroupVersion, meta.APIVersion, meta.Kind)
+	for _, configuration := range configs.Items {
+		for _, webhook := range configuration.Webhooks {
+			for _, rule := range webhook.Rules {
+				if slices.Contains(rule.APIGroups, kcv1.GroupVersion.Group) && slices.Contains(rule.Resources, "kcnodeclasses") {
+					return &webhook.ClientConfig, nil
+				}
+			}
+		}
 	}
-	if err := yaml.UnmarshalStrict(data, obj); err != nil {
-		return nil, fmt.Errorf("reading the %s: %w", meta.Kind, err)
+	return nil, errors.New("no ValidatingWebhookConfiguration validates KCNodeClasses: whatif asks the operator, which is found by its webhooks")
+}
+
+// ask posts the manifest to the operator and returns its answer.
+func ask(ctx context.Context, config *rest.Config, operator *admissionregistrationv1.WebhookClientConfig, manifest []byte, token string) ([]byte, error) {
+	authorization := "Bearer " + token
+	if service := operator.Service; service != nil {
+		port := int32(443)
+		if service.Port != nil {
+			port = *service.Port
+		}
+		clientset, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		body, err := clientset.CoreV1().RESTClient().Post().
+			AbsPath("/api/v1/namespaces", service.Namespace, "services", fmt.Sprintf("https:%s:%d", service.Name, port), "proxy", explain.Path).
+			SetHeader(explain.TokenHeader, authorization).SetHeader("Content-Type", "application/yaml").
+			Body(manifest).DoRaw(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("asking the operator through Service %s/%s: %w", service.Namespace, service.Name, err)
+		}
+		return body, nil
 	}
-	if obj.GetName() == "" {
-		return nil, fmt.Errorf("the %s has no metadata.name", meta.Kind)
+	if operator.URL == nil {
+		return nil, errors.New("the KCNodeClass webhook names neither a Service nor a URL")
 	}
-	return obj, nil
+	// An operator outside the cluster (a local one, say): its URL, trusted as the API server
+	// trusts it.
+	roots := x509.NewCertPool()
+	if len(operator.CABundle) > 0 && !roots.AppendCertsFromPEM(operator.CABundle) {
+		return nil, errors.New("the KCNodeClass webhook's caBundle holds no certificate")
+	}
+	if len(operator.CABundle) == 0 {
+		roots = nil
+	}
+	httpClient := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	at, err := url.Parse(*operator.URL)
+	if err != nil {
+		return nil, fmt.Errorf("the KCNodeClass webhook's URL: %w", err)
+	}
+	at.Path, at.RawQuery = explain.Path, ""
+	request, err := http.NewRequestWithContext(ctx, http.MethodPost, at.String(), bytes.NewReader(manifest))
+	if err != nil {
+		return nil, err
+	}
+	request.Header.Set(explain.TokenHeader, authorization)
+	request.Header.Set("Content-Type", "application/yaml")
+	response, err := httpClient.Do(request)
+	if err != nil {
+		return nil, fmt.Errorf("asking the operator at %s: %w", at, err)
+	}
+	defer func() { _ = response.Body.Close() }()
+	body, err := io.ReadAll(response.Body)
+	if err != nil {
+		return nil, err
+	}
+	if response.StatusCode != http.StatusOK {
+		return nil, explain.ErrorOf(response.StatusCode, body)
+	}
+	return body, nil
+}
+
+// bearerToken is the token the kubeconfig authenticates with: given, in a file, or made by
+// an exec or auth-provider plugin, whose header a local server notes on one request.
+func bearerToken(config *rest.Config) (string, error) {
+	switch {
+	case config.BearerToken != "":
+		return config.BearerToken, nil
+	case config.BearerTokenFile != "":
+		data, err := os.ReadFile(config.BearerTokenFile)
+		return strings.TrimSpace(string(data)), err
+	case config.ExecProvider == nil && config.AuthProvider == nil:
+		return "", errors.New("the kubeconfig authenticates without a token (a client certificate, say), and the operator checks tokens: pass --token, for example of a ServiceAccount bound to the plugin's reader role (kubectl create token NAME)")
+	}
+	noted := make(chan string, 1)
+	local := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case noted <- r.Header.Get("Authorization"):
+		default:
+		}
+	}))
+	defer local.Close()
+	probe := rest.CopyConfig(config)
+	probe.Host = local.URL
+	probe.TLSClientConfig = rest.TLSClientConfig{Insecure: true}
+	httpClient, err := rest.HTTPClientFor(probe)
+	if err != nil {
+		return "", err
+	}
+	response, err := httpClient.Get(local.URL)
+	if err != nil {
+		return "", fmt.Errorf("getting the kubeconfig's token: %w", err)
+	}
+	_ = response.Body.Close()
+	token, ok := strings.CutPrefix(<-noted, "Bearer ")
+	if !ok || token == "" {
+		return "", errors.New("the kubeconfig's credential plugin gave no bearer token: pass --token")
+	}
+	return token, nil
 }

@@ -169,6 +169,8 @@ var disruptionReasons = []string{
 var holdingReasons = []string{disruption.EventDisruptionBlocked, disruption.EventUnconsolidatable, disruption.EventDisruptionReplacementFailed}
 
 // WhyNode answers for the node named.
+//
+//nolint:gocyclo // the answer gathers each source in turn (NodeClaim, node, verdict, events) and says what is missing when one is
 func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswer, error) {
 	answer := &NodeAnswer{Node: name}
 	node, nodeClaim, err := nodeAndClaim(ctx, reader, name)

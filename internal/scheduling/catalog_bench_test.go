@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling_test
+package scheduling
 
 import (
 	"fmt"
@@ -29,7 +29,6 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
@@ -91,13 +90,14 @@ func benchmarkCatalog(b *testing.B, count int) {
 		}}},
 	}
 	pods := deploymentPods(count)
-	in := scheduling.Input{Pods: pods, NodePools: []scheduling.NodePoolInput{{NodePool: np, InstanceTypes: types}}}
-	var res *scheduling.Results
+	in := Input{Pods: pods, NodePools: []NodePoolInput{{NodePool: np, InstanceTypes: types}}}
+	var res *Results
 	for b.Loop() {
-		res = scheduling.Schedule(in)
+		res = Schedule(in)
 	}
-	if len(res.PodErrors) > 0 {
-		b.Fatalf("%d pods not scheduled", len(res.PodErrors))
+	b.StopTimer()
+	if err := checkPlacements(in, res); err != nil {
+		b.Fatal(err)
 	}
 	cost := 0.0
 	for _, n := range res.NewNodeClaims {
@@ -106,7 +106,7 @@ func benchmarkCatalog(b *testing.B, count int) {
 	}
 	cpu, gib := 0.0, 0.0
 	for _, p := range pods {
-		r := scheduling.PodRequests(p)
+		r := PodRequests(p)
 		cpu += float64(r.Cpu().MilliValue()) / 1000
 		gib += float64(r.Memory().Value()) / (1 << 30)
 	}

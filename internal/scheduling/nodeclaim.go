@@ -213,6 +213,8 @@ func (n *NewNodeClaim) view() *nodeView {
 // canAdd checks whether the pod, with the topology requirements for it on this NodeClaim, fits
 // and returns the narrowed requirements, the instance types that remain and the daemonset
 // overhead.
+//
+//nolint:gocyclo // the hot path of the simulation: every check a pod must pass on a NodeClaim in the order that turns most pods away cheapest; split, it would allocate
 func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*itInfo, resVec, error) {
 	if n.largest == nil {
 		largest := largestAllocatable(n.types)
@@ -439,6 +441,34 @@ func StaticNodeClaim(in NodePoolInput) (*NewNodeClaim, error) {
 	n := &NewNodeClaim{NodePoolName: t.name, NodePool: t.pool, tmpl: t, reqs: t.base, types: t.types}
 	n.finalize()
 	return n, nil
+}
+
+// Cheapest is the offering a launch of the NodeClaim would pay at best: the cheapest available
+// offering, within its zones and capacity types, of any of its instance types, with that type;
+// false when none is available.
+func (n *NewNodeClaim) Cheapest() (*cloudprovider.InstanceType, cloudprovider.Offering, bool) {
+	zones, capacityTypes := n.Requirements.Get(karpv1.LabelTopologyZone), n.Requirements.Get(karpv1.LabelCapacityType)
+	var bestType *cloudprovider.InstanceType
+	var best cloudprovider.Offering
+	for _, it := range n.InstanceTypes {
+		for _, of := range it.Offerings {
+			if of.Available && zones.Has(of.Zone) && capacityTypes.Has(of.CapacityType) && (bestType == nil || of.Price < best.Price) {
+				bestType, best = it, of
+			}
+		}
+	}
+	return bestType, best, bestType != nil
+}
+
+// LaunchPrice is what launching the NodeClaims costs at best: each one's cheapest offering.
+func LaunchPrice(claims []*NewNodeClaim) float64 {
+	total := 0.0
+	for _, n := range claims {
+		if _, offering, ok := n.Cheapest(); ok {
+			total += offering.Price
+		}
+	}
+	return total
 }
 
 // ToNodeClaim renders the NodeClaim to create: the template's taints, startup taints, node

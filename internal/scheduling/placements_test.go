@@ -35,13 +35,14 @@ import (
 // pods placed beside them.
 func TestSpreadCountsPodsItDoesNotOwn(t *testing.T) {
 	own := map[string]string{"my-label": "a"}
-	var in []*corev1.Pod
-	in = append(in, pods(6, "1", "1Gi", withLabels(own))...)
-	in = append(in, pods(3, "500m", "512Mi", func(p *corev1.Pod) {
+	var spreadAndPlain []*corev1.Pod
+	spreadAndPlain = append(spreadAndPlain, pods(6, "1", "1Gi", withLabels(own))...)
+	spreadAndPlain = append(spreadAndPlain, pods(3, "500m", "512Mi", func(p *corev1.Pod) {
 		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
 			WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: own}}}
 	})...)
-	res := Schedule(Input{Pods: in, NodePools: []NodePoolInput{benchNodePool()}})
+	in := Input{Pods: spreadAndPlain, NodePools: []NodePoolInput{benchNodePool()}}
+	res := Schedule(in)
 	if err := checkPlacements(in, res); err != nil {
 		t.Fatal(err)
 	}
@@ -60,19 +61,24 @@ func names(pods []*corev1.Pod) []string {
 	return out
 }
 
-// checkPlacements says how a run on an empty cluster with upstream's benchmark NodePool breaks
-// a constraint of the diverse workload's kinds, if it does: a pod not placed, a hostname anti-affinity pod sharing its node with another pod its
-// selector matches, a zonal self-affinity group in more than one zone (or on a NodeClaim whose
-// zone its launch would still choose), or a topology spread whose skew, at the moment the pod
-// is placed (in the order the run placed them, as the kube-scheduler would bind them onto the
-// new nodes), exceeds maxSkew. A zone spread is judged pessimistically: a matching pod on a
-// NodeClaim whose zone is not chosen yet counts in the spread pod's zone and in no other.
-func checkPlacements(pods []*corev1.Pod, res *Results) error {
+// checkPlacements says how a run on an empty cluster (the benchmarks' NodePools, the zones of
+// the workload package) breaks a constraint of the diverse workload's kinds, if it does: a pod
+// not placed, a node or NodeClaim given more than its allocatable (checkFits), a hostname
+// anti-affinity pod sharing its node with another pod its selector matches, a zonal
+// self-affinity group in more than one zone (or on a NodeClaim whose zone its launch would
+// still choose), or a topology spread whose skew, at the moment the pod is placed (in the
+// order the run placed them, as the kube-scheduler would bind them onto the new nodes),
+// exceeds maxSkew. A zone spread is judged pessimistically: a matching pod on a NodeClaim whose
+// zone is not chosen yet counts in the spread pod's zone and in no other.
+func checkPlacements(in Input, res *Results) error {
 	for pod, err := range res.PodErrors {
 		return fmt.Errorf("%d pods not scheduled, e.g. %s: %w", len(res.PodErrors), pod.Name, err)
 	}
-	if len(res.Placed) != len(pods) {
-		return fmt.Errorf("%d placements for %d pods", len(res.Placed), len(pods))
+	if len(res.Placed) != len(in.Pods) {
+		return fmt.Errorf("%d placements for %d pods", len(res.Placed), len(in.Pods))
+	}
+	if err := checkFits(in, res); err != nil {
+		return err
 	}
 	zoneOf := func(n *NewNodeClaim) (string, bool) {
 		zones := n.Requirements.Get(karpv1.LabelTopologyZone)
@@ -161,6 +167,74 @@ func checkPlacements(pods []*corev1.Pod, res *Results) error {
 			}
 		}
 		before = append(before, placed)
+	}
+	return nil
+}
+
+// checkFits says which node or NodeClaim of the run, if any, the pods placed there ask more of
+// than it has: an existing node whose allocatable is short of what its bound pods request plus
+// what the pods the run placed there request, or a new NodeClaim with an instance type whose
+// allocatable is short of its pods' requests plus its daemonset overhead. Every instance type
+// is judged, not only the cheapest: the launch may pick any of them. A pod counts what the
+// kubelet admits it by (PodRequests) and one of the node's pods.
+func checkFits(in Input, res *Results) error {
+	existing := make(map[string]*ExistingNode, len(in.ExistingNodes))
+	for i := range in.ExistingNodes {
+		existing[in.ExistingNodes[i].Name] = &in.ExistingNodes[i]
+	}
+	for _, name := range slices.Sorted(maps.Keys(res.ExistingPlacements)) {
+		node, ok := existing[name]
+		if !ok {
+			return fmt.Errorf("pods placed on node %q, which is not in the input", name)
+		}
+		requested := podsRequests(res.ExistingPlacements[name]).add(toVec(node.Requested))
+		// The kubelet counts every pod on the node against its pods capacity, those bound
+		// before the run too, which Requested (a sum of requests) does not.
+		if _, counted := node.Requested[corev1.ResourcePods]; !counted {
+			placed, _ := requested.get(corev1.ResourcePods)
+			requested.set(corev1.ResourcePods, placed+int64(len(node.Pods))*1000)
+		}
+		if err := withinAllocatable(requested, node.Allocatable); err != nil {
+			return fmt.Errorf("existing node %s, with %d pods placed: %w", name, len(res.ExistingPlacements[name]), err)
+		}
+	}
+	for i, n := range res.NewNodeClaims {
+		// dsRequests is the overhead the scheduler settled on for the NodeClaim's final
+		// requirements; the pods are summed here afresh, not read from its running total.
+		requested := podsRequests(n.Pods).add(n.dsRequests)
+		for _, it := range n.InstanceTypes {
+			if err := withinAllocatable(requested, it.Allocatable()); err != nil {
+				return fmt.Errorf("new NodeClaim %d (%s, %d pods) as instance type %s: %w", i, n.hostname, len(n.Pods), it.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// podsRequests is what the pods ask of the node they share: their requests, and one pod each
+// of the node's pods capacity.
+func podsRequests(pods []*corev1.Pod) resVec {
+	var total resVec
+	for _, pod := range pods {
+		total = total.add(toVec(PodRequests(pod)))
+	}
+	count, _ := total.get(corev1.ResourcePods)
+	total.set(corev1.ResourcePods, count+int64(len(pods))*1000)
+	return total
+}
+
+// withinAllocatable names the first resource, in name order, of which more is requested than
+// allocatable. A node that reports no pods capacity takes any number of pods, as the scheduler
+// treats it (withPodsDefault).
+func withinAllocatable(requested resVec, allocatable corev1.ResourceList) error {
+	available := withPodsDefault(toVec(allocatable))
+	amounts := map[corev1.ResourceName]int64{}
+	requested.each(func(name corev1.ResourceName, amount int64) { amounts[name] = amount })
+	for _, name := range slices.Sorted(maps.Keys(amounts)) {
+		if have, _ := available.get(name); amounts[name] > have {
+			requestedQuantity, allocatableQuantity := quantityOf(name, amounts[name]), quantityOf(name, have)
+			return fmt.Errorf("%s requested %s, allocatable %s", name, requestedQuantity.String(), allocatableQuantity.String())
+		}
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ type podInfo struct {
 	inverse      []*topologyGroup         // anti-affinity groups that repel the pod
 	topologyKeys []string
 	spreadKeys   []string // keys other than hostname of the spreads that count the pod
+	nominated    string   // the existing node an earlier run put it on (Input.Nominated)
 }
 
 func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {

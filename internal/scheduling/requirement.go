@@ -193,6 +193,8 @@ func (r *Requirement) Insert(values ...string) {
 
 // Intersection returns the requirement satisfied exactly by the nodes that satisfy both r and
 // other. Neither input is modified and the result shares no memory with them. The key is r's.
+//
+//nolint:gocyclo // the cases of two requirements (finite set or complement, bounds, absence) meeting, each a line of the algebra
 func (r *Requirement) Intersection(other *Requirement) *Requirement {
 	out := &Requirement{Key: r.Key, absentOK: r.absentOK && other.absentOK, MinValues: maxMinValues(r.MinValues, other.MinValues)}
 	switch {
@@ -264,6 +266,8 @@ func (r *Requirement) anyAllowedBy(other *Requirement) bool {
 // Any returns a value the requirement allows, deterministically: the smallest value of a finite
 // set, or for a complement the first integer (from the lower bound upwards, else from the upper
 // bound downwards, else from 0 upwards) that is not excluded. ok is false for an empty set.
+//
+//nolint:gocyclo // the cases of a requirement's value set (finite, complement with and without bounds) the doc comment lists
 func (r *Requirement) Any() (value string, ok bool) {
 	if !r.complement {
 		if len(r.values) == 0 {
@@ -400,6 +404,8 @@ func writeValues(b *strings.Builder, values sets.Set[string]) {
 // select exactly the same nodes: In, DoesNotExist, NotIn, Exists and the bounds, each bound
 // written as Gt/Lt when its value stays a non-negative integer and as Gte/Lte otherwise.
 // MinValues is carried by the first entry. An unconstrained requirement yields nothing.
+//
+//nolint:gocyclo // one operator written per case of the value set, as the doc comment lists them
 func (r *Requirement) NodeSelectorRequirements() []karpv1.NodeSelectorRequirementWithMinValues {
 	var out []karpv1.NodeSelectorRequirementWithMinValues
 	add := func(op corev1.NodeSelectorOperator, values ...string) {
@@ -522,6 +528,8 @@ func formatInt(n int64, pad int) string {
 // Within reports whether every node that satisfies r also satisfies other: each value r allows,
 // and a missing label when r allows one. A complement is within other only when other excludes
 // no more and bounds it no tighter; bounded complements are compared conservatively.
+//
+//nolint:gocyclo // the cases of set inclusion between finite sets, complements and bounds
 func (r *Requirement) Within(other *Requirement) bool {
 	if r.absentOK && !other.absentOK {
 		return false

@@ -17,6 +17,8 @@ package scheduling
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -372,22 +374,58 @@ func BenchmarkIsCompatibleConflict(b *testing.B) {
 
 func BenchmarkCompatibleConflictError(b *testing.B) {
 	template, _, conflicting := benchRequirements()
+	var err error
 	b.ReportAllocs()
 	for b.Loop() {
-		if template.Compatible(conflicting) == nil {
+		if err = template.Compatible(conflicting); err == nil {
 			b.Fatal("expected a conflict")
 		}
+	}
+	// The conflict is the zone alone: the error must say so, not some other key.
+	if !strings.Contains(err.Error(), karpv1.LabelTopologyZone) {
+		b.Fatalf("the conflict error %q does not name %s", err, karpv1.LabelTopologyZone)
 	}
 }
 
 func BenchmarkIntersection(b *testing.B) {
 	template, pod, _ := benchRequirements()
+	// got keeps the last iteration's answers, by the index of the key in pod.Keys(), to be
+	// checked once the timing is over.
+	got := make([]*Requirement, len(pod))
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, k := range pod.Keys() {
+		for i, k := range pod.Keys() {
 			if template.Has(k) {
-				_ = template[k].Intersection(pod[k])
+				got[i] = template[k].Intersection(pod[k])
 			}
 		}
+	}
+	// The template's 60 instance types less the two the pod excludes.
+	excluded := pod[karpv1.LabelInstanceType].Values()
+	wantTypes := slices.DeleteFunc(template[karpv1.LabelInstanceType].Values(), func(name string) bool { return slices.Contains(excluded, name) })
+	want := map[string]string{
+		karpv1.LabelTopologyZone: "In [" + zoneB + "]",
+		karpv1.LabelArch:         "In [amd64]",
+		karpv1.LabelInstanceType: NewRequirement(karpv1.LabelInstanceType, opIn, wantTypes...).describe(),
+		kcv1.LabelInstanceCPU:    "Exists >3 <33",
+		karpv1.LabelCapacityType: "In [" + karpv1.CapacityTypeOnDemand + "]",
+		karpv1.LabelOS:           "In [linux]",
+		"team":                   "In [ml]",
+	}
+	for i, k := range pod.Keys() {
+		wantDescription, intersected := want[k]
+		switch {
+		case !intersected && got[i] != nil:
+			b.Fatalf("%s: the template does not constrain it, yet an intersection %s was computed", k, got[i])
+		case !intersected:
+		case got[i] == nil:
+			b.Fatalf("%s: no intersection computed, want %s", k, wantDescription)
+		case got[i].describe() != wantDescription:
+			b.Fatalf("%s: intersection %s, want %s", k, got[i].describe(), wantDescription)
+		}
+	}
+	// describe abbreviates long lists: the instance types are compared in full.
+	if i := slices.Index(pod.Keys(), karpv1.LabelInstanceType); got[i] == nil || !slices.Equal(got[i].Values(), wantTypes) {
+		b.Fatalf("%s: intersection allows %v, want %v", karpv1.LabelInstanceType, got[i], wantTypes)
 	}
 }

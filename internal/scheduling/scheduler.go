@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
@@ -59,6 +60,11 @@ type Input struct {
 	VolumeRequirements map[*corev1.Pod]Requirements
 	// Policies are the operator's --preference-policy and --min-values-policy.
 	Policies Policies
+	// Nominated names, by pod UID, the existing node (an ExistingNode name) an earlier run put
+	// the pod on: most often a NodeClaim in flight opened for it. Nominated pods are placed
+	// first, each back on its node while it fits there, so that a pass that sees them still
+	// pending does not hand their room to other pods and open another NodeClaim for them.
+	Nominated map[k8stypes.UID]string
 	// Progress, when set, is told before each try how many pods the run has yet to try, for
 	// the scheduler metrics (Simulate).
 	Progress func(queued int)
@@ -263,6 +269,14 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 	if err != nil {
 		return nil, err
 	}
+	if keep := topo.balancedDomains(&nodeView{reqs: reqs, hostname: hostname, taints: t.taints}); keep != nil {
+		keep.Add(topoReqs.Values()...)
+		// Narrowed, the NodeClaim may lose the types or offerings the pod needs: then it stays
+		// as it was.
+		if r, ts, d, err := n.canAdd(p, keep); err == nil {
+			reqs, types, ds = r, ts, d
+		}
+	}
 	if t.remaining != nil {
 		var within []*itInfo
 		exceeded := map[string]bool{}
@@ -305,9 +319,10 @@ func Schedule(in Input) *Results {
 			in.Progress(queued)
 		}
 	}
+	pods := s.placeAllNominated()
 	var failed []*podInfo
-	for i, p := range s.pods {
-		tell(len(s.pods) - i + len(failed))
+	for i, p := range pods {
+		tell(len(pods) - i + len(failed))
 		if err := s.placeRelaxing(p); err != nil {
 			failed = append(failed, p)
 			s.res.PodErrors[p.pod] = err
@@ -316,7 +331,7 @@ func Schedule(in Input) *Results {
 	// A pod may need one placed after it (required pod affinity to a later pod): try the
 	// failures again, in further passes as long as a pass places one, as upstream's queue
 	// does by putting them back.
-	for progress := len(failed) < len(s.pods); progress && len(failed) > 0; {
+	for progress := len(failed) < len(pods); progress && len(failed) > 0; {
 		progress = false
 		left := failed[:0]
 		for i, p := range failed {
@@ -353,6 +368,7 @@ type scheduler struct {
 	preferNoSchedule bool
 }
 
+//nolint:gocyclo // the simulation's input turned into its state, one part of Input after another
 func newScheduler(in Input) *scheduler {
 	s := &scheduler{topo: newTopology(in.NamespaceLabels), res: &Results{ExistingPlacements: map[string][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}}
 	for _, pod := range in.Pods {
@@ -377,6 +393,18 @@ func newScheduler(in Input) *scheduler {
 		s.pods = append(s.pods, p)
 	}
 	slices.SortStableFunc(s.pods, comparePods)
+	if len(in.Nominated) > 0 {
+		for _, p := range s.pods {
+			p.nominated = in.Nominated[p.pod.UID]
+		}
+		unnominated := func(p *podInfo) int {
+			if p.nominated != "" {
+				return 0
+			}
+			return 1
+		}
+		slices.SortStableFunc(s.pods, func(a, b *podInfo) int { return cmp.Compare(unnominated(a), unnominated(b)) })
+	}
 
 	daemons := make([]*podInfo, len(in.DaemonSetPods))
 	for i, d := range in.DaemonSetPods {
@@ -455,22 +483,9 @@ func (s *scheduler) placeRelaxing(p *podInfo) error {
 // new NodeClaim from the first NodePool that can take it.
 func (s *scheduler) place(p *podInfo) error {
 	for _, e := range s.existing {
-		if e.node.TopologyOnly {
-			continue
+		if s.placeExisting(p, e) {
+			return nil
 		}
-		v := e.view()
-		topoReqs, err := s.topo.requirementsFor(p, v)
-		if err != nil {
-			continue
-		}
-		reqs, err := e.canAdd(p, topoReqs)
-		if err != nil {
-			continue
-		}
-		e.add(p, reqs)
-		s.topo.record(p, e.view())
-		s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, ExistingNode: e.node.Name})
-		return nil
 	}
 	if s.placeOpen(p) {
 		return nil
@@ -490,6 +505,92 @@ func (s *scheduler) place(p *podInfo) error {
 		return nil
 	}
 	return refused
+}
+
+// placeExisting puts the pod on the existing node if it fits there.
+func (s *scheduler) placeExisting(p *podInfo, e *existingNode) bool {
+	if e.node.TopologyOnly {
+		return false
+	}
+	topoReqs, err := s.topo.requirementsFor(p, e.view())
+	if err != nil {
+		return false
+	}
+	reqs, err := e.canAdd(p, topoReqs)
+	if err != nil {
+		return false
+	}
+	e.add(p, reqs)
+	s.topo.record(p, e.view())
+	s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, ExistingNode: e.node.Name})
+	return true
+}
+
+// placeAllNominated puts the nominated pods back on their nodes first, in passes as long as
+// a pass places one (a pod the earlier run placed late, once others had moved the spread
+// counts, fits again only once they are back), and returns the pods left to place: those
+// that no longer fit their node, then the others, in queue order.
+func (s *scheduler) placeAllNominated() []*podInfo {
+	var nominated, others []*podInfo
+	for _, p := range s.pods {
+		if p.nominated != "" {
+			nominated = append(nominated, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	for progress := true; progress && len(nominated) > 0; {
+		progress = false
+		var left []*podInfo
+		for _, p := range nominated {
+			if s.placeNominated(p) {
+				progress = true
+			} else {
+				left = append(left, p)
+			}
+		}
+		nominated = left
+	}
+	return append(nominated, others...)
+}
+
+// placeNominated puts a pod an earlier run placed on an existing node (most often a NodeClaim
+// in flight opened for it) back there, relaxing its preferences as far as that takes: that
+// run already weighed them, and deciding again would open a second NodeClaim for the pod
+// while the first comes up. False, with the pod as it was, when it no longer fits there.
+//
+// A zone spread may refuse it only because a NodePool can now launch in a zone with none of
+// the spread's pods and no node (a launch since freed some of its limits, say): the
+// kube-scheduler, which counts nodes only, will bind the pod where it was put. Then this run
+// leaves those zones closed to the spread rather than launch twice for the pod.
+func (s *scheduler) placeNominated(p *podInfo) bool {
+	i := slices.IndexFunc(s.existing, func(e *existingNode) bool { return e.node.Name == p.nominated })
+	if i < 0 {
+		return false
+	}
+	if s.placeOnRelaxing(p, s.existing[i]) {
+		return true
+	}
+	closed := s.topo.closeUnlaunched(p)
+	if len(closed) > 0 && s.placeOnRelaxing(p, s.existing[i]) {
+		return true
+	}
+	s.topo.reopen(closed)
+	return false
+}
+
+// placeOnRelaxing places the pod on the existing node, relaxing its preferences until it fits
+// there; false, with the pod as it was, when it does not.
+func (s *scheduler) placeOnRelaxing(p *podInfo, e *existingNode) bool {
+	// relax replaces the fields it changes, so a copy restores the pod.
+	saved := *p
+	for !s.placeExisting(p, e) {
+		if !p.relax(s.preferNoSchedule) {
+			*p = saved
+			return false
+		}
+	}
+	return true
 }
 
 // placeOpen tries the NodeClaims opened in this run, fewest pods first, and keeps byPods in

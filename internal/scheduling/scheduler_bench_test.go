@@ -38,7 +38,7 @@ func benchmarkScheduling(b *testing.B, count int) {
 		res = Schedule(in)
 	}
 	b.StopTimer()
-	if err := checkPlacements(in.Pods, res); err != nil {
+	if err := checkPlacements(in, res); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(count)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")

@@ -77,9 +77,17 @@ type topologyGroup struct {
 	filter      *spreadFilter
 	nodeDomains sets.Set[string]
 	poolDomains map[string][]*poolTemplate
+	// launchers are, for a hostname spread, the NodePools its pods can launch into.
+	launchers []*poolTemplate
+	// closed are pool domains the run no longer balances over (see closeUnlaunched).
+	closed sets.Set[string]
 
 	counts map[string]int32 // matching pods per domain; every known domain is present
 	total  int32
+	// peak is, for a spread, the highest count a pod owning it made its domain reach in this
+	// run: a domain with no pods that becomes eligible later is harmless unless peak exceeds
+	// maxSkew (see balancedDomains).
+	peak int32
 	// owners counts, for anti-affinity, the pods owning the term per domain: a pod the
 	// selector matches may not join them.
 	owners map[string]int32
@@ -272,6 +280,8 @@ func (t *topology) addDomains(key string, values ...string) {
 // seal sorts the domains, gives every group a zero count for each known domain, and works out
 // each spread's eligible domains: those of the nodes it counts and of the NodePools its pods
 // can launch into.
+//
+//nolint:gocyclo // each spread's eligible domains from nodes and from NodePools, done once per filter and key in one loop so that large clusters are walked once
 func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 	for k := range t.domains {
 		slices.Sort(t.domains[k])
@@ -286,11 +296,11 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 				g.counts[d] = 0
 			}
 		}
-		if g.filter == nil || g.key == corev1.LabelHostname {
+		if g.filter == nil {
 			continue
 		}
 		if first, ok := sealed[seen{g.filter.id, g.key}]; ok {
-			g.nodeDomains, g.poolDomains = first.nodeDomains.Clone(), maps.Clone(first.poolDomains)
+			g.nodeDomains, g.poolDomains, g.launchers = first.nodeDomains.Clone(), maps.Clone(first.poolDomains), first.launchers
 			continue
 		}
 		sealed[seen{g.filter.id, g.key}] = g
@@ -299,6 +309,14 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 			if v := e.view(); g.filter.admits(v) {
 				t.eachDomain(v, g.key, func(d string) { g.nodeDomains.Insert(d) })
 			}
+		}
+		if g.key == corev1.LabelHostname {
+			for _, pool := range pools {
+				if g.filter.admitsPool(pool) {
+					g.launchers = append(g.launchers, pool)
+				}
+			}
+			continue
 		}
 		for _, pool := range pools {
 			if r, ok := pool.base[g.key]; ok && !r.IsComplement() && g.filter.admitsPool(pool) {
@@ -319,7 +337,7 @@ func (g *topologyGroup) eachEligible(fn func(string)) {
 		fn(d)
 	}
 	for d, pools := range g.poolDomains {
-		if !g.nodeDomains.Has(d) && slices.ContainsFunc(pools, func(p *poolTemplate) bool { return p.canLaunchIn(g.key, d) }) {
+		if !g.nodeDomains.Has(d) && !g.closed.Has(d) && slices.ContainsFunc(pools, func(p *poolTemplate) bool { return p.canLaunchIn(g.key, d) }) {
 			fn(d)
 		}
 	}
@@ -371,6 +389,8 @@ func (e *topologyError) Error() string { return e.group.describe + " cannot be s
 // can only count it in a known domain, and a NodeClaim narrowed later, by another pod, would
 // otherwise put it in a domain the spread never counted it in. The kube-scheduler counts it
 // there, and would refuse the spread pods placed on the strength of the lower count.
+//
+//nolint:gocyclo // the narrowing rules for each topology key the pod meets, owned or counted, in the order the kube-scheduler's filters apply
 func (t *topology) requirementsFor(p *podInfo, v *nodeView) (Requirements, error) {
 	if len(p.terms) == 0 && len(p.inverse) == 0 && len(p.spreadKeys) == 0 {
 		return nil, nil
@@ -445,6 +465,8 @@ func leastSpread(p *podInfo, v *nodeView, key string, domains []string) (string,
 // spread or affinity to its single best domain. With nothing allowed it returns the group that
 // refused; unconstrained means the node has no domain for the key and only anti-affinity,
 // which such a node cannot break, applies.
+//
+//nolint:gocyclo // every kind of term (spread, affinity, anti-affinity, the symmetric rule) judged per domain in one walk of the domains
 func (t *topology) allowedDomains(p *podInfo, v *nodeView, key string) (allowed []string, unconstrained bool, blocking *topologyGroup) {
 	var spread, affinity, anti *topologyGroup
 	podReq := p.requirements[key]
@@ -551,12 +573,11 @@ func (p *podInfo) startsAffinityGroups() bool {
 	return true
 }
 
-// minCount is the smallest number of matching pods in an eligible domain of the spread; 0 for
-// hostname spreads, where a new node is always possible, and when fewer domains are eligible
-// than minDomains.
+// minCount is the smallest number of matching pods in an eligible domain of the spread
+// (hostnameMinCount for hostname spreads); 0 when fewer domains are eligible than minDomains.
 func (g *topologyGroup) minCount() int32 {
 	if g.key == corev1.LabelHostname {
-		return 0
+		return g.hostnameMinCount()
 	}
 	domains, lowest := int32(0), int32(0)
 	g.eachEligible(func(d string) {
@@ -567,6 +588,23 @@ func (g *topologyGroup) minCount() int32 {
 	})
 	if domains < g.minDomains {
 		return 0
+	}
+	return lowest
+}
+
+// hostnameMinCount is 0 while a NodePool the spread's pods can launch into has room for a
+// node (a new node is a hostname with no pods), and otherwise the fewest matching pods on a
+// node the spread counts, as the kube-scheduler computes it: a pod whose pools are all at
+// their limits may still join the nodes there are.
+func (g *topologyGroup) hostnameMinCount() int32 {
+	if len(g.nodeDomains) < int(max(g.minDomains, 1)) || slices.ContainsFunc(g.launchers, func(p *poolTemplate) bool { return !p.full }) {
+		return 0
+	}
+	first, lowest := true, int32(0)
+	for d := range g.nodeDomains {
+		if c := g.counts[d]; first || c < lowest {
+			first, lowest = false, c
+		}
 	}
 	return lowest
 }
@@ -597,6 +635,9 @@ func (t *topology) record(p *podInfo, v *nodeView) {
 		} else if len(domains) == 1 {
 			g.counts[domains[0]]++
 			g.total++
+			if g.kind == kindSpread && p.owns(g) {
+				g.peak = max(g.peak, g.counts[domains[0]])
+			}
 		}
 	}
 	for _, term := range p.terms {
@@ -606,6 +647,85 @@ func (t *topology) record(p *podInfo, v *nodeView) {
 			continue
 		}
 		t.eachDomain(v, term.group.key, func(d string) { term.group.owners[d]++ })
+	}
+}
+
+// owns reports whether the pod's own required constraints include the group.
+func (p *podInfo) owns(g *topologyGroup) bool {
+	return slices.ContainsFunc(p.terms, func(term podTerm) bool { return term.group == g && !term.preferred })
+}
+
+// balancedDomains narrows a NodeClaim about to be opened to the domains that keep the run's
+// spreads valid, nil when nothing needs narrowing. The kube-scheduler counts every node a
+// spread admits, whichever pods it holds and whichever NodePool it comes from (a taint the
+// spread's pods do not tolerate counts under nodeTaintsPolicy Ignore). A NodeClaim opened for
+// other pods in a domain a spread was not balanced over would add an empty domain behind the
+// spread's back: pods placed earlier in the run, up to maxSkew above the old minimum, would be
+// refused against the new one. So such a NodeClaim keeps to the domains the spread already
+// counts, when it may launch in one of them; when it may not, it is left as it is.
+func (t *topology) balancedDomains(v *nodeView) Requirements {
+	var out Requirements
+	for _, g := range t.ordered {
+		if g.kind != kindSpread || g.nodeDomains == nil || g.peak <= g.maxSkew || !g.filter.admits(v) {
+			continue
+		}
+		eligible := sets.New[string]()
+		g.eachEligible(func(d string) { eligible.Insert(d) })
+		var keep []string
+		all := true
+		t.eachDomain(v, g.key, func(d string) {
+			if eligible.Has(d) {
+				keep = append(keep, d)
+			} else {
+				all = false
+			}
+		})
+		if all || len(keep) == 0 {
+			continue
+		}
+		if out == nil {
+			out = Requirements{}
+		}
+		out.Add(NewRequirement(g.key, karpv1.NodeSelectorOpIn, keep...))
+	}
+	return out
+}
+
+// closedDomain is a domain closed to a spread.
+type closedDomain struct {
+	group  *topologyGroup
+	domain string
+}
+
+// closeUnlaunched closes, for each zonal spread the pod must meet, the domains it is balanced
+// over only because a NodePool could launch there: no node is in them. The spread is then
+// balanced over its nodes' domains for the rest of the run, and balancedDomains keeps the
+// NodeClaims the run opens out of the closed ones once a pod is placed above their count.
+func (t *topology) closeUnlaunched(p *podInfo) []closedDomain {
+	var out []closedDomain
+	for _, term := range p.terms {
+		g := term.group
+		if g.kind != kindSpread || term.preferred || g.nodeDomains == nil {
+			continue
+		}
+		for d := range g.poolDomains {
+			if g.nodeDomains.Has(d) || g.closed.Has(d) {
+				continue
+			}
+			if g.closed == nil {
+				g.closed = sets.New[string]()
+			}
+			g.closed.Insert(d)
+			out = append(out, closedDomain{g, d})
+		}
+	}
+	return out
+}
+
+// reopen undoes closeUnlaunched.
+func (t *topology) reopen(closed []closedDomain) {
+	for _, c := range closed {
+		c.group.closed.Delete(c.domain)
 	}
 }
 

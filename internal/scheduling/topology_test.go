@@ -506,3 +506,66 @@ func TestGroupIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeClaimForOthersKeepsToTheSpreadsDomains: the web pods spread over the zones their
+// NodePool reaches (a and b), two in each. A pod of a tainted NodePool that reaches zone c too
+// needs a node; the kube-scheduler counts that node for the web spread whatever its taints
+// (nodeTaintsPolicy Ignore), so in zone c it would be an empty domain against which the web
+// pods already placed break maxSkew 1. The NodeClaim keeps to zones a and b.
+func TestNodeClaimForOthersKeepsToTheSpreadsDomains(t *testing.T) {
+	inZones := func(zones ...string) func(*karpv1.NodePool) {
+		return func(np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+				karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelTopologyZone, Operator: karpv1.NodeSelectorOpIn, Values: zones})
+		}
+	}
+	in := Input{
+		Pods: append(pods(4, "3", "1Gi", withLabels(web), withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)),
+			pod("100m", "128Mi", withToleration(checkoutTaint.Key, checkoutTaint.Value), withNodeSelector(karpv1.LabelNodePool, "checkout"))),
+		NodePools: []NodePoolInput{
+			poolInput(nodePool("default", 0, inZones(zoneA, zoneB))),
+			poolInput(nodePool("checkout", 0, withTaint)),
+		},
+	}
+	res := Schedule(in)
+	if len(res.PodErrors) > 0 {
+		t.Fatalf("errors: %v", errorsOf(res))
+	}
+	for _, n := range res.NewNodeClaims {
+		if n.NodePoolName != "checkout" {
+			continue
+		}
+		if zones := n.Requirements.Get(corev1.LabelTopologyZone); zones.Has(zoneC) {
+			t.Errorf("the checkout NodeClaim may launch in %v: in zone c it would unbalance the web spread (%v)", zones.Values(), zonesOf(res))
+		}
+		return
+	}
+	t.Fatalf("no checkout NodeClaim: %v", zonesOf(res))
+}
+
+// TestHostnameSpreadOfFullNodePools: the web pods' only NodePool is at its cpu limit, so no
+// new node (a hostname with no pods) can come; like the kube-scheduler, the hostname spread is
+// balanced over the nodes there are, one web pod each, and a third joins one of them.
+func TestHostnameSpreadOfFullNodePools(t *testing.T) {
+	full := poolInput(nodePool("default", 0, func(np *karpv1.NodePool) {
+		np.Spec.Limits = karpv1.Limits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8")})
+	}))
+	full.Remaining = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0")}
+	in := Input{
+		Pods:      []*corev1.Pod{pod("1", "1Gi", withLabels(web), withSpread(corev1.LabelHostname, 1, corev1.DoNotSchedule, nil))},
+		NodePools: []NodePoolInput{full},
+		ExistingNodes: []ExistingNode{
+			runningNode("node-1", zoneA, "4", pod("1", "1Gi", withLabels(web))),
+			runningNode("node-2", zoneB, "4", pod("1", "1Gi", withLabels(web))),
+		},
+	}
+	res := Schedule(in)
+	if len(res.PodErrors) > 0 || len(res.NewNodeClaims) > 0 {
+		t.Fatalf("errors %v, new NodeClaims %v: the pod joins a node", errorsOf(res), zonesOf(res))
+	}
+	full.Remaining = nil
+	in.NodePools = []NodePoolInput{full}
+	if res := Schedule(in); len(res.NewNodeClaims) != 1 {
+		t.Errorf("with room in the NodePool the pod gets a node of its own, got %v (existing %v)", zonesOf(res), res.ExistingPlacements)
+	}
+}

@@ -121,7 +121,7 @@ func TestVerifyFailures(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, tc.wantMessage)
 			}
 			for _, other := range []error{signing.ErrNoMarker, signing.ErrOtherCluster, signing.ErrUnknownKey, signing.ErrBadSignature} {
-				if other != tc.want && errors.Is(err, other) {
+				if !errors.Is(other, tc.want) && errors.Is(err, other) {
 					t.Errorf("error %v is also %v", err, other)
 				}
 			}

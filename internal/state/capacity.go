@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
@@ -30,26 +31,49 @@ import (
 // pods on it; disruption places the pods of the nodes it would remove. Were they to count
 // differently, one would launch what the other then removes.
 
-// Held is what a NodeClaim holds of its NodePool's limits: its capacity once launched, what
-// it was created for before, and one of limits.nodes.
-func Held(nodeClaim *karpv1.NodeClaim) corev1.ResourceList {
-	held := nodeClaim.Spec.Resources.Requests
-	if len(nodeClaim.Status.Capacity) > 0 {
-		held = nodeClaim.Status.Capacity
+// Held is what a NodeClaim holds of its NodePool's limits: its capacity once launched, and one
+// of limits.nodes. Before launch it holds, resource by resource, the most any instance type of
+// types its requirements allow could bring: the run that opened it charged that much, and a
+// later run that charged less would see room the launch may take, and balance spreads over
+// domains the first run could not reach. With none of types allowed (its NodePool's types are
+// not known), what it was created for.
+func Held(nodeClaim *karpv1.NodeClaim, types []*cloudprovider.InstanceType) corev1.ResourceList {
+	held := nodeClaim.Status.Capacity
+	if len(held) == 0 {
+		held = mostAllowed(nodeClaim, types)
+	}
+	if len(held) == 0 {
+		held = nodeClaim.Spec.Resources.Requests
 	}
 	return resources.Merge(held, corev1.ResourceList{karpv1.ResourceNodes: resource.MustParse("1")})
 }
 
-// LimitsLeft is np's limits minus what its NodeClaims that are not being deleted hold; nil
-// when it has no limits. Only the limited resources are counted.
-func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim) corev1.ResourceList {
+// mostAllowed is the per-resource maximum capacity of the types a NodeClaim's requirements
+// allow; nil when they allow none.
+func mostAllowed(nodeClaim *karpv1.NodeClaim, types []*cloudprovider.InstanceType) corev1.ResourceList {
+	reqs := scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
+	var capacities []corev1.ResourceList
+	for _, it := range types {
+		if reqs.IsIntersecting(scheduling.FromLabels(it.Labels)) {
+			capacities = append(capacities, it.Capacity)
+		}
+	}
+	if len(capacities) == 0 {
+		return nil
+	}
+	return resources.Max(capacities...)
+}
+
+// LimitsLeft is np's limits minus what its NodeClaims that are not being deleted hold (types
+// are np's instance types); nil when it has no limits. Only the limited resources are counted.
+func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim, types []*cloudprovider.InstanceType) corev1.ResourceList {
 	if len(np.Spec.Limits) == 0 {
 		return nil
 	}
 	left := corev1.ResourceList(np.Spec.Limits).DeepCopy()
 	for _, nodeClaim := range nodeClaims {
 		if nodeClaim.Labels[karpv1.LabelNodePool] == np.Name && nodeClaim.DeletionTimestamp.IsZero() {
-			resources.SubtractFrom(left, Held(nodeClaim))
+			resources.SubtractFrom(left, Held(nodeClaim, types))
 		}
 	}
 	return left
@@ -94,11 +118,15 @@ func SchedulingTaints(node *corev1.Node, nodeClaim *karpv1.NodeClaim) []corev1.T
 	})
 }
 
-// Requests is what pods request together, as the scheduler counts a pod's requests.
+// Requests is what pods request together, as the scheduler counts a pod's requests: each
+// takes one of the node's pods besides, or a node full of small pods would look empty.
 func Requests(pods []*corev1.Pod) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, pod := range pods {
 		resources.AddTo(out, scheduling.PodRequests(pod))
+	}
+	if len(pods) > 0 {
+		out[corev1.ResourcePods] = *resource.NewQuantity(int64(len(pods)), resource.DecimalSI)
 	}
 	return out
 }

@@ -22,6 +22,6 @@
 // not hold: whether each NodePool's latest nodes registered (RegistrationHealth), and when
 // provisioning saw, decided about and placed each pending pod (PodSchedulingTimes).
 //
-// Of this project it imports api/karpenter/v1, internal/metrics, internal/scheduling, internal/utils/pod,
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics, internal/scheduling, internal/utils/pod,
 // internal/utils/resources.
 package state

@@ -17,6 +17,6 @@
 // factories and an in-memory event recorder; package expectations holds the Expect helpers.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/catalog,
-// internal/controller/nodeclaim/lifecycle, internal/kakaocloud, internal/kakaocloud/emulator,
-// internal/operator, internal/signing, internal/testenv.
+// internal/kakaocloud, internal/kakaocloud/emulator, internal/operator, internal/signing,
+// internal/testenv.
 package test

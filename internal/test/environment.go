@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
@@ -66,7 +65,12 @@ func Suite(options EnvironmentOptions, setup func(*Environment) error) *Environm
 		}
 		gomega.Expect(env.Start()).To(gomega.Succeed())
 	})
-	ginkgo.AfterSuite(func() { gomega.Expect(env.Stop()).To(gomega.Succeed()) })
+	ginkgo.AfterSuite(func() {
+		if env.Env == nil {
+			return // it did not start: BeforeSuite said why
+		}
+		gomega.Expect(env.Stop()).To(gomega.Succeed())
+	})
 	return env
 }
 
@@ -82,7 +86,7 @@ type EnvironmentOptions struct {
 	// CatalogTTL is how long the catalog serves a read before asking the cloud again.
 	CatalogTTL time.Duration
 	// Direct is for suites that call reconcilers themselves rather than run them on Manager:
-	// the environment registers the cache indexes those reconcilers read through.
+	// their reconcilers write through the cache-syncing client.
 	Direct bool
 }
 
@@ -122,11 +126,9 @@ func NewEnvironment(options EnvironmentOptions) (*Environment, error) {
 	e.Env, e.Manager = cluster.Env, cluster.Manager
 	e.Client = &CacheSyncingClient{Client: cluster.Manager.GetClient()}
 	e.APIClient = cluster.Client
-	if options.Direct {
-		if err := lifecycle.IndexFields(e.Ctx, e.Manager); err != nil {
-			_ = e.Env.Stop()
-			return nil, err
-		}
+	if err := operator.IndexFields(e.Ctx, e.Manager.GetFieldIndexer()); err != nil {
+		_ = e.Env.Stop()
+		return nil, err
 	}
 
 	emulatorOptions := options.Emulator

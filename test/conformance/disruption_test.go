@@ -30,6 +30,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // commandsPerSeed bounds how many disruption commands a seed carries out in turn.
@@ -136,6 +137,17 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 		nodeClaim.Labels = node.Labels
 		nodeClaim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"}}
 		w.nodeClaims = append(w.nodeClaims, nodeClaim)
+	}
+	// Every pod that must leave a candidate is placed by the command: one left out would be
+	// evicted with nowhere planned for it.
+	placed := sets.New[*corev1.Pod]()
+	for _, p := range cmd.Placed {
+		placed.Insert(p.Pod)
+	}
+	for _, pod := range w.pods {
+		if gone.Has(pod.Spec.NodeName) && podutil.IsReschedulable(pod) && !placed.Has(pod) {
+			t.disagree(w.seed, "pod left out", "%s removes node %s but places none of its pod %s", cmd.Method, pod.Spec.NodeName, pod.Name)
+		}
 	}
 	moved := map[*corev1.Pod]*corev1.Pod{}
 	for _, p := range cmd.Placed {

@@ -46,6 +46,8 @@ const (
 	undefinedLabel = "example.com/undefined"
 	groupLabel     = "example.com/node-group" // on unmanaged nodes only
 	appLabel       = "app"
+	roleLabel      = "example.com/role"  // pods of several apps a pod affinity term selects together
+	hashLabel      = "pod-template-hash" // a Deployment's revision, for matchLabelKeys
 )
 
 // world is one random cluster and workload.
@@ -66,6 +68,9 @@ type world struct {
 	claims        []*corev1.PersistentVolumeClaim
 	classes       []*storagev1.StorageClass
 	pdbs          []*policyv1.PodDisruptionBudget
+	// nominated is where provisioning put each pod that waits for a NodeClaim in flight, as
+	// the provisioner remembers it for its next pass.
+	nominated map[types.UID]string
 }
 
 func (w *world) name(prefix string) string {
@@ -387,7 +392,7 @@ func (w *world) fill(n *corev1.Node, frac float64) {
 // that moving it (consolidation, drift) must respect them: a zone spread, a hostname or a
 // zonal anti-affinity, a zonal affinity to its own service.
 func (w *world) constrainRunning(pod *corev1.Pod) {
-	svc := []string{"svc-spread", "svc-anti", "svc-affinity", "svc-zone-anti"}[w.pick(4)]
+	svc := []string{"svc-spread", "svc-anti", "svc-affinity", "svc-zone-anti", "svc-guard"}[w.pick(5)]
 	pod.Labels[appLabel] = svc
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{appLabel: svc}}
 	switch svc {
@@ -397,6 +402,13 @@ func (w *world) constrainRunning(pod *corev1.Pod) {
 		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname, LabelSelector: sel}}}}
 	case "svc-zone-anti":
 		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}
+	case "svc-guard":
+		// Keeps the pending pods labelled role=batch (of every namespace) off its node: the
+		// kube-scheduler's symmetric rule, which binds a pod that owns no term.
+		pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{roleLabel: "batch"}},
+			NamespaceSelector: &metav1.LabelSelector{},
+		}}}}
 	default:
 		pod.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}}}
 	}
@@ -427,7 +439,8 @@ var workloadKinds = []string{
 	"preferred-anti-affinity", "preferred-node-affinity", "team-selector", "tier-affinity",
 	"undefined-label", "tolerate-dedicated", "host-port", "zonal-volume", "spread-honor-taints",
 	"spread-ignore-affinity", "affinity-or-terms", "existing-app-spread", "preempting",
-	"min-domains", "sidecar-port",
+	"min-domains", "sidecar-port", "schedule-anyway", "match-label-keys", "namespace-anti", "affinity-and-anti",
+	"guarded", "unbound-claim",
 }
 
 // drawWorkload adds pending deployments, each of one kind, about pods pods in all.
@@ -439,6 +452,7 @@ func (w *world) drawWorkload(pods int) {
 	}
 }
 
+//nolint:gocyclo // one case per workload kind the judge draws; a table of functions would scatter what each kind is
 func (w *world) deployment(kind string, replicas int) int {
 	app := w.name(kind)
 	ns := []string{"default", "team-a", "team-b"}[w.pick(3)]
@@ -516,6 +530,34 @@ func (w *world) deployment(kind string, replicas int) int {
 			if i == 0 && len(w.nodes) > 0 {
 				pod.Status.NominatedNodeName = w.nodes[0].Name
 			}
+		case "schedule-anyway":
+			// A zone spread the kube-scheduler only scores, with a hostname spread it enforces.
+			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{
+				{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: sel},
+				{MaxSkew: 2, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel},
+			}
+		case "match-label-keys":
+			// Two revisions of a rolling update, each spread on its own.
+			pod.Labels[hashLabel] = []string{"rev-1", "rev-2"}[i%2]
+			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
+				LabelSelector: sel, MatchLabelKeys: []string{hashLabel}}}
+		case "namespace-anti":
+			// One per node among the pods labelled role=db of the tenants' namespaces.
+			pod.Labels[roleLabel] = "db"
+			spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{roleLabel: "db"}},
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tenant", Operator: metav1.LabelSelectorOpIn, Values: []string{"team-a", "team-b"}}}},
+			}}}}
+		case "affinity-and-anti":
+			// Together in a zone, one per node.
+			spec.Affinity = &corev1.Affinity{
+				PodAffinity:     &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelTopologyZone, LabelSelector: sel}}},
+				PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname, LabelSelector: sel}}},
+			}
+		case "guarded":
+			pod.Labels[roleLabel] = "batch" // running svc-guard pods keep it off their nodes
+		case "unbound-claim":
+			w.unboundClaim(pod)
 		case "min-domains":
 			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel,
 				MinDomains: new(int32(3))}}
@@ -562,4 +604,27 @@ func (w *world) zonalVolume(pod *corev1.Pod, zone string) {
 	w.volumes = append(w.volumes, pv)
 	w.claims = append(w.claims, pvc)
 	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
+}
+
+// unboundClaim gives the pod a claim of the WaitForFirstConsumer class, not bound yet: the
+// volume is provisioned where the pod lands.
+func (w *world) unboundClaim(pod *corev1.Pod) {
+	name := pod.Name + "-scratch"
+	w.claims = append(w.claims, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pod.Namespace},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: new("zonal"),
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
+		},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending},
+	})
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
+}
+
+// nominate remembers where provisioning put a pod, as the provisioner does for its next pass.
+func (w *world) nominate(pod *corev1.Pod, where string) {
+	if w.nominated == nil {
+		w.nominated = map[types.UID]string{}
+	}
+	w.nominated[pod.UID] = where
 }

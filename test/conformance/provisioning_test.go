@@ -96,6 +96,7 @@ func TestProvisioningAgreesWithKubeScheduler(t *testing.T) {
 		w.drawWorkload(*pods / 3)
 		_, first := w.provision(ctx, t)
 		w.inFlight(first)
+		w.judgeRerun(ctx, t, first, &total)
 		w.drawWorkload(*pods - *pods/3)
 		w.provisionJudged(ctx, t, &total)
 	}
@@ -111,6 +112,26 @@ func (w *world) provisionJudged(ctx context.Context, t *testing.T, total *tally)
 	}
 	w.judgeProvisioning(ctx, j, in, res, total)
 	total.seeds++
+}
+
+// judgeRerun provisions again right after the first run's NodeClaims were created, as the
+// next pass does while they come up: a pod the first run put on a new NodeClaim is held by it
+// in flight, and must get no other.
+func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.Results, total *tally) {
+	heldBy := map[string]string{}
+	for i, n := range first.NewNodeClaims {
+		for _, pod := range n.Pods {
+			heldBy[pod.Namespace+"/"+pod.Name] = w.nodeClaims[len(w.nodeClaims)-len(first.NewNodeClaims)+i].Name
+		}
+	}
+	_, again := w.provision(ctx, t)
+	for _, n := range again.NewNodeClaims {
+		for _, pod := range n.Pods {
+			if held, ok := heldBy[pod.Namespace+"/"+pod.Name]; ok {
+				total.disagree(w.seed, "launched twice", "pod %s, held by NodeClaim %s in flight, gets another NodeClaim of NodePool %s", pod.Name, held, n.NodePoolName)
+			}
+		}
+	}
 }
 
 // cluster is the world as the controllers read it.
@@ -152,6 +173,7 @@ func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	in.Nominated = w.nominated
 	placeable := in.Pods[:0:0]
 	in.VolumeRequirements = map[*corev1.Pod]scheduling.Requirements{}
 	for _, pod := range in.Pods {
@@ -183,6 +205,14 @@ func (w *world) inFlight(res *scheduling.Results) {
 			nodeClaim.Status.Capacity, nodeClaim.Status.Allocatable = it.Capacity, it.Allocatable()
 		}
 		w.nodeClaims = append(w.nodeClaims, nodeClaim)
+		for _, pod := range n.Pods {
+			w.nominate(pod, "nodeclaim/"+nodeClaim.Name)
+		}
+	}
+	for _, placed := range res.Placed {
+		if placed.ExistingNode != "" {
+			w.nominate(placed.Pod, placed.ExistingNode)
+		}
 	}
 }
 

@@ -20,13 +20,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,6 +39,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/plugin"
 )
 
@@ -96,12 +100,8 @@ var _ = Describe("kubectl karpenter", func() {
 		edited := &kcv1.KCNodeClass{TypeMeta: metav1.TypeMeta{APIVersion: kcv1.GroupVersion.String(), Kind: "KCNodeClass"},
 			ObjectMeta: metav1.ObjectMeta{Name: nodeClass.Name}, Spec: *nodeClass.Spec.DeepCopy()}
 		edited.Spec.Bootstrap.KubernetesVersion = "1.36"
-		manifest, err := yaml.Marshal(edited)
-		Expect(err).NotTo(HaveOccurred())
-		file := filepath.Join(GinkgoT().TempDir(), "kcnodeclass.yaml")
-		Expect(os.WriteFile(file, manifest, 0o600)).To(Succeed())
-		whatif := &plugin.WhatIfAnswer{}
-		kubectlKarpenter(Default, whatif, "whatif", "-f", file)
+		whatif := &explain.WhatIfAnswer{}
+		kubectlKarpenter(Default, whatif, "whatif", "-f", manifestFile(edited), "--token", askerToken("plugin-asker", true))
 		var predicted []string
 		for _, d := range whatif.Drifts {
 			predicted = append(predicted, d.NodeClaim)
@@ -109,6 +109,12 @@ var _ = Describe("kubectl karpenter", func() {
 		}
 		slices.Sort(predicted)
 		Expect(predicted).To(Equal(claims), "whatif names the class's two NodeClaims")
+		// Each pod moves to a node like the one it leaves: two launches, at no cost.
+		Expect(whatif.Launches).To(HaveLen(2))
+		for _, launch := range whatif.Launches {
+			Expect(launch).To(SatisfyAll(HaveField("NodePool", "plugin-drift"), HaveField("Pods", 1)))
+		}
+		Expect(whatif.Cost.Change).To(BeNumerically("~", 0, 1e-9))
 
 		By("applying it: exactly those drift")
 		update(&kcv1.KCNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "plugin-drift"}}, func(nodeClass *kcv1.KCNodeClass) {
@@ -145,6 +151,73 @@ var _ = Describe("kubectl karpenter", func() {
 		Expect(pool.Nodes).To(Equal(2))
 		Expect(pool.Budgets).To(ContainElement(SatisfyAll(HaveField("Reason", "Drifted"), HaveField("Budget", ContainSubstring("budget 0")))))
 	})
+
+	It("whatif pod says where a pod would land or what would launch for it; whatif of a NodePool edit gives the drift, the launch and the cost that applying it brings", func() {
+		createPool("plugin-whatif", func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, requirement(kcv1.LabelInstanceCPU, corev1.NodeSelectorOpIn, "2"))
+		})
+		createDeployment("plugin-whatif", 1, poolPod("plugin-whatif", "plugin-whatif", "1"))
+		Eventually(func(g Gomega) int { return running(podsOf("plugin-whatif")(g)) }).Should(Equal(1))
+		node := nodesOf("plugin-whatif")(Default)[0]
+		token := askerToken("plugin-asker", true)
+
+		By("asking about pods that are not created")
+		ask := func(cpu string, tweak func(*corev1.PodSpec)) *explain.PodWhatIfAnswer {
+			GinkgoHelper()
+			template := poolPod("plugin-whatif", "plugin-whatif-question", cpu)
+			pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "question", Namespace: namespace}, Spec: template.Spec}
+			if tweak != nil {
+				tweak(&pod.Spec)
+			}
+			answer := &explain.PodWhatIfAnswer{}
+			kubectlKarpenter(Default, answer, "whatif", "pod", "-f", manifestFile(pod), "--token", token)
+			return answer
+		}
+		Expect(ask("500m", nil).Node).To(Equal("node/"+node.Name), "half a CPU fits beside the running pod")
+		launch := ask("1500m", nil).Launch
+		Expect(launch).NotTo(BeNil(), "one and a half CPUs do not fit there")
+		Expect(launch.NodePool).To(Equal("plugin-whatif"))
+		Expect(launch.Pods).To(Equal(1))
+		refused := ask("1", func(spec *corev1.PodSpec) { spec.NodeSelector[corev1.LabelArchStable] = "s390x" })
+		Expect(refused.Node).To(BeEmpty())
+		Expect(refused.RefusedBy).To(ContainElement(HaveField("NodePool", "plugin-whatif")))
+
+		By("asking what four-CPU nodes would do, before applying it")
+		live := &karpv1.NodePool{}
+		Expect(kube.Get(ctx, client.ObjectKey{Name: "plugin-whatif"}, live)).To(Succeed())
+		edited := &karpv1.NodePool{TypeMeta: metav1.TypeMeta{APIVersion: karpv1.GroupVersion.String(), Kind: "NodePool"},
+			ObjectMeta: metav1.ObjectMeta{Name: live.Name}, Spec: *live.Spec.DeepCopy()}
+		for i, r := range edited.Spec.Template.Spec.Requirements {
+			if r.Key == kcv1.LabelInstanceCPU {
+				edited.Spec.Template.Spec.Requirements[i].Values = []string{"4"}
+			}
+		}
+		file := manifestFile(edited)
+		whatif := &explain.WhatIfAnswer{}
+		kubectlKarpenter(Default, whatif, "whatif", "-f", file, "--token", token)
+		claims := claimNames(claimsOf("plugin-whatif")(Default))
+		Expect(whatif.Drifts).To(ConsistOf(SatisfyAll(HaveField("NodeClaim", claims[0]), HaveField("Reason", "RequirementsDrifted"))))
+		Expect(whatif.Launches).To(ConsistOf(SatisfyAll(HaveField("NodePool", "plugin-whatif"), HaveField("Pods", 1))))
+		Expect(whatif.Cost.Change).To(BeNumerically(">", 0), "a four-CPU node costs more than a two-CPU one")
+		table := kubectlKarpenterTable(Default, "whatif", "-f", file, "--token", token)
+		Expect(table).To(MatchRegexp(`plugin-whatif\s+` + regexp.QuoteMeta(whatif.Launches[0].InstanceType) + `\s+`))
+
+		By("applying it: the node is replaced by one of the predicted type")
+		update(&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "plugin-whatif"}}, func(p *karpv1.NodePool) {
+			p.Spec.Template.Spec.Requirements = edited.Spec.Template.Spec.Requirements
+		})
+		Eventually(func(g Gomega) {
+			nodes := nodesOf("plugin-whatif")(g)
+			g.Expect(nodes).To(HaveLen(1))
+			g.Expect(nodes[0].Labels).To(HaveKeyWithValue(corev1.LabelInstanceTypeStable, whatif.Launches[0].InstanceType))
+			g.Expect(running(podsOf("plugin-whatif")(g))).To(Equal(1))
+		}).Should(Succeed())
+
+		By("asking without a token the operator accepts, or with one of a user not allowed")
+		Expect(runPluginFailing("whatif", "-f", file)).To(ContainSubstring("authenticates without a token"))
+		Expect(runPluginFailing("whatif", "-f", file, "--token", askerToken("plugin-stranger", false))).
+			To(ContainSubstring("system:serviceaccount:" + namespace + ":plugin-stranger may not post to /explain/whatif"))
+	})
 })
 
 // kubectlKarpenter runs `kubectl karpenter ARGS -o json`, kubectl finding the plugin on its
@@ -161,12 +234,59 @@ func kubectlKarpenterTable(g Gomega, args ...string) string {
 
 func runPlugin(g Gomega, args ...string) string {
 	g.Expect(cluster.plugins).NotTo(BeEmpty(), "cluster.env names KUBECTL_PLUGINS")
-	// The plugin's name comes first: kubectl looks for plugins only up to the first flag, and
-	// hands the flags after it to the plugin.
-	cmd := exec.Command(cluster.kubectl, append([]string{"karpenter", "--kubeconfig", cluster.kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "PATH="+cluster.plugins+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd := pluginCommand(args...)
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	g.Expect(cmd.Run()).To(Succeed(), "kubectl karpenter %s: %s", strings.Join(args, " "), errs.String())
 	return out.String()
+}
+
+// askerToken is a token of ServiceAccount name, bound to the plugin's reader role when bound,
+// both removed when the spec ends: whatif's operator checks a token, which the local
+// cluster's admin, a client certificate, has not.
+func askerToken(name string, bound bool) string {
+	GinkgoHelper()
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	Expect(client.IgnoreAlreadyExists(kube.Create(ctx, account))).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, account))).To(Succeed()) })
+	if bound {
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "karpenter-kakaocloud-plugin-reader-role"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
+		}
+		Expect(client.IgnoreAlreadyExists(kube.Create(ctx, binding))).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, binding))).To(Succeed()) })
+	}
+	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
+	Expect(kube.SubResource("token").Create(ctx, account, request)).To(Succeed())
+	return request.Status.Token
+}
+
+// manifestFile writes obj as YAML to a file of the spec and returns its path.
+func manifestFile(obj client.Object) string {
+	GinkgoHelper()
+	manifest, err := yaml.Marshal(obj)
+	Expect(err).NotTo(HaveOccurred())
+	file := filepath.Join(GinkgoT().TempDir(), strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind)+".yaml")
+	Expect(os.WriteFile(file, manifest, 0o600)).To(Succeed())
+	return file
+}
+
+// runPluginFailing runs kubectl karpenter ARGS, which must fail, and returns what it said.
+func runPluginFailing(args ...string) string {
+	GinkgoHelper()
+	out, err := pluginCommand(args...).CombinedOutput()
+	Expect(err).To(HaveOccurred(), "kubectl karpenter %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// pluginCommand is kubectl karpenter ARGS on the local cluster, kubectl finding the plugin on
+// its PATH.
+func pluginCommand(args ...string) *exec.Cmd {
+	// The plugin's name comes first: kubectl looks for plugins only up to the first flag, and
+	// hands the flags after it to the plugin.
+	cmd := exec.Command(cluster.kubectl, append([]string{"karpenter", "--kubeconfig", cluster.kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+cluster.plugins+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return cmd
 }

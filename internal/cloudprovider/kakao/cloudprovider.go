@@ -46,6 +46,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/uidcache"
 )
 
 // MaxLaunchCandidates caps the instance type and zone pairs one launch tries, cheapest first,
@@ -68,9 +69,12 @@ type FlavorSource interface {
 
 // CloudProvider is the KakaoCloud implementation of cloudprovider.CloudProvider.
 type CloudProvider struct {
-	kube          client.Client
-	clock         clock.PassiveClock
-	attempts      launchAttempts
+	kube  client.Client
+	clock clock.PassiveClock
+	// attempts remembers the last create tried per NodeClaim in this process as well: the
+	// NodeClaim a launch reads can come from a cache that does not show the annotation
+	// written a moment ago, and a create must never be tried twice because of it.
+	attempts      uidcache.Cache[time.Time]
 	flavors       FlavorSource
 	instanceTypes *instancetype.Provider
 	prices        Prices
@@ -101,7 +105,8 @@ type Prices struct {
 // New returns the KakaoCloud cloud provider. The instance type provider must price with
 // prices.Table and mark offerings in unavailable.
 func New(kube client.Client, flavors FlavorSource, instanceTypes *instancetype.Provider, prices Prices, unavailable *instancetype.UnavailableOfferings, instances *instance.Provider, recorder events.EventRecorder) *CloudProvider {
-	return &CloudProvider{kube: kube, clock: clock.RealClock{}, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder, zones: newZoneSpread()}
+	return &CloudProvider{kube: kube, clock: clock.RealClock{}, flavors: flavors, instanceTypes: instanceTypes, prices: prices, unavailable: unavailable, instances: instances, recorder: recorder, zones: newZoneSpread(),
+		attempts: uidcache.Cache[time.Time]{TTL: forgetAttemptsAfter}}
 }
 
 // listInstanceTypes lists a node class's instance types priced with the current overrides.
@@ -191,7 +196,7 @@ func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		}
 		return nil, fmt.Errorf("launching a VM: %w", err)
 	}
-	p.attempts.set(nodeClaim.UID, time.Time{})
+	p.rememberAttempt(nodeClaim, time.Time{})
 	p.zones.launched(nodeClaim, placement{zone: launched.Candidate.Zone, subnet: launched.Candidate.SubnetID})
 	if launched.Adopted {
 		log.FromContext(ctx).Info("adopted the VM an earlier launch created", "instance", launched.Instance.ID)
@@ -513,23 +518,27 @@ func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePoo
 }
 
 // IsDrifted compares a NodeClaim's VM with its KCNodeClass as it is now.
-func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (cloudprovider.DriftReason, error) {
+func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (cloudprovider.Drift, error) {
 	nodeClass := &kcv1.KCNodeClass{}
 	if err := p.kube.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
-		return "", client.IgnoreNotFound(err)
+		return cloudprovider.Drift{}, client.IgnoreNotFound(err)
 	}
 	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
-		return "", err
+		return cloudprovider.Drift{}, err
 	}
 	// Every NodeClaim is asked whenever its KCNodeClass's status moves (its node counts do, as
 	// nodes come and go): one shared listing a few seconds old answers them all, where a get
 	// per NodeClaim made hundreds of calls a minute.
 	inst, err := p.listedOrGot(ctx, id)
 	if err != nil {
-		return "", err
+		return cloudprovider.Drift{}, err
 	}
-	return driftOf(nodeClaim, nodeClass, inst), nil
+	reason := driftOf(nodeClaim, nodeClass, inst)
+	if reason == "" {
+		return cloudprovider.Drift{}, nil
+	}
+	return cloudprovider.Drift{Reason: reason, Message: DriftMessage(reason, nodeClaim, nodeClass)}, nil
 }
 
 // driftOf is the drift decision: the first difference found, in the order a user would fix

@@ -395,14 +395,14 @@ var _ = Describe("IsDrifted", func() {
 
 	It("is not drifted right after launch", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
-		Expect(provider.IsDrifted(env.Ctx, launch(nodeClass))).To(BeEmpty())
+		Expect(provider.IsDrifted(env.Ctx, launch(nodeClass))).To(BeZero())
 	})
 
 	It("drifts when the Kubernetes version changes", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
 		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.Bootstrap.KubernetesVersion = "1.35" })
-		Expect(provider.IsDrifted(env.Ctx, claim)).To(Equal(kakao.DriftKubernetesVersion))
+		Expect(provider.IsDrifted(env.Ctx, claim)).To(SatisfyAll(HaveField("Reason", kakao.DriftKubernetesVersion), HaveField("Message", ContainSubstring("now asks for"))))
 	})
 
 	It("drifts when the worker image changes", func() {
@@ -415,7 +415,10 @@ var _ = Describe("IsDrifted", func() {
 			}
 		}
 		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.ImageID = other })
-		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftImage))
+		Eventually(func() (cloudprovider.DriftReason, error) {
+			drift, err := provider.IsDrifted(env.Ctx, claim)
+			return drift.Reason, err
+		}).Should(Equal(kakao.DriftImage))
 	})
 
 	It("drifts when the subnets no longer include the VM's", func() {
@@ -424,7 +427,10 @@ var _ = Describe("IsDrifted", func() {
 		update(nodeClass, func(latest *kcv1.KCNodeClass) {
 			latest.Spec.SubnetSelectorTerms = []kcv1.SubnetSelectorTerm{{Name: "karpenter-subnet-b"}}
 		})
-		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSubnet))
+		Eventually(func() (cloudprovider.DriftReason, error) {
+			drift, err := provider.IsDrifted(env.Ctx, claim)
+			return drift.Reason, err
+		}).Should(Equal(kakao.DriftSubnet))
 	})
 
 	It("drifts when the security groups change", func() {
@@ -433,7 +439,10 @@ var _ = Describe("IsDrifted", func() {
 		update(nodeClass, func(latest *kcv1.KCNodeClass) {
 			latest.Spec.SecurityGroupSelectorTerms = append(latest.Spec.SecurityGroupSelectorTerms, kcv1.SecurityGroupSelectorTerm{Name: "default"})
 		})
-		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftSecurityGroup))
+		Eventually(func() (cloudprovider.DriftReason, error) {
+			drift, err := provider.IsDrifted(env.Ctx, claim)
+			return drift.Reason, err
+		}).Should(Equal(kakao.DriftSecurityGroup))
 	})
 
 	It("answers many NodeClaims from one listing of the VMs, not a get each", func() {
@@ -447,7 +456,7 @@ var _ = Describe("IsDrifted", func() {
 		gets, lists := env.Emulator.CallCount(emulator.OpGetInstance), 0
 		for range 3 {
 			for _, claim := range claims {
-				Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
+				Expect(provider.IsDrifted(env.Ctx, claim)).To(BeZero())
 			}
 		}
 		Expect(env.Emulator.CallCount(emulator.OpGetInstance) - gets).To(BeNumerically("<=", len(claims)))
@@ -460,7 +469,7 @@ var _ = Describe("IsDrifted", func() {
 		}, 10*time.Second, 100*time.Millisecond).Should(BeZero(), "a listing that holds the new VMs")
 		gets, lists = env.Emulator.CallCount(emulator.OpGetInstance), env.Emulator.CallCount(emulator.OpListInstances)
 		for _, claim := range claims {
-			Expect(provider.IsDrifted(env.Ctx, claim)).To(BeEmpty())
+			Expect(provider.IsDrifted(env.Ctx, claim)).To(BeZero())
 		}
 		Expect(env.Emulator.CallCount(emulator.OpGetInstance)-gets).To(BeZero(), "VMs listed need no get")
 		Expect(env.Emulator.CallCount(emulator.OpListInstances) - lists).To(BeNumerically("<=", 1))
@@ -470,6 +479,7 @@ var _ = Describe("IsDrifted", func() {
 		nodeClass := readyNodeClass("1.36", "karpenter-subnet-a")
 		claim := launch(nodeClass)
 		update(nodeClass, func(latest *kcv1.KCNodeClass) { latest.Spec.RootVolume.SizeGiB = 100 })
-		Eventually(func() (any, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(Equal(kakao.DriftNodeClass))
+		Eventually(func() (cloudprovider.Drift, error) { return provider.IsDrifted(env.Ctx, claim) }).Should(SatisfyAll(
+			HaveField("Reason", kakao.DriftNodeClass), HaveField("Message", ContainSubstring("root volume"))))
 	})
 })

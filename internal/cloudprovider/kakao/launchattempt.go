@@ -18,7 +18,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -28,47 +27,16 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
-// launchAttempts remembers the last create tried per NodeClaim in this process as well: the
-// NodeClaim a launch reads can come from a cache that does not show the annotation written a
-// moment ago, and a create must never be tried twice because of it.
-type launchAttempts struct {
-	mu sync.Mutex
-	at map[types.UID]time.Time
-}
-
-func (a *launchAttempts) get(uid types.UID) time.Time {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.at[uid]
-}
-
-// forgetAttemptsAfter bounds the memory: an attempt this old no longer holds back a create
-// (the lookup window is minutes), and its NodeClaim is most likely gone.
+// forgetAttemptsAfter bounds the memory of launch attempts (CloudProvider.attempts): an
+// attempt this old no longer holds back a create (the lookup window is minutes), and its
+// NodeClaim is most likely gone.
 const forgetAttemptsAfter = time.Hour
-
-func (a *launchAttempts) set(uid types.UID, at time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.at == nil {
-		a.at = map[types.UID]time.Time{}
-	}
-	if at.IsZero() {
-		delete(a.at, uid)
-		return
-	}
-	for other, attempted := range a.at {
-		if at.Sub(attempted) > forgetAttemptsAfter {
-			delete(a.at, other)
-		}
-	}
-	a.at[uid] = at
-}
 
 // lastAttempt is when a create was last tried for the NodeClaim, by its annotation or by this
 // process's memory, whichever is later. An annotation that does not parse counts as a create
 // tried now: waiting out the window is the safe reading.
 func (p *CloudProvider) lastAttempt(nodeClaim *karpv1.NodeClaim) time.Time {
-	remembered := p.attempts.get(nodeClaim.UID)
+	remembered, _ := p.attempts.Get(nodeClaim.UID, p.clock.Now())
 	value, ok := nodeClaim.Annotations[kcv1.AnnotationLaunchAttempt]
 	if !ok {
 		return remembered
@@ -101,6 +69,16 @@ func (p *CloudProvider) recordAttempt(ctx context.Context, nodeClaim *karpv1.Nod
 	if err := p.kube.Patch(ctx, nodeClaim.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
 		return fmt.Errorf("annotating NodeClaim %s with %s: %w", nodeClaim.Name, kcv1.AnnotationLaunchAttempt, err)
 	}
-	p.attempts.set(nodeClaim.UID, at)
+	p.rememberAttempt(nodeClaim, at)
 	return nil
+}
+
+// rememberAttempt keeps in memory the create tried for the NodeClaim at at, or forgets it for
+// the zero time.
+func (p *CloudProvider) rememberAttempt(nodeClaim *karpv1.NodeClaim, at time.Time) {
+	if at.IsZero() {
+		p.attempts.Delete(nodeClaim.UID)
+		return
+	}
+	p.attempts.Set(nodeClaim.UID, at, at)
 }

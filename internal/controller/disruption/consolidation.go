@@ -83,7 +83,7 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 		return nil, fmt.Sprintf("no instance type that fits its pods costs less than %.4g (what it costs now)", price)
 	}
 	cmd.Replacements = res.NewNodeClaims
-	cmd.Savings = price - launchPrice(res.NewNodeClaims)
+	cmd.Savings = price - scheduling.LaunchPrice(res.NewNodeClaims)
 	return s.approve(cmd)
 }
 
@@ -181,26 +181,6 @@ func notSameType(types []*cloudprovider.InstanceType, cands []*Candidate) []*clo
 		}
 	}
 	return out
-}
-
-// launchPrice is what launching the NodeClaims costs at best: each one's cheapest type.
-func launchPrice(claims []*scheduling.NewNodeClaim) float64 {
-	total := 0.0
-	for _, n := range claims {
-		zones, cts := n.Requirements.Get(karpv1.LabelTopologyZone), n.Requirements.Get(karpv1.LabelCapacityType)
-		best := math.Inf(1)
-		for _, it := range n.InstanceTypes {
-			for _, of := range it.Offerings {
-				if of.Available && zones.Has(of.Zone) && cts.Has(of.CapacityType) {
-					best = math.Min(best, of.Price)
-				}
-			}
-		}
-		if !math.IsInf(best, 1) {
-			total += best
-		}
-	}
-	return total
 }
 
 func totalPrice(cands []*Candidate) float64 {

@@ -179,6 +179,8 @@ func (c *Controller) Pass(ctx context.Context) error {
 // it decided is over, at once after it started a command or gave up a validated one (the next
 // candidate need not wait a poll interval, which made every consolidation move take three
 // passes and every drifted node one), and otherwise after PollInterval.
+//
+//nolint:gocyclo // the loop's one pass read top to bottom (advance, snapshot, validate, decide, start), each step returning when the next is due
 func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	c.init()
 	if c.orchestrator.advance(ctx) > 0 {
@@ -309,6 +311,8 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 // repairInput finds the nodes unhealthy past a repair policy's toleration and the NodePools
 // whose circuit breaker holds repair. Only a node that meets a policy's condition costs a
 // look at its VM's state.
+//
+//nolint:gocyclo // each NodeClaim goes through the repair policies' checks in order, the cheap ones before the call to KakaoCloud; split, the order would no longer show
 func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*RepairInput, error) {
 	out := &RepairInput{Unhealthy: map[string]health.Finding{}, Held: map[string]string{}}
 	policies := c.CloudProvider.RepairPolicies()
@@ -354,6 +358,8 @@ func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*Repair
 
 // report publishes what a decision found: explanations as events, eligible nodes and allowed
 // disruptions as metrics.
+//
+//nolint:gocyclo // one metric or event family after another, each guarded by whether the decision has it
 func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for reason, n := range d.Eligible {
 		eligibleNodes.WithLabelValues(strings.ToLower(string(reason))).Set(float64(n))

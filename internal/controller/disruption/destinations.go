@@ -38,6 +38,8 @@ type dest struct {
 // buildDests lists where pods may be moved to: managed nodes that stay, NodeClaims still
 // coming up (sized by what they were launched for, as provisioning counts them), and nodes of
 // the cluster Karpenter does not manage, emptiest first.
+//
+//nolint:gocyclo // the three kinds of destination (managed nodes, NodeClaims in flight, unmanaged nodes) with the rules that keep each out, in one place so that none is counted twice
 func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], podsByNode map[string][]*corev1.Pod) {
 	add := func(d *dest) {
 		free := d.existing.Allocatable.DeepCopy()
@@ -179,6 +181,8 @@ func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (
 
 // destinations splits the nodes other than the excluded ones into those the pods may be moved
 // to, emptiest first, and the others that run pods, marked TopologyOnly.
+//
+//nolint:gocyclo // the split of the destinations and the pruning that keeps a large cluster's simulation small share their loop over the nodes
 func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (dests []*dest, pruned []scheduling.ExistingNode) {
 	minCPU, minMem := int64(0), int64(0)
 	for i, pod := range pods {
@@ -271,7 +275,7 @@ func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
 				if !copied {
 					in.Remaining, copied = p.remaining.DeepCopy(), true
 				}
-				resources.GiveBack(in.Remaining, state.Held(n.NodeClaim))
+				resources.GiveBack(in.Remaining, state.Held(n.NodeClaim, p.types))
 			}
 		}
 		out = append(out, in)

@@ -54,7 +54,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 			continue
 		}
 		cmd := &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: res.NewNodeClaims, Placed: res.Placed}
-		cmd.Savings = totalPrice(cmd.Candidates) - launchPrice(res.NewNodeClaims)
+		cmd.Savings = totalPrice(cmd.Candidates) - scheduling.LaunchPrice(res.NewNodeClaims)
 		return cmd
 	}
 	return nil
@@ -71,7 +71,7 @@ func (s *Snapshot) staticDrift(d *Decision, c *Candidate) *Command {
 	}
 	replacements := []*scheduling.NewNodeClaim{replacement}
 	return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: replacements,
-		Savings: c.price - launchPrice(replacements)}
+		Savings: c.price - scheduling.LaunchPrice(replacements)}
 }
 
 // staticReplacement is a node of a static NodePool's template to replace one of its nodes

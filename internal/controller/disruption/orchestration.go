@@ -305,6 +305,8 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 }
 
 // finish deletes the candidates' NodeClaims; their termination drains the nodes.
+//
+//nolint:gocyclo // deleting the candidates, then recording the command's metrics and events, each only for what it did
 func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	err := eachCandidate(ctx, r.cmd, func(c *Candidate) error {
 		nodeClaim := c.NodeClaim

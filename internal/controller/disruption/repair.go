@@ -48,6 +48,8 @@ type RepairInput struct {
 // annotated karpenter.sh/do-not-repair is left alone; one that do-not-disrupt or a
 // PodDisruptionBudget holds is repaired only when a termination grace period bounds its
 // drain. One command per pass.
+//
+//nolint:gocyclo // upstream's repair rules in the order they apply to a node (do-not-repair, policy, budget, PDB and do-not-disrupt with and without a grace period); the order is the behaviour
 func (s *Snapshot) repair(d *Decision) *Command {
 	if s.repairs == nil {
 		return nil
@@ -117,7 +119,7 @@ func (s *Snapshot) repair(d *Decision) *Command {
 			}
 			cmd.Replacements, cmd.Placed = res.NewNodeClaims, res.Placed
 		}
-		cmd.Savings = totalPrice(cmd.Candidates) - launchPrice(cmd.Replacements)
+		cmd.Savings = totalPrice(cmd.Candidates) - scheduling.LaunchPrice(cmd.Replacements)
 		return cmd
 	}
 	return nil

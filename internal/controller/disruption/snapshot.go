@@ -170,6 +170,18 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		repairs:       in.Repair,
 		policies:      in.Policies,
 	}
+	s.addPools(in)
+	managedNodes := s.addNodes(in)
+	podsByNode := s.addPods(in)
+	s.addPDBs(in.PDBs)
+	s.buildDests(in.Nodes, managedNodes, podsByNode)
+	s.nominate()
+	s.holdBuffers(in.BufferPods)
+	return s
+}
+
+// addPools adds the NodePools with their instance types and the limits they have left.
+func (s *Snapshot) addPools(in SnapshotInput) {
 	for _, np := range in.NodePools {
 		p := &pool{
 			np: np, types: in.InstanceTypes[np.Name], byName: map[string]*cloudprovider.InstanceType{},
@@ -178,7 +190,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		for _, it := range p.types {
 			p.byName[it.Name] = it
 		}
-		p.remaining = state.LimitsLeft(np, in.NodeClaims)
+		p.remaining = state.LimitsLeft(np, in.NodeClaims, p.types)
 		if p.static() {
 			if room, why, limited := state.StaticNodeRoom(np, in.NodeClaims); limited && room == 0 {
 				p.staticFull = why
@@ -188,7 +200,11 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		s.poolNames = append(s.poolNames, np.Name)
 	}
 	slices.Sort(s.poolNames)
+}
 
+// addNodes adds a StateNode per NodeClaim, with its node, NodePool and price, and returns the
+// names of the nodes Karpenter manages.
+func (s *Snapshot) addNodes(in SnapshotInput) sets.Set[string] {
 	nodesByProviderID := make(map[string]*corev1.Node, len(in.Nodes))
 	for _, n := range in.Nodes {
 		if n.Spec.ProviderID != "" {
@@ -218,8 +234,12 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		s.byName[nodeClaim.Name] = n
 	}
 	slices.SortFunc(s.nodes, func(a, b *StateNode) int { return cmp.Compare(a.Name(), b.Name()) })
+	return managedNodes
+}
 
-	// Pods: on which node, and which still need one.
+// addPods puts the bound pods on their nodes and lists the pods that need a node, and returns
+// the bound pods by node name.
+func (s *Snapshot) addPods(in SnapshotInput) map[string][]*corev1.Pod {
 	podsByNode := map[string][]*corev1.Pod{}
 	for _, pod := range in.Pods {
 		if podutil.IsTerminal(pod) {
@@ -251,8 +271,12 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 			}
 		}
 	}
+	return podsByNode
+}
 
-	for _, pdb := range in.PDBs {
+// addPDBs indexes the PodDisruptionBudgets by namespace and selector.
+func (s *Snapshot) addPDBs(pdbList []*policyv1.PodDisruptionBudget) {
+	for _, pdb := range pdbList {
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err != nil {
 			sel = labels.Nothing()
@@ -262,11 +286,6 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 	for ns, pdbs := range s.pdbs {
 		s.pdbIndex[ns] = labelindex.New(positions(len(pdbs)), func(i int) labels.Selector { return pdbs[i].selector })
 	}
-
-	s.buildDests(in.Nodes, managedNodes, podsByNode)
-	s.nominate()
-	s.holdBuffers(in.BufferPods)
-	return s
 }
 
 // minNearDestinations is the fewest destinations a simulation tries first.

@@ -29,6 +29,8 @@ const DefaultValidationDelay = 15 * time.Second
 // is still a candidate for the same reason, the budgets still allow them all, and (for
 // consolidation) their pods still fit elsewhere without more than what was decided. It
 // returns the command to carry out, with fresh replacements, or why it no longer holds.
+//
+//nolint:gocyclo // every check a command must pass again after the validation delay, in upstream's order, each with the reason it gives
 func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 	eligible := map[karpv1.DisruptionReason]func(*StateNode) bool{
 		karpv1.DisruptionReasonEmpty:         func(n *StateNode) bool { return consolidatable(n) && !hasReschedulable(n) },

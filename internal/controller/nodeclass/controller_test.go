@@ -16,8 +16,8 @@ package nodeclass_test
 
 import (
 	"fmt"
-	"strings"
 	"sync/atomic"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -31,11 +31,13 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
+	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
 var counter atomic.Int64
 
 func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
+	GinkgoHelper()
 	if len(subnets) == 0 {
 		subnets = []string{"karpenter-subnet-a"}
 	}
@@ -49,43 +51,41 @@ func newNodeClass(version string, subnets ...string) *kcv1.KCNodeClass {
 	for _, s := range subnets {
 		nodeClass.Spec.SubnetSelectorTerms = append(nodeClass.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: s})
 	}
-	ExpectWithOffset(1, env.APIClient.Create(env.Ctx, nodeClass)).To(Succeed())
+	ExpectApplied(env.Ctx, env.Client, nodeClass)
 	DeferCleanup(func() {
 		current := &kcv1.KCNodeClass{}
-		if env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current) == nil {
-			_ = env.APIClient.Delete(env.Ctx, current)
+		if env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current) == nil {
+			current.Finalizers = nil
+			_ = env.Client.Update(env.Ctx, current)
+			_ = env.Client.Delete(env.Ctx, current)
 		}
 	})
 	return nodeClass
 }
 
-// condition reads a condition of the node class as the API server has it.
-func condition(nodeClass *kcv1.KCNodeClass, t string) func(Gomega) metav1.Condition {
-	return func(g Gomega) metav1.Condition {
-		current := &kcv1.KCNodeClass{}
-		g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-		c := meta.FindStatusCondition(current.Status.Conditions, t)
-		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", t)
-		return *c
-	}
+// reconciled runs the controller on the node class a second after the last run, as its
+// resync would, and returns the node class as stored.
+func reconciled(nodeClass *kcv1.KCNodeClass) *kcv1.KCNodeClass {
+	GinkgoHelper()
+	env.Step(time.Second)
+	ExpectObjectReconciled(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
+	return ExpectExists(env.Ctx, env.Client, nodeClass)
 }
 
-// update changes the node class as the API server has it, again on a conflict.
+// condition reads a condition of the node class as stored.
+func condition(nodeClass *kcv1.KCNodeClass, t string) metav1.Condition {
+	GinkgoHelper()
+	c := meta.FindStatusCondition(ExpectExists(env.Ctx, env.Client, nodeClass).Status.Conditions, t)
+	Expect(c).NotTo(BeNil(), "condition %s not set", t)
+	return *c
+}
+
+// update changes the node class as stored.
 func update(nodeClass *kcv1.KCNodeClass, mutate func(*kcv1.KCNodeClass)) {
-	EventuallyWithOffset(1, func() error {
-		current := &kcv1.KCNodeClass{}
-		if err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current); err != nil {
-			return err
-		}
-		mutate(current)
-		return env.APIClient.Update(env.Ctx, current)
-	}).Should(Succeed())
-}
-
-func status(nodeClass *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
-	current := &kcv1.KCNodeClass{}
-	ExpectWithOffset(1, env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-	return current.Status
+	GinkgoHelper()
+	current := ExpectExists(env.Ctx, env.Client, nodeClass)
+	mutate(current)
+	Expect(env.Client.Update(env.Ctx, current)).To(Succeed())
 }
 
 func have(status metav1.ConditionStatus, reason string) OmegaMatcher {
@@ -95,16 +95,38 @@ func have(status metav1.ConditionStatus, reason string) OmegaMatcher {
 	)
 }
 
+func metric(name string, nodeClass *kcv1.KCNodeClass) float64 {
+	return test.MetricValue(name, map[string]string{"nodeclass": nodeClass.Name})
+}
+
 // restoreControlPlane puts the emulator's cluster back after a test that changed it.
 func restoreControlPlane() {
 	DeferCleanup(func() { env.Emulator.SetControlPlane("1.36", "1.36.4", kakaocloud.ClusterPhaseProvisioned) })
 }
 
+// nodeClaimOf creates a NodeClaim of the node class, removed when the spec ends.
+func nodeClaimOf(nodeClass *kcv1.KCNodeClass, mutate func(*karpv1.NodeClaim)) *karpv1.NodeClaim {
+	GinkgoHelper()
+	nodeClaim := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: test.RandomName(nodeClass.Name), Annotations: map[string]string{}, Labels: map[string]string{}},
+		Spec: karpv1.NodeClaimSpec{
+			Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
+		},
+	}
+	if mutate != nil {
+		mutate(nodeClaim)
+	}
+	ExpectApplied(env.Ctx, env.Client, nodeClaim)
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(env.Client.Delete(env.Ctx, nodeClaim))).To(Succeed()) })
+	return nodeClaim
+}
+
 var _ = Describe("KCNodeClass status", func() {
 	It("resolves version, images, subnets with their zones and security groups, and is Ready", func() {
-		nodeClass := newNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-c")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		s := status(nodeClass)
+		nodeClass := reconciled(newNodeClass("1.36", "karpenter-subnet-a", "karpenter-subnet-c"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		s := nodeClass.Status
 		Expect(s.ControlPlaneVersion).To(Equal("1.36"))
 		Expect(s.KubernetesVersion).To(Equal("1.36"))
 		Expect(s.Images).To(HaveLen(3))
@@ -114,131 +136,120 @@ var _ = Describe("KCNodeClass status", func() {
 		))
 		Expect(s.SecurityGroups).To(ConsistOf(HaveField("Name", "karpenter-workers")))
 		for _, t := range []string{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ConditionTypeImagesReady, kcv1.ConditionTypeSubnetsReady, kcv1.ConditionTypeSecurityGroupsReady} {
-			Expect(condition(nodeClass, t)(Default).Status).To(Equal(metav1.ConditionTrue), t)
+			Expect(condition(nodeClass, t).Status).To(Equal(metav1.ConditionTrue), t)
 		}
-		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)(Default)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(0))
-
-		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-		Expect(current.Finalizers).To(ContainElement(nodeclass.Finalizer))
+		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)).To(have(metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered))
+		Expect(metric("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nodeClass)).To(BeEquivalentTo(0))
+		Expect(nodeClass.Finalizers).To(ContainElement(nodeclass.Finalizer))
 	})
 
 	It("reports subnets and security groups that do not exist", func() {
-		nodeClass := newNodeClass("1.36", "karpenter-subnet-a", "no-such-subnet")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeSubnetsReady)).Should(SatisfyAll(
+		nodeClass := reconciled(newNodeClass("1.36", "karpenter-subnet-a", "no-such-subnet"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeSubnetsReady)).To(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
 			HaveField("Message", ContainSubstring("name no-such-subnet")),
 		))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(SatisfyAll(
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonSubnetsNotFound),
 			HaveField("Message", ContainSubstring("SubnetsReady: subnet(s) not found: name no-such-subnet")),
 		))
-		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonSubnetsNotFound)).Should(ContainElement(ContainSubstring("no-such-subnet")))
+		Expect(env.Recorder.Notes(nodeClass.Name, kcv1.ReasonSubnetsNotFound)).To(ContainElement(ContainSubstring("no-such-subnet")))
 	})
 
 	It("marks a version Kubernetes Engine no longer offers as deprecated without blocking nodes", func() {
-		nodeClass := newNodeClass("1.35")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := reconciled(newNodeClass("1.35"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetVersionDeprecated("1.35", true)
 		DeferCleanup(func() { env.Emulator.SetVersionDeprecated("1.35", false) })
-		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)).Should(SatisfyAll(
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionDeprecated)).To(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonWorkerVersionNotOffered),
 			HaveField("Message", ContainSubstring("no longer offers 1.35")),
 		))
-		Consistently(condition(nodeClass, kcv1.ConditionTypeReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonWorkerVersionNotOffered)).Should(HaveLen(1))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(1))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(1))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady), "still, a pass later")
+		Expect(env.Recorder.Notes(nodeClass.Name, kcv1.ReasonWorkerVersionNotOffered)).To(HaveLen(1), "said once")
+		Expect(metric("karpenter_kakaocloud_nodeclass_kubernetes_version_deprecated", nodeClass)).To(BeEquivalentTo(1))
+		Expect(metric("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nodeClass)).To(BeEquivalentTo(1))
 	})
 
 	It("retains earlier images when the lookup fails, until an image is pinned", func() {
-		nodeClass := newNodeClass("1.36")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
-		before := status(nodeClass).Images
+		nodeClass := reconciled(newNodeClass("1.36"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+		before := nodeClass.Status.Images
 
 		env.Emulator.FailNodeImageLookups(true)
 		DeferCleanup(func() { env.Emulator.FailNodeImageLookups(false) })
-		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+		nodeClass = reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonImagesRetained),
 			HaveField("Message", ContainSubstring("set spec.imageID")),
 		))
-		Expect(status(nodeClass).Images).To(Equal(before))
-		Expect(condition(nodeClass, kcv1.ConditionTypeReady)(Default).Status).To(Equal(metav1.ConditionTrue))
-		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonImagesRetained)).Should(HaveLen(1))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(1))
+		Expect(nodeClass.Status.Images).To(Equal(before))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady).Status).To(Equal(metav1.ConditionTrue))
+		Expect(env.Recorder.Notes(nodeClass.Name, kcv1.ReasonImagesRetained)).To(HaveLen(1))
+		Expect(metric("karpenter_kakaocloud_nodeclass_images_retained", nodeClass)).To(BeEquivalentTo(1))
 
 		// It does not clear by itself when lookups work again.
 		env.Emulator.FailNodeImageLookups(false)
-		Consistently(condition(nodeClass, kcv1.ConditionTypeImagesReady), "1s").Should(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesRetained))
 
 		// Pinning a verified image clears it.
-		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-		current.Spec.ImageID = before[0].ID
-		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
-		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
-		Expect(status(nodeClass).Images).To(ConsistOf(HaveField("ID", before[0].ID)))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_images_retained", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(0))
+		update(nodeClass, func(nodeClass *kcv1.KCNodeClass) { nodeClass.Spec.ImageID = before[0].ID })
+		nodeClass = reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(have(metav1.ConditionTrue, kcv1.ReasonImagePinned))
+		Expect(nodeClass.Status.Images).To(ConsistOf(HaveField("ID", before[0].ID)))
+		Expect(metric("karpenter_kakaocloud_nodeclass_images_retained", nodeClass)).To(BeEquivalentTo(0))
 	})
 
 	It("says which images are missing for a version without any", func() {
-		nodeClass := newNodeClass("1.35")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		current := &kcv1.KCNodeClass{}
-		Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-		current.Spec.ImageID = "00000000-0000-4000-8000-000000000000"
-		Expect(env.APIClient.Update(env.Ctx, current)).To(Succeed())
-		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(SatisfyAll(
+		nodeClass := reconciled(newNodeClass("1.35"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		update(nodeClass, func(nodeClass *kcv1.KCNodeClass) { nodeClass.Spec.ImageID = "00000000-0000-4000-8000-000000000000" })
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound),
 			HaveField("Message", ContainSubstring("pinned image 00000000-0000-4000-8000-000000000000 cannot be used")),
 		))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionFalse, kcv1.ReasonImagesNotFound))
 	})
 
 	It("turns Ready False when a control-plane change puts the worker version out of skew", func() {
 		restoreControlPlane()
-		nodeClass := newNodeClass("1.35")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := reconciled(newNodeClass("1.35"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetControlPlane("1.37", "1.37.0", "")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).Should(SatisfyAll(
+		nodeClass = reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).To(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported),
 			HaveField("Message", ContainSubstring("allowed versions are 1.37, 1.36")),
 		))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
-		Expect(status(nodeClass).ControlPlaneVersion).To(Equal("1.37"))
-		Eventually(func() float64 {
-			return test.MetricValue("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", map[string]string{"nodeclass": nodeClass.Name})
-		}).Should(BeEquivalentTo(2))
-		Eventually(env.Recorder.NotesOf(nodeClass.Name, kcv1.ReasonVersionSkewUnsupported)).ShouldNot(BeEmpty())
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionFalse, kcv1.ReasonVersionSkewUnsupported))
+		Expect(nodeClass.Status.ControlPlaneVersion).To(Equal("1.37"))
+		Expect(metric("karpenter_kakaocloud_nodeclass_kubernetes_version_skew", nodeClass)).To(BeEquivalentTo(2))
+		Expect(env.Recorder.Notes(nodeClass.Name, kcv1.ReasonVersionSkewUnsupported)).NotTo(BeEmpty())
 	})
 
 	It("pauses while the control plane upgrades and recovers afterwards", func() {
 		restoreControlPlane()
-		nodeClass := newNodeClass("1.36")
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		nodeClass := reconciled(newNodeClass("1.36"))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
 
 		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseUpdating)
-		Eventually(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeImagesReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
-		Expect(status(nodeClass).Images).NotTo(BeEmpty(), "images stay known during the upgrade")
+		nodeClass = reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeKubernetesVersionReady)).To(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading))
+		Expect(nodeClass.Status.Images).NotTo(BeEmpty(), "images stay known during the upgrade")
 
 		env.Emulator.SetControlPlane("", "", kakaocloud.ClusterPhaseProvisioned)
-		Eventually(condition(nodeClass, kcv1.ConditionTypeReady)).Should(have(metav1.ConditionTrue, kcv1.ReasonReady))
-		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady))
+		Expect(condition(nodeClass, kcv1.ConditionTypeImagesReady)).To(have(metav1.ConditionTrue, kcv1.ReasonImagesResolved))
 	})
 })
 
@@ -246,62 +257,50 @@ var _ = Describe("KCNodeClass upgrade readiness", func() {
 	It("counts its nodes by Kubernetes version, NotReady and not launched ones included, and says when the control plane may be upgraded", func() {
 		restoreControlPlane()
 		nodeClass := newNodeClass("1.35")
-		ref := &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name}
-		claim := func(launchedWith string) *karpv1.NodeClaim {
-			nodeClaim := &karpv1.NodeClaim{
-				ObjectMeta: metav1.ObjectMeta{GenerateName: nodeClass.Name + "-", Annotations: map[string]string{}},
-				Spec: karpv1.NodeClaimSpec{
-					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
-					NodeClassRef: ref,
-				},
-			}
-			if launchedWith != "" {
-				nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion] = launchedWith
-			}
-			Expect(env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
-			DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, nodeClaim))).To(Succeed()) })
-			return nodeClaim
+		launchedWith := func(version string) func(*karpv1.NodeClaim) {
+			return func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion] = version }
 		}
 		// A node that registered on 1.34 and is NotReady: its kubelet's version counts, not
 		// the version its NodeClaim was launched with.
-		registered := claim("1.35")
+		registered := nodeClaimOf(nodeClass, launchedWith("1.35"))
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: registered.Name},
 			Spec:       corev1.NodeSpec{ProviderID: "kakaocloud:///" + registered.Name},
+			Status: corev1.NodeStatus{
+				NodeInfo:   corev1.NodeSystemInfo{KubeletVersion: "v1.34.9"},
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady"}},
+			},
 		}
-		Expect(env.APIClient.Create(env.Ctx, node)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, node))).To(Succeed()) })
-		node.Status = corev1.NodeStatus{
-			NodeInfo:   corev1.NodeSystemInfo{KubeletVersion: "v1.34.9"},
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady"}},
-		}
-		Expect(env.APIClient.Status().Update(env.Ctx, node)).To(Succeed())
+		ExpectApplied(env.Ctx, env.Client, node)
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(env.Client.Delete(env.Ctx, node))).To(Succeed()) })
 		registered.Status.ProviderID = node.Spec.ProviderID
-		Expect(env.APIClient.Status().Update(env.Ctx, registered)).To(Succeed())
-		claim("1.35") // launched, still registering
-		claim("")     // not launched yet: it will be launched with the node class's version
+		ExpectApplied(env.Ctx, env.Client, registered)
+		nodeClaimOf(nodeClass, launchedWith("1.35")) // launched, still registering
+		nodeClaimOf(nodeClass, nil)                  // not launched yet: it will be launched with the node class's version
 
-		versions := func() []kcv1.NodeVersionCount { return status(nodeClass).NodeVersions }
-		Eventually(versions).Should(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 2}}))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(SatisfyAll(
+		nodeClass = reconciled(nodeClass)
+		Expect(nodeClass.Status.NodeVersions).To(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 2}}))
+		Expect(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).To(SatisfyAll(
 			have(metav1.ConditionFalse, kcv1.ReasonNodesOffControlPlaneVersion),
 			HaveField("Message", ContainSubstring("3 of 3 nodes are not on 1.36")),
 			HaveField("Message", ContainSubstring("set spec.bootstrap.kubernetesVersion to 1.36 (it is 1.35)")),
 		))
-		Expect(condition(nodeClass, kcv1.ConditionTypeReady)(Default)).To(have(metav1.ConditionTrue, kcv1.ReasonReady), "informational: nodes still launch")
+		Expect(condition(nodeClass, kcv1.ConditionTypeReady)).To(have(metav1.ConditionTrue, kcv1.ReasonReady), "informational: nodes still launch")
 
 		update(nodeClass, func(nodeClass *kcv1.KCNodeClass) { nodeClass.Spec.Bootstrap.KubernetesVersion = "1.36" })
-		Eventually(versions).Should(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 1}, {Version: "1.36", NodeClaims: 1}}))
-		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(HaveField("Message", ContainSubstring("they are replaced as they drift")))
+		nodeClass = reconciled(nodeClass)
+		Expect(nodeClass.Status.NodeVersions).To(Equal([]kcv1.NodeVersionCount{{Version: "1.34", NodeClaims: 1}, {Version: "1.35", NodeClaims: 1}, {Version: "1.36", NodeClaims: 1}}))
+		Expect(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).To(HaveField("Message", ContainSubstring("they are replaced as they drift")))
 
 		list := &karpv1.NodeClaimList{}
-		Expect(env.APIClient.List(env.Ctx, list)).To(Succeed())
+		Expect(env.Client.List(env.Ctx, list)).To(Succeed())
 		for i := range list.Items {
 			if refers := list.Items[i].Spec.NodeClassRef; refers != nil && refers.Name == nodeClass.Name && list.Items[i].Annotations[kcv1.AnnotationKubernetesVersion] != "" {
-				Expect(env.APIClient.Delete(env.Ctx, &list.Items[i])).To(Succeed())
+				ExpectDeleted(env.Ctx, env.Client, &list.Items[i])
 			}
 		}
-		Eventually(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).Should(SatisfyAll(
+		reconciled(nodeClass)
+		Expect(condition(nodeClass, kcv1.ConditionTypeNodesOnControlPlaneVersion)).To(SatisfyAll(
 			have(metav1.ConditionTrue, kcv1.ReasonAllNodesOnControlPlaneVersion),
 			HaveField("Message", ContainSubstring("all 1 nodes are on 1.36")),
 		))
@@ -310,64 +309,45 @@ var _ = Describe("KCNodeClass upgrade readiness", func() {
 
 var _ = Describe("KCNodeClass static hash", func() {
 	It("changes with the settings fixed at launch and not with those compared to the VM", func() {
-		nodeClass := newNodeClass("1.36")
-		hash := func(g Gomega) string {
-			current := &kcv1.KCNodeClass{}
-			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-			g.Expect(current.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion))
-			return current.Annotations[kcv1.AnnotationNodeClassHash]
+		hash := func(nodeClass *kcv1.KCNodeClass) string {
+			GinkgoHelper()
+			Expect(nodeClass.Annotations).To(HaveKeyWithValue(kcv1.AnnotationNodeClassHashVersion, kcv1.NodeClassHashVersion))
+			return nodeClass.Annotations[kcv1.AnnotationNodeClassHash]
 		}
-		Eventually(hash).ShouldNot(BeEmpty())
-		first := hash(Default)
+		nodeClass := reconciled(newNodeClass("1.36"))
+		first := hash(nodeClass)
+		Expect(first).NotTo(BeEmpty())
 
 		update(nodeClass, func(c *kcv1.KCNodeClass) {
 			c.Spec.SubnetSelectorTerms = append(c.Spec.SubnetSelectorTerms, kcv1.SubnetSelectorTerm{Name: "karpenter-subnet-b"})
 		})
-		Consistently(hash, "1s").Should(Equal(first))
+		Expect(hash(reconciled(nodeClass))).To(Equal(first))
 
 		userData := "#!/bin/bash\necho tuned\n"
 		update(nodeClass, func(c *kcv1.KCNodeClass) { c.Spec.UserData = &userData })
-		Eventually(hash).ShouldNot(Equal(first))
+		Expect(hash(reconciled(nodeClass))).NotTo(Equal(first))
 	})
 })
 
 var _ = Describe("KCNodeClass deletion", func() {
 	It("counts its NodeClaims by the key that signed their VM, as a keyring rotation goes on", func() {
 		nodeClass := newNodeClass("1.36")
-		claim := func(key string) *karpv1.NodeClaim {
-			labels := map[string]string{}
-			if key != "" {
-				labels[kcv1.LabelSigningKey] = key
-			}
-			nodeClaim := &karpv1.NodeClaim{
-				ObjectMeta: metav1.ObjectMeta{GenerateName: nodeClass.Name + "-", Labels: labels},
-				Spec: karpv1.NodeClaimSpec{
-					Requirements: []karpv1.NodeSelectorRequirementWithMinValues{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
-					NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: nodeClass.Name},
-				},
-			}
-			Expect(env.APIClient.Create(env.Ctx, nodeClaim)).To(Succeed())
-			DeferCleanup(func() { Expect(client.IgnoreNotFound(env.APIClient.Delete(env.Ctx, nodeClaim))).To(Succeed()) })
-			return nodeClaim
+		signedBy := func(key string) func(*karpv1.NodeClaim) {
+			return func(nodeClaim *karpv1.NodeClaim) { nodeClaim.Labels[kcv1.LabelSigningKey] = key }
 		}
-		signingKeys := func() []kcv1.SigningKeyUse { return status(nodeClass).SigningKeys }
-		old := claim("k1")
-		claim("k1")
-		claim("k2")
-		claim("") // not launched yet: no VM, no key
-		Eventually(signingKeys).Should(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 2}, {KeyID: "k2", NodeClaims: 1}}))
+		old := nodeClaimOf(nodeClass, signedBy("k1"))
+		nodeClaimOf(nodeClass, signedBy("k1"))
+		nodeClaimOf(nodeClass, signedBy("k2"))
+		nodeClaimOf(nodeClass, nil) // not launched yet: no VM, no key
+		Expect(reconciled(nodeClass).Status.SigningKeys).To(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 2}, {KeyID: "k2", NodeClaims: 1}}))
 
-		Expect(env.APIClient.Delete(env.Ctx, old)).To(Succeed())
-		Eventually(signingKeys).Should(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 1}, {KeyID: "k2", NodeClaims: 1}}))
+		ExpectDeleted(env.Ctx, env.Client, old)
+		Expect(reconciled(nodeClass).Status.SigningKeys).To(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 1}, {KeyID: "k2", NodeClaims: 1}}))
 	})
 
 	It("waits while a NodePool refers to it and says so", func() {
-		nodeClass := newNodeClass("1.36")
-		Eventually(func(g Gomega) []string {
-			current := &kcv1.KCNodeClass{}
-			g.Expect(env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), current)).To(Succeed())
-			return current.Finalizers
-		}).Should(ContainElement(nodeclass.Finalizer))
+		nodeClass := reconciled(newNodeClass("1.36"))
+		Expect(nodeClass.Finalizers).To(ContainElement(nodeclass.Finalizer))
 
 		np := &karpv1.NodePool{
 			ObjectMeta: metav1.ObjectMeta{Name: "pool-of-" + nodeClass.Name},
@@ -377,19 +357,18 @@ var _ = Describe("KCNodeClass deletion", func() {
 				ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
 			}}, Disruption: karpv1.Disruption{ConsolidateAfter: karpv1.MustParseNillableDuration("0s")}},
 		}
-		Expect(env.APIClient.Create(env.Ctx, np)).To(Succeed())
-		Expect(env.APIClient.Delete(env.Ctx, nodeClass)).To(Succeed())
+		ExpectApplied(env.Ctx, env.Client, np)
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(env.Client.Delete(env.Ctx, np))).To(Succeed()) })
+		Expect(env.Client.Delete(env.Ctx, nodeClass)).To(Succeed())
 
-		Eventually(env.Recorder.NotesOf(nodeClass.Name, "WaitingOnReferences")).Should(ContainElement(
+		reconciled(nodeClass)
+		Expect(env.Recorder.Notes(nodeClass.Name, "WaitingOnReferences")).To(ContainElement(
 			ContainSubstring("waiting for NodePool/" + np.Name + " to be deleted")))
-		Consistently(func() error {
-			return env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), &kcv1.KCNodeClass{})
-		}, "1s").Should(Succeed())
+		reconciled(nodeClass) // still there a pass later
 
-		Expect(env.APIClient.Delete(env.Ctx, np)).To(Succeed())
-		Eventually(func() bool {
-			err := env.APIClient.Get(env.Ctx, client.ObjectKeyFromObject(nodeClass), &kcv1.KCNodeClass{})
-			return err != nil && strings.Contains(err.Error(), "not found")
-		}).Should(BeTrue())
+		ExpectDeleted(env.Ctx, env.Client, np)
+		env.Step(time.Second)
+		ExpectObjectReconciled(env.Ctx, env.Client, controllers.NodeClass, nodeClass)
+		ExpectNotFound(env.Ctx, env.Client, nodeClass)
 	})
 })

@@ -18,15 +18,23 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 func TestNodeClass(t *testing.T) { test.RunSuite(t, "KCNodeClass controller suite") }
 
-// Every reconcile reads KakaoCloud afresh, so that changes made through the emulator's admin
-// API show up at the next resync.
-var env = test.Suite(test.EnvironmentOptions{CatalogTTL: time.Nanosecond}, func(env *test.Environment) error {
-	resync := func(o *operator.Options) { o.NodeClassResync = 200 * time.Millisecond }
-	return env.Controllers(resync).Register(env.Ctx, env.Manager, operator.NodeClass)
-})
+// The specs call the controller themselves on a fake clock. Every reconcile comes a second
+// after the last and reads KakaoCloud afresh, so that changes made through the emulator's
+// admin API show up at once.
+var (
+	controllers *operator.Controllers
+	env         = test.Suite(test.EnvironmentOptions{FakeClock: true, Direct: true, CatalogTTL: time.Nanosecond}, func(env *test.Environment) error {
+		controllers = env.Controllers()
+		return nil
+	})
+)
+
+var _ = BeforeEach(func() { env.Reset() })

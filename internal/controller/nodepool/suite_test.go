@@ -17,12 +17,21 @@ package nodepool_test
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 )
 
 func TestNodePool(t *testing.T) { test.RunSuite(t, "NodePool controller suite") }
 
-var env = test.Suite(test.EnvironmentOptions{}, func(env *test.Environment) error {
-	return env.Controllers().Register(env.Ctx, env.Manager, operator.NodePool)
-})
+// The specs call the controller themselves, as many times as the manager would.
+var (
+	controllers *operator.Controllers
+	env         = test.Suite(test.EnvironmentOptions{FakeClock: true, Direct: true}, func(env *test.Environment) error {
+		controllers = env.Controllers()
+		return nil
+	})
+)
+
+var _ = BeforeEach(func() { env.Reset() })

@@ -67,6 +67,11 @@ type Provisioner struct {
 	// SchedulingTimes are told when each pending pod was first seen, decided about and placed,
 	// for the pod metrics; nil keeps no times.
 	SchedulingTimes *state.PodSchedulingTimes
+
+	// nominated is where the last pass put each pod (scheduling.Input.Nominated): the next
+	// pass puts a pod still waiting there first, rather than open a second NodeClaim for it
+	// when other pods came first. Only the provisioning loop reads and writes it.
+	nominated map[types.UID]string
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -91,6 +96,8 @@ func (p *Provisioner) Start(ctx context.Context) error {
 }
 
 // Provision schedules the pending pods and creates the NodeClaims they need.
+//
+//nolint:gocyclo // the provisioning pass read top to bottom: read, simulate, record, create, each with its own way to fail
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
 	cluster, err := state.Read(ctx, p.Client)
 	if err != nil {
@@ -109,15 +116,16 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if len(pods) == 0 {
 		return nil, p.updateBuffers(ctx, buffers, scheduling.Results{})
 	}
-	if pods, err = state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods); err != nil {
+	input, waiting, err := p.Input(ctx, cluster, pods)
+	if err != nil {
 		return nil, err
 	}
-	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
-	input.Policies = p.Policies
-	if input.Pods, input.VolumeRequirements, err = p.volumeTopology(ctx, input.Pods); err != nil {
-		return nil, err
+	for _, w := range waiting {
+		p.failedScheduling(w.Pod, w.Why)
 	}
+	input.Nominated = p.nominated
 	results := scheduling.Simulate("provisioner", input)
+	nominations := make(map[types.UID]string, len(results.Placed))
 	scheduling.PublishIgnored(results)
 
 	for pod, err := range results.PodErrors {
@@ -148,6 +156,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		if placed.ExistingNode == "" {
 			continue
 		}
+		nominations[placed.Pod.UID] = placed.ExistingNode
 		where := placed.ExistingNode
 		if !strings.HasPrefix(where, "nodeclaim/") {
 			where = "node/" + where
@@ -165,12 +174,14 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
 		for _, pod := range n.Pods {
+			nominations[pod.UID] = "nodeclaim/" + nodeClaim.Name
 			if pod.Spec.NodeName == "" && !capacitybuffer.IsVirtual(pod) {
 				nominated(p.Recorder, pod, "nodeclaim/"+nodeClaim.Name)
 			}
 		}
 		created = append(created, nodeClaim)
 	}
+	p.nominated = nominations
 	return created, p.updateBuffers(ctx, buffers, *results)
 }
 
@@ -246,6 +257,25 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 	return strings.Join(parts, "; ")
 }
 
+// Input is what a provisioning pass over pods simulates on cluster: SchedulingInput with the
+// NodePools' instance types, the default topology spread constraints added to the pods, the
+// operator's policies and where the pods' volumes keep them. The pods whose volumes cannot be
+// placed yet are left out and returned with why. It changes nothing: kubectl karpenter's
+// whatif simulates the same pass on an edited copy of the cluster.
+func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (scheduling.Input, []Waiting, error) {
+	pods, err := state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods)
+	if err != nil {
+		return scheduling.Input{}, nil, err
+	}
+	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
+	input.Policies = p.Policies
+	var waiting []Waiting
+	if input.Pods, input.VolumeRequirements, waiting, err = p.volumeTopology(ctx, input.Pods); err != nil {
+		return scheduling.Input{}, nil, err
+	}
+	return input, waiting, nil
+}
+
 // SchedulingInput is what a provisioning pass simulates: the pods to place (PodsToPlace),
 // every node and NodeClaim in flight they could go to or that counts for their topology, the
 // daemonsets, namespace labels and the given NodePools. Volume topology is added by the
@@ -302,7 +332,7 @@ func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(c
 			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", klog.KObj(np))
 			continue
 		}
-		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: its, Remaining: state.LimitsLeft(np, cluster.NodeClaims)})
+		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: its, Remaining: state.LimitsLeft(np, cluster.NodeClaims, its)})
 	}
 	return out
 }

@@ -23,19 +23,26 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/volumetopology"
 )
 
+// Waiting is a pod left out of a pass because its volumes cannot be placed yet, and why.
+type Waiting struct {
+	Pod *corev1.Pod
+	Why string
+}
+
 // volumeTopology returns the pods whose volumes can be placed, with where their volumes keep
-// them. A pod whose claim does not exist yet is left out with an event.
-func (p *Provisioner) volumeTopology(ctx context.Context, pods []*corev1.Pod) ([]*corev1.Pod, map[*corev1.Pod]scheduling.Requirements, error) {
+// them, and the pods whose claims do not exist yet, with why.
+func (p *Provisioner) volumeTopology(ctx context.Context, pods []*corev1.Pod) ([]*corev1.Pod, map[*corev1.Pod]scheduling.Requirements, []Waiting, error) {
 	volumes, err := volumetopology.Load(ctx, p.Client)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	out := make([]*corev1.Pod, 0, len(pods))
 	reqs := map[*corev1.Pod]scheduling.Requirements{}
+	var waiting []Waiting
 	for _, pod := range pods {
-		r, waiting := volumes.Requirements(pod)
-		if waiting != "" {
-			p.failedScheduling(pod, waiting)
+		r, why := volumes.Requirements(pod)
+		if why != "" {
+			waiting = append(waiting, Waiting{Pod: pod, Why: why})
 			continue
 		}
 		if len(r) > 0 {
@@ -43,5 +50,5 @@ func (p *Provisioner) volumeTopology(ctx context.Context, pods []*corev1.Pod) ([
 		}
 		out = append(out, pod)
 	}
-	return out, reqs, nil
+	return out, reqs, waiting, nil
 }

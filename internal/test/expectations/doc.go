@@ -15,5 +15,6 @@
 // Package expectations holds the Expect helpers of the suites, in the manner of upstream
 // Karpenter's: each one fails the spec at the caller's line with what was wrong.
 //
-// Of this project it imports api/kakaocloud/v1, internal/test.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
+// internal/controller/provisioning, internal/test.
 package expectations

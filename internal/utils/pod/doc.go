@@ -16,5 +16,5 @@
 // whether it has finished, who owns it, whether a node's disruption moves it and whether it
 // asks provisioning for a node.
 //
-// It imports nothing of this project.
+// Of this project it imports internal/utils/index.
 package pod

@@ -22,6 +22,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 )
 
 // DoNotDisruptAnnotation is karpenter.sh/do-not-disrupt (api/karpenter/v1 names it too; this
@@ -95,7 +97,7 @@ func CountReschedulable(ctx context.Context, reader client.Reader, nodeName stri
 		return 0, nil
 	}
 	pods := &corev1.PodList{}
-	if err := reader.List(ctx, pods, client.MatchingFields{"spec.nodeName": nodeName}); err != nil {
+	if err := reader.List(ctx, pods, client.MatchingFields{index.PodNodeName: nodeName}); err != nil {
 		return 0, err
 	}
 	n := 0

@@ -34,6 +34,19 @@ func AddTo(sum, list corev1.ResourceList) {
 	}
 }
 
+// Max is, resource by resource, the largest quantity any of the lists has, as a new list.
+func Max(lists ...corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, list := range lists {
+		for name, quantity := range list {
+			if have, ok := out[name]; !ok || quantity.Cmp(have) > 0 {
+				out[name] = quantity
+			}
+		}
+	}
+	return out
+}
+
 // SubtractFrom takes list away from remaining, for the resources remaining has; a resource
 // it does not have stays absent (unbounded), not negative.
 func SubtractFrom(remaining, list corev1.ResourceList) {

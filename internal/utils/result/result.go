@@ -56,7 +56,7 @@ const conflictRequeue = time.Second
 // would say yes for a join of a Conflict and any other error, since it looks for the first
 // API status in the tree.
 func onlyConflicts(err error) bool {
-	switch e := err.(type) {
+	switch e := err.(type) { //nolint:errorlint // it walks the tree itself, one level at a time
 	case apierrors.APIStatus:
 		return apierrors.IsConflict(err)
 	case interface{ Unwrap() []error }:

@@ -96,6 +96,7 @@ type input struct {
 	serviceAccounts map[string]bool
 }
 
+//nolint:gocyclo // one case per kind of manifest the bundle is made from
 func readInput(objects []*unstructured.Unstructured) (*input, error) {
 	in := &input{manifests: map[string]any{}, clusterRoles: map[string]rbacv1.ClusterRole{}, roles: map[string]rbacv1.Role{}, serviceAccounts: map[string]bool{}}
 	for _, o := range objects {
@@ -209,8 +210,8 @@ func assemble(objects []*unstructured.Unstructured, version, image string) (*bun
 }
 
 // permissions turns the RBAC the ServiceAccount is bound to into the CSV's permissions; OLM
-// creates and binds it. Roles and ClusterRoles bound to nobody (the admin/editor/viewer roles
-// for users) stay beside the CSV as plain manifests.
+// creates and binds it. Roles and ClusterRoles bound to nobody (the admin/editor/viewer and
+// plugin roles for users) stay beside the CSV as plain manifests.
 func (in *input) permissions(install *operatorsv1alpha1.StrategyDetailsDeployment, serviceAccount string, manifests map[string]any) error {
 	bound := map[string]bool{}
 	for _, binding := range in.clusterBindings {
@@ -251,6 +252,13 @@ func (in *input) permissions(install *operatorsv1alpha1.StrategyDetailsDeploymen
 	for name, role := range in.clusterRoles {
 		if !bound["ClusterRole/"+name] {
 			manifests[name+"_rbac.authorization.k8s.io_v1_clusterrole.yaml"] = toMap(withKind(role, "rbac.authorization.k8s.io/v1", "ClusterRole"))
+		}
+	}
+	for name, role := range in.roles {
+		if !bound["Role/"+name] {
+			// OLM creates it in the install namespace.
+			role.Namespace = ""
+			manifests[name+"_rbac.authorization.k8s.io_v1_role.yaml"] = toMap(withKind(role, "rbac.authorization.k8s.io/v1", "Role"))
 		}
 	}
 	return nil

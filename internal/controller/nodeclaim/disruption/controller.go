@@ -17,7 +17,6 @@ package disruption
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -45,6 +44,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/uidcache"
 )
 
 // Reasons of the Consolidatable condition.
@@ -69,14 +69,13 @@ type Reconciler struct {
 
 	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
 	// KCNodeClass is unchanged and the answer is younger than DriftRecheck.
-	mu         sync.Mutex
-	cloudDrift map[types.UID]cloudDriftAnswer
+	cloudDrift uidcache.Cache[cloudDriftAnswer]
 }
 
 type cloudDriftAnswer struct {
 	nodeClassVersion string
 	at               time.Time
-	reason           cloudprovider.DriftReason
+	drift            cloudprovider.Drift
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;update;patch
@@ -129,9 +128,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		if err != nil {
 			return requeue, err // keep the condition as it is
 		}
-		if cloud != "" {
-			reason, message = cloud, CloudDriftMessage(cloud, nodeClaim, nodeClass)
-		}
+		reason, message = cloud.Reason, cloud.Message
 	}
 	if reason == "" {
 		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted)
@@ -145,38 +142,29 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 
 // cloudDriftOf asks the cloud provider whether the VM drifted from its KCNodeClass, reusing a
 // recent answer while the KCNodeClass has not changed.
-func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, error) {
+func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.Drift, error) {
 	if nodeClaim.Status.ProviderID == "" {
-		return "", nil
+		return cloudprovider.Drift{}, nil
 	}
 	version := ""
 	if nodeClass != nil {
 		version = nodeClass.ResourceVersion
 	}
-	r.mu.Lock()
-	prev, ok := r.cloudDrift[nodeClaim.UID]
-	r.mu.Unlock()
 	now := r.now()
+	prev, ok := r.cloudDrift.Get(nodeClaim.UID, now)
 	if ok && prev.nodeClassVersion == version && now.Sub(prev.at) < DriftRecheck {
-		return prev.reason, nil
+		return prev.drift, nil
 	}
-	reason, err := r.CloudProvider.IsDrifted(ctx, nodeClaim)
+	drift, err := r.CloudProvider.IsDrifted(ctx, nodeClaim)
 	if err != nil {
-		return "", err
+		return cloudprovider.Drift{}, err
 	}
-	r.mu.Lock()
-	if r.cloudDrift == nil {
-		r.cloudDrift = map[types.UID]cloudDriftAnswer{}
-	}
-	r.cloudDrift[nodeClaim.UID] = cloudDriftAnswer{nodeClassVersion: version, at: now, reason: reason}
-	r.mu.Unlock()
-	return reason, nil
+	r.cloudDrift.Set(nodeClaim.UID, cloudDriftAnswer{nodeClassVersion: version, at: now, drift: drift}, now)
+	return drift, nil
 }
 
 func (r *Reconciler) forget(uid types.UID) {
-	r.mu.Lock()
-	delete(r.cloudDrift, uid)
-	r.mu.Unlock()
+	r.cloudDrift.Delete(uid)
 }
 
 // announceDrift logs and publishes a change of the Drifted condition.

@@ -18,10 +18,8 @@ import (
 	"fmt"
 	"strings"
 
-	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
@@ -49,40 +47,4 @@ func StaticDrift(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (cloudprovide
 		return DriftRequirements, fmt.Sprintf("the node's labels no longer satisfy NodePool %s's requirements: %v", np.Name, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return "", ""
-}
-
-// CloudDriftMessage says, for a drift reason of the KakaoCloud provider, what differs between
-// the VM and its KCNodeClass (nodeClass may be nil).
-func CloudDriftMessage(reason cloudprovider.DriftReason, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {
-	name := nodeClaim.Spec.NodeClassRef.Name
-	if nodeClass == nil {
-		return fmt.Sprintf("the VM no longer matches KCNodeClass %s (%s)", name, reason)
-	}
-	switch reason {
-	case kakao.DriftKubernetesVersion:
-		return fmt.Sprintf("the node was launched for Kubernetes %s; KCNodeClass %s now asks for %s",
-			nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion], name, nodeClass.Spec.Bootstrap.KubernetesVersion)
-	case kakao.DriftImage:
-		ids := make([]string, len(nodeClass.Status.Images))
-		for i, img := range nodeClass.Status.Images {
-			ids[i] = img.ID
-		}
-		return fmt.Sprintf("the VM's image %s is not one of KCNodeClass %s's images now (%s)", nodeClaim.Status.ImageID, name, strings.Join(ids, ", "))
-	case kakao.DriftSubnet:
-		ids := make([]string, len(nodeClass.Status.Subnets))
-		for i, s := range nodeClass.Status.Subnets {
-			ids[i] = s.ID
-		}
-		return fmt.Sprintf("the VM's subnet %s is not one of KCNodeClass %s's subnets now (%s)", nodeClaim.Annotations[kcv1.AnnotationSubnetID], name, strings.Join(ids, ", "))
-	case kakao.DriftSecurityGroup:
-		names := make([]string, len(nodeClass.Status.SecurityGroups))
-		for i, sg := range nodeClass.Status.SecurityGroups {
-			names[i] = sg.Name
-		}
-		return fmt.Sprintf("the VM's security groups differ from KCNodeClass %s's (%s)", name, strings.Join(names, ", "))
-	case kakao.DriftNodeClass:
-		return fmt.Sprintf("KCNodeClass %s's key pair, root volume, kubelet settings or user data changed since the node was launched (hash %s, now %s)",
-			name, nodeClaim.Annotations[kcv1.AnnotationNodeClassHash], nodeClass.Annotations[kcv1.AnnotationNodeClassHash])
-	}
-	return fmt.Sprintf("the VM no longer matches KCNodeClass %s (%s)", name, reason)
 }

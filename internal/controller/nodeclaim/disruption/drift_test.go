@@ -24,7 +24,6 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 )
 
 // driftSetup adjusts the NodeClaim and NodePool of a drift case.
@@ -89,32 +88,5 @@ func TestStaticDrift(t *testing.T) {
 				t.Errorf("StaticDrift = %q, %q; want %q containing %q", reason, message, tc.reason, tc.message)
 			}
 		})
-	}
-}
-
-func TestCloudDriftMessage(t *testing.T) {
-	nodeClaim := launchedNodeClaim()
-	nodeClaim.Annotations = map[string]string{kcv1.AnnotationKubernetesVersion: "1.35", kcv1.AnnotationSubnetID: "subnet-old"}
-	nodeClaim.Status.ImageID = "image-old"
-	nodeClass := &kcv1.KCNodeClass{
-		ObjectMeta: metav1.ObjectMeta{Name: "default"},
-		Spec:       kcv1.KCNodeClassSpec{Bootstrap: kcv1.Bootstrap{KubernetesVersion: "1.36"}},
-		Status: kcv1.KCNodeClassStatus{
-			Images:         []kcv1.Image{{ID: "image-new"}},
-			Subnets:        []kcv1.Subnet{{ID: "subnet-new"}},
-			SecurityGroups: []kcv1.SecurityGroup{{Name: "workers-v2"}},
-		},
-	}
-	for reason, want := range map[cloudprovider.DriftReason]string{
-		kakao.DriftKubernetesVersion: "the node was launched for Kubernetes 1.35; KCNodeClass default now asks for 1.36",
-		kakao.DriftImage:             "the VM's image image-old is not one of KCNodeClass default's images now (image-new)",
-		kakao.DriftSubnet:            "the VM's subnet subnet-old is not one of KCNodeClass default's subnets now (subnet-new)",
-		kakao.DriftSecurityGroup:     "the VM's security groups differ from KCNodeClass default's (workers-v2)",
-		kakao.DriftNodeClass:         "KCNodeClass default's key pair, root volume, kubelet settings or user data changed",
-		"SomethingElse":              "the VM no longer matches KCNodeClass default (SomethingElse)",
-	} {
-		if got := CloudDriftMessage(reason, nodeClaim, nodeClass); !strings.Contains(got, want) {
-			t.Errorf("%s: %q, want %q", reason, got, want)
-		}
 	}
 }

@@ -60,6 +60,8 @@ func (c *Collector) Start(ctx context.Context) error {
 // longer has and whose node is not Ready, and returns their names. A VM missing from the
 // listing is asked for by its id before its NodeClaim goes: only a VM that is really gone (or
 // being deleted) counts, not one the listing left out (a marker that does not verify).
+//
+//nolint:gocyclo // the conditions under which a NodeClaim's VM counts as gone, each a guard against deleting a NodeClaim whose VM a listing only left out
 func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	claims := &karpv1.NodeClaimList{}
 	if err := c.Client.List(ctx, claims); err != nil {

@@ -34,18 +34,18 @@ const minShapeRatio = 0.9
 // launched for, for every resource its pods asked for: a node that reports much less than its
 // instance type promises means the scheduling model and the node disagree, and pods the
 // simulation placed there may not fit (upstream's FailedConsistencyCheck).
-func (r *Reconciler) checkConsistency(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) checkConsistency(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil || node == nil {
-		return reconcile.Result{}, err
+		return stepResult{requeue: reconcile.Result{}}, err
 	}
 	for _, issue := range shapeIssues(nodeClaim, node) {
 		failedConsistencyCheck(r.Recorder, nodeClaim, issue)
 	}
-	return reconcile.Result{}, nil
+	return stepResult{requeue: reconcile.Result{}}, nil
 }
 
 // shapeIssues says, for each resource the NodeClaim was created with requests of, whether its

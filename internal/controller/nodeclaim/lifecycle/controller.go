@@ -17,12 +17,10 @@ package lifecycle
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -37,8 +35,10 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/uidcache"
 )
 
 // Timeouts after which a NodeClaim that did not come up is deleted, so that its pods get
@@ -48,15 +48,8 @@ const (
 	DefaultRegistrationTimeout = 15 * time.Minute
 )
 
-// providerIDIndex indexes Nodes by spec.providerID, to find a NodeClaim's node.
-const providerIDIndex = "spec.providerID"
-
 // lifecycleConcurrency is how many NodeClaims are reconciled at once.
 const lifecycleConcurrency = 100
-
-// nodeClaimProviderIDIndex indexes NodeClaims by status.providerID, to find a node's NodeClaim
-// on every node event without reading all of them.
-const nodeClaimProviderIDIndex = "status.providerID"
 
 // Reconciler reconciles NodeClaims.
 type Reconciler struct {
@@ -71,8 +64,11 @@ type Reconciler struct {
 	// in time, for its NodePool's NodeRegistrationHealthy condition.
 	RegistrationHealth *state.RegistrationHealth
 
-	launches  launchCache
-	announced announcements
+	// launches remembers each launch's result until the NodeClaim terminates: a pass on a copy
+	// the cache has not updated yet must not launch again. announced remembers the steps
+	// logged (firstAnnouncement).
+	launches  uidcache.Cache[*karpv1.NodeClaim]
+	announced uidcache.Cache[sets.Set[string]]
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodeclaims,verbs=get;list;watch;update;patch;delete
@@ -106,50 +102,48 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	var next reconcile.Result
 	var errs []error
 	// Every step runs, as upstream's do: a launch that keeps failing must still time out.
-	for _, step := range []func(context.Context, *karpv1.NodeClaim) (reconcile.Result, error){
+	for _, step := range []func(context.Context, *karpv1.NodeClaim) (stepResult, error){
 		r.launch, r.register, r.checkLaunch, r.initialize, r.checkConsistency, r.liveness, r.followNodeDeletion,
 	} {
 		res, err := step(ctx, nodeClaim)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if nodeClaim.DeletionTimestamp != nil {
-			break
+		if res.deleted {
+			// Termination takes over on the next event; this pass writes nothing back.
+			return reconcile.Result{}, errors.Join(errs...)
 		}
-		next = result.Min(next, res)
+		next = result.Min(next, res.requeue)
 	}
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
-	if patchErr := r.patch(ctx, stored, nodeClaim); patchErr != nil {
+	if patchErr := client.IgnoreNotFound(nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim)); patchErr != nil {
 		return reconcile.Result{}, patchErr
 	}
 	return next, err
 }
 
-// patch writes metadata and status changes, each once, as nodeclaimutil.Write does.
-func (r *Reconciler) patch(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
-	if !nodeClaim.DeletionTimestamp.IsZero() {
-		return nil
-	}
-	return client.IgnoreNotFound(nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim))
+// stepResult is what a lifecycle step decided: when to look at the NodeClaim again, and
+// whether it deleted it, after which the steps after it do not run.
+type stepResult struct {
+	requeue reconcile.Result
+	deleted bool
 }
 
-// deleteNodeClaim deletes the NodeClaim and marks the copy in hand as deleting, so that the
-// steps after it stop and nothing is written back. A provider ID this pass found (a VM launched
-// and failed at once) is written first: termination deletes the VM it names.
-func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+// deleteNodeClaim deletes the NodeClaim, for the step that decided so to return. A provider ID
+// this pass found (a VM launched and failed at once) is written first: termination deletes the
+// VM it names.
+func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if nodeClaim.Status.ProviderID != "" {
 		// An Update carries the resourceVersion, as every NodeClaim write here does.
 		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			return err
+			return stepResult{}, err
 		}
 	}
 	if err := r.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-		return err
+		return stepResult{}, err
 	}
-	now := metav1.NewTime(r.now())
-	nodeClaim.DeletionTimestamp = &now
-	return nil
+	return stepResult{deleted: true}, nil
 }
 
 func (r *Reconciler) now() time.Time {
@@ -181,7 +175,7 @@ func (r *Reconciler) nodeOf(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*
 		return nil, nil
 	}
 	nodes := &corev1.NodeList{}
-	if err := r.Client.List(ctx, nodes, client.MatchingFields{providerIDIndex: nodeClaim.Status.ProviderID}); err != nil {
+	if err := r.Client.List(ctx, nodes, client.MatchingFields{index.NodeProviderID: nodeClaim.Status.ProviderID}); err != nil {
 		return nil, err
 	}
 	if len(nodes.Items) == 0 {
@@ -198,42 +192,9 @@ func nodePatch(stored *corev1.Node) client.Patch {
 	return client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})
 }
 
-// IndexFields registers the cache indexes the reconciler reads through: Nodes by provider id
-// and Pods by node. A test that calls Reconcile itself registers them without the controller.
-func IndexFields(ctx context.Context, mgr ctrl.Manager) error {
-	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(ctx, &corev1.Node{}, providerIDIndex, byProviderID(func(o client.Object) string {
-		return o.(*corev1.Node).Spec.ProviderID
-	})); err != nil {
-		return err
-	}
-	if err := indexer.IndexField(ctx, &karpv1.NodeClaim{}, nodeClaimProviderIDIndex, byProviderID(func(o client.Object) string {
-		return o.(*karpv1.NodeClaim).Status.ProviderID
-	})); err != nil {
-		return err
-	}
-	return indexer.IndexField(ctx, &corev1.Pod{}, "spec.nodeName", func(o client.Object) []string {
-		return []string{o.(*corev1.Pod).Spec.NodeName}
-	})
-}
-
-// byProviderID indexes an object under its provider id; one without an id yet is left out,
-// so a lookup by an empty id finds nothing.
-func byProviderID(providerID func(client.Object) string) client.IndexerFunc {
-	return func(o client.Object) []string {
-		if id := providerID(o); id != "" {
-			return []string{id}
-		}
-		return nil
-	}
-}
-
-// SetupWithManager registers the reconciler and the indexes it needs. A NodeClaim is
-// reconciled again when its node changes.
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	if err := IndexFields(ctx, mgr); err != nil {
-		return err
-	}
+// SetupWithManager registers the reconciler, which reads through the indexes of package
+// index. A NodeClaim is reconciled again when its node changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim.lifecycle").
 		For(&karpv1.NodeClaim{}).
@@ -243,7 +204,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 				return nil
 			}
 			claims := &karpv1.NodeClaimList{}
-			if err := r.Client.List(ctx, claims, client.MatchingFields{nodeClaimProviderIDIndex: node.Spec.ProviderID}); err != nil {
+			if err := r.Client.List(ctx, claims, client.MatchingFields{index.NodeClaimProviderID: node.Spec.ProviderID}); err != nil {
 				return nil
 			}
 			var requests []reconcile.Request
@@ -259,35 +220,22 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 		Complete(reconcile.AsReconciler(r.Client, r))
 }
 
-// announcements remember which steps of a NodeClaim were logged: a pass on a copy the cache
-// has not updated yet repeats a step's (idempotent) writes, and must not repeat its log line.
-type announcements struct {
-	mu   sync.Mutex
-	done map[types.UID]sets.Set[string]
-}
-
-// first reports whether the step is announced for the first time.
-func (a *announcements) first(uid types.UID, step string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done == nil {
-		a.done = map[types.UID]sets.Set[string]{}
-	}
-	if a.done[uid].Has(step) {
-		return false
-	}
-	if a.done[uid] == nil {
-		a.done[uid] = sets.New[string]()
-	}
-	a.done[uid].Insert(step)
-	return true
-}
-
-// forget drops a NodeClaim that is gone.
-func (a *announcements) forget(uid types.UID) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.done, uid)
+// firstAnnouncement reports whether the NodeClaim's step is logged for the first time: a
+// pass on a copy the cache has not updated yet repeats a step's (idempotent) writes, and must
+// not repeat its log line.
+func (r *Reconciler) firstAnnouncement(nodeClaim *karpv1.NodeClaim, step string) bool {
+	first := false
+	r.announced.Update(nodeClaim.UID, r.now(), func(done sets.Set[string], _ bool) sets.Set[string] {
+		if first = !done.Has(step); first {
+			done = done.Clone()
+			if done == nil {
+				done = sets.New[string]()
+			}
+			done.Insert(step)
+		}
+		return done
+	})
+	return first
 }
 
 // recordRegistration tells the NodePool's registration health how a launched NodeClaim's

@@ -17,6 +17,6 @@
 // drain the node, delete the VM and confirm it gone before letting the NodeClaim go.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/state, internal/utils/conditions, internal/utils/node, internal/utils/nodeclaim,
-// internal/utils/pod, internal/utils/result.
+// internal/state, internal/utils/conditions, internal/utils/index, internal/utils/node,
+// internal/utils/nodeclaim, internal/utils/pod, internal/utils/result, internal/utils/uidcache.
 package lifecycle

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -84,7 +85,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 // name is never the one removed.
 func (r *Reconciler) drain(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
 	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
 		return "", err
 	}
 	now := r.now()

@@ -33,31 +33,31 @@ import (
 
 // initialize marks the NodeClaim initialized once its node is Ready, its startup and
 // ephemeral taints are gone and the extended resources its pods asked for are allocatable.
-func (r *Reconciler) initialize(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) initialize(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) ||
 		meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil || node == nil {
-		return reconcile.Result{}, err
+		return stepResult{requeue: reconcile.Result{}}, err
 	}
 	if waiting := notInitializedBecause(nodeClaim, node); waiting != "" {
 		r.setCondition(nodeClaim, karpv1.ConditionTypeInitialized, metav1.ConditionUnknown, karpv1.ReasonNotInitialized, waiting)
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	if node.Labels[karpv1.LabelInitialized] != "true" {
 		stored := node.DeepCopy()
 		node.Labels[karpv1.LabelInitialized] = "true"
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
-			return reconcile.Result{}, err
+			return stepResult{requeue: reconcile.Result{}}, err
 		}
 	}
 	r.setCondition(nodeClaim, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, karpv1.ReasonInitialized, "the node is ready for pods")
-	if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeInitialized) {
+	if r.firstAnnouncement(nodeClaim, karpv1.ConditionTypeInitialized) {
 		log.FromContext(ctx).Info("initialized nodeclaim", "Node", klog.KRef("", node.Name), "allocatable", node.Status.Allocatable)
 	}
-	return reconcile.Result{}, nil
+	return stepResult{requeue: reconcile.Result{}}, nil
 }
 
 // notInitializedBecause says what the node still waits for ("" when nothing).

@@ -18,12 +18,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -37,13 +35,13 @@ const awaitingInstancePoll = 5 * time.Second
 // launch creates the NodeClaim's VM once. When no offering has capacity or the node class
 // cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
 // elsewhere; other failures are retried.
-func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	// The status write that records a launch can trail the metadata write that triggers the
 	// next reconcile; the result of the launch is reused rather than launched again.
-	launched, cached := r.launches.get(nodeClaim.UID, r.now())
+	launched, cached := r.launches.Get(nodeClaim.UID, r.now())
 	var err error
 	if !cached {
 		launched, err = r.CloudProvider.Create(ctx, nodeClaim)
@@ -57,7 +55,7 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (r
 			awaitingInstance(r.Recorder, nodeClaim, pending.Until, pending.Err)
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
-		return reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}}, nil
 	case err != nil:
 		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
 			reason := ReasonInsufficientCapacity
@@ -66,10 +64,10 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (r
 			}
 			launchAbandoned(r.Recorder, nodeClaim, reason, err)
 			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
-			return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
+			return r.deleteNodeClaim(ctx, nodeClaim)
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
-		return reconcile.Result{}, fmt.Errorf("launching nodeclaim: %w", err)
+		return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("launching nodeclaim: %w", err)
 	}
 
 	// What the cloud resolved goes under what the NodeClaim already says.
@@ -90,49 +88,12 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (r
 	nodeClaim.Status.Allocatable = launched.Status.Allocatable
 	r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionTrue, karpv1.ReasonLaunched, "the VM was created")
 	if cached {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
-	r.launches.put(nodeClaim.UID, launched, r.now())
+	r.launches.Set(nodeClaim.UID, launched, r.now())
 	nodeClaimsLaunched.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
 	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nodeClaim.Status.ProviderID,
 		"instance-type", nodeClaim.Labels[karpv1.LabelInstanceType], "zone", nodeClaim.Labels[karpv1.LabelTopologyZone],
 		"capacity-type", nodeClaim.Labels[karpv1.LabelCapacityType], "allocatable", nodeClaim.Status.Allocatable)
-	return reconcile.Result{}, nil
-}
-
-// launchCache remembers launch results by NodeClaim UID for an hour.
-type launchCache struct {
-	mu      sync.Mutex
-	entries map[types.UID]launchEntry
-}
-
-type launchEntry struct {
-	nodeClaim *karpv1.NodeClaim
-	at        time.Time
-}
-
-const launchCacheTTL = time.Hour
-
-func (c *launchCache) get(uid types.UID, now time.Time) (*karpv1.NodeClaim, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[uid]
-	if !ok || now.Sub(e.at) > launchCacheTTL {
-		return nil, false
-	}
-	return e.nodeClaim, true
-}
-
-func (c *launchCache) put(uid types.UID, nodeClaim *karpv1.NodeClaim, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[types.UID]launchEntry{}
-	}
-	for k, e := range c.entries {
-		if now.Sub(e.at) > launchCacheTTL {
-			delete(c.entries, k)
-		}
-	}
-	c.entries[uid] = launchEntry{nodeClaim: nodeClaim, at: now}
+	return stepResult{requeue: reconcile.Result{}}, nil
 }

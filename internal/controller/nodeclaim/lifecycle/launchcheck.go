@@ -35,22 +35,22 @@ const launchCheckPeriod = 5 * time.Second
 // timeout for. The NodeClaim is deleted (its termination deletes the VM) and its pods are
 // provisioned again; a lack of capacity has marked the offering unavailable, so they go to
 // the next cheapest type or zone.
-func (r *Reconciler) checkLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) checkLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if nodeClaim.Status.ProviderID == "" || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	err := r.CloudProvider.CheckLaunch(ctx, nodeClaim)
 	switch {
 	case err == nil:
-		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: launchCheckPeriod}}, nil
 	case cloudprovider.IsInsufficientCapacity(err):
 		launchAbandoned(r.Recorder, nodeClaim, ReasonInsufficientCapacity, err)
 	case cloudprovider.IsLaunchFailed(err):
 		launchAbandoned(r.Recorder, nodeClaim, ReasonLaunchFailed, err)
 	default:
 		log.FromContext(ctx).Error(err, "checking the VM of a NodeClaim waiting for its node")
-		return reconcile.Result{RequeueAfter: launchCheckPeriod}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: launchCheckPeriod}}, nil
 	}
 	log.FromContext(ctx).Info("deleting nodeclaim: its VM failed to come up", "provider-id", nodeClaim.Status.ProviderID, "reason", err.Error())
-	return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
+	return r.deleteNodeClaim(ctx, nodeClaim)
 }

@@ -26,9 +26,9 @@ import (
 
 // liveness deletes a NodeClaim whose VM was not launched, or whose node did not register,
 // in time; its termination deletes the VM, and its pods get another chance elsewhere.
-func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	timeout, what := r.LaunchTimeout, "launched"
 	if timeout == 0 {
@@ -44,12 +44,12 @@ func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	}
 	left := timeout - r.now().Sub(since)
 	if left > 0 {
-		return reconcile.Result{RequeueAfter: left}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: left}}, nil
 	}
 	notLive(r.Recorder, nodeClaim, what, timeout)
 	log.FromContext(ctx).Info("deleting nodeclaim that did not come up in time", "expected", what, "timeout", timeout.String())
-	if what == "registered" && r.announced.first(nodeClaim.UID, "RegistrationTimedOut") {
+	if what == "registered" && r.firstAnnouncement(nodeClaim, "RegistrationTimedOut") {
 		r.recordRegistration(nodeClaim, false)
 	}
-	return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
+	return r.deleteNodeClaim(ctx, nodeClaim)
 }

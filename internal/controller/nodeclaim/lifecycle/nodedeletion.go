@@ -29,15 +29,15 @@ import (
 // NodeClaim's deletion, as upstream Karpenter's node termination does: the NodeClaim's
 // termination then drains the node, deletes the VM, and lets the node go by removing the
 // finalizer that holds it. Without it the node would stay Terminating and the VM run on.
-func (r *Reconciler) followNodeDeletion(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) followNodeDeletion(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if nodeClaim.Status.ProviderID == "" {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil || node == nil || node.DeletionTimestamp.IsZero() {
-		return reconcile.Result{}, err
+		return stepResult{requeue: reconcile.Result{}}, err
 	}
 	nodeDeleted(r.Recorder, nodeClaim, node)
 	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", klog.KRef("", node.Name))
-	return reconcile.Result{}, r.deleteNodeClaim(ctx, nodeClaim)
+	return r.deleteNodeClaim(ctx, nodeClaim)
 }

@@ -40,18 +40,18 @@ const registrationPoll = 10 * time.Second
 
 // register finds the node whose kubelet registered for the VM and makes it the NodeClaim's:
 // its labels, annotations and taints, the termination finalizer, then the unregistered taint removed.
-func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
 	if !meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched) ||
 		meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered) {
-		return reconcile.Result{}, nil
+		return stepResult{requeue: reconcile.Result{}}, nil
 	}
 	node, err := r.nodeOf(ctx, nodeClaim)
 	if err != nil {
-		return reconcile.Result{}, err
+		return stepResult{requeue: reconcile.Result{}}, err
 	}
 	if node == nil {
 		r.setCondition(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionUnknown, karpv1.ReasonNodeNotFound, "waiting for the node to register")
-		return reconcile.Result{RequeueAfter: registrationPoll}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: registrationPoll}}, nil
 	}
 
 	if node.Labels[karpv1.LabelRegistered] != "true" && !nodeutil.HasTaint(node.Spec.Taints, karpv1.UnregisteredNoExecuteTaint) {
@@ -63,17 +63,17 @@ func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	syncNode(nodeClaim, node)
 	if !equality.Semantic.DeepEqual(stored, node) {
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
-			return reconcile.Result{}, err
+			return stepResult{requeue: reconcile.Result{}}, err
 		}
 	}
 	nodeClaim.Status.NodeName = node.Name
 	r.setCondition(nodeClaim, karpv1.ConditionTypeRegistered, metav1.ConditionTrue, karpv1.ReasonRegistered, "the node registered")
-	if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeRegistered) {
+	if r.firstAnnouncement(nodeClaim, karpv1.ConditionTypeRegistered) {
 		log.FromContext(ctx).Info("registered nodeclaim", "Node", klog.KRef("", node.Name))
 		nodesCreated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], node.Labels[corev1.LabelTopologyZone]).Inc()
 		r.recordRegistration(nodeClaim, true)
 	}
-	return reconcile.Result{}, nil
+	return stepResult{requeue: reconcile.Result{}}, nil
 }
 
 // syncNode puts the NodeClaim's labels, annotations, taints and finalizer on its node and

@@ -88,7 +88,8 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	r.announced.forget(nodeClaim.UID)
+	r.announced.Delete(nodeClaim.UID)
+	r.launches.Delete(nodeClaim.UID)
 	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Labels[karpv1.LabelTopologyZone]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
@@ -114,7 +115,7 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 			return reconcile.Result{RequeueAfter: drainPoll}, true, err
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeDrained, metav1.ConditionTrue, karpv1.ReasonDrained, "every pod the node had to let go has gone")
-		if r.announced.first(nodeClaim.UID, karpv1.ConditionTypeDrained) {
+		if r.firstAnnouncement(nodeClaim, karpv1.ConditionTypeDrained) {
 			nodesDrained.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
 		}
 		if next, waiting, err := r.awaitVolumeDetachment(ctx, nodeClaim, node, deadline); waiting || err != nil {
@@ -133,7 +134,7 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 	r.setCondition(nodeClaim, karpv1.ConditionTypeInstanceTerminating, metav1.ConditionTrue, karpv1.ReasonInstanceTerminating, "the VM is being deleted")
 	if err != nil {
 		// Gone: timed from the first pass that asked, once.
-		if r.announced.first(nodeClaim.UID, "InstanceTerminated") {
+		if r.firstAnnouncement(nodeClaim, "InstanceTerminated") {
 			started := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating).LastTransitionTime.Time
 			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(started), 0).Seconds())
 		}
@@ -146,7 +147,7 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 // from the node's deletion or, when this controller deleted it, its NodeClaim's, and how long it
 // lived.
 func (r *Reconciler) recordNodeTerminated(nodeClaim *karpv1.NodeClaim, node *corev1.Node) {
-	if !r.announced.first(nodeClaim.UID, "NodeTerminated") {
+	if !r.firstAnnouncement(nodeClaim, "NodeTerminated") {
 		return
 	}
 	nodePool := node.Labels[karpv1.LabelNodePool]

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -91,7 +92,7 @@ func (r *Reconciler) pendingVolumeAttachments(ctx context.Context, node *corev1.
 // volumesOfStayingPods names the persistent volumes of the pods the drain leaves on the node.
 func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node) (sets.Set[string], error) {
 	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
 		return nil, err
 	}
 	now := r.now()

@@ -37,6 +37,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -150,7 +151,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 		c := candidate{nodeClaim: nodeClaim, launched: nodeClaim.Status.ProviderID != ""}
 		if c.launched && nodeClaim.Status.NodeName != "" {
 			pods := &corev1.PodList{}
-			if err := r.Client.List(ctx, pods, client.MatchingFields{"spec.nodeName": nodeClaim.Status.NodeName}); err != nil {
+			if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: nodeClaim.Status.NodeName}); err != nil {
 				return err
 			}
 			for i := range pods.Items {

@@ -131,6 +131,8 @@ func kubernetesArch(architecture string) string {
 // guest sees, the root volume, pods from --max-pods and --pods-per-core, GPUs), and
 // allocatable = capacity - kube-reserved - system-reserved - hard eviction thresholds, each
 // from its flag; only the eviction thresholds have defaults, the kubelet's own.
+//
+//nolint:gocyclo // one branch per kubelet flag that shapes capacity and allocatable, as the kubelet applies them
 func resources(inst kakaocloud.Instance, flags Flags) (capacity, allocatable corev1.ResourceList, err error) {
 	vcpus := int64(inst.Flavor.VCPUs)
 	pods := flags.MaxPods

