@@ -16,5 +16,5 @@
 // Karpenter's: each one fails the spec at the caller's line with what was wrong.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
-// internal/controller/provisioning, internal/test.
+// internal/controller/disruption, internal/controller/provisioning, internal/test.
 package expectations
