@@ -37,6 +37,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
@@ -471,12 +472,52 @@ func hasPreferNoSchedule(taints []corev1.Taint) bool {
 }
 
 // placeRelaxing places the pod, relaxing its preferences one at a time until it fits.
+//
+// When nothing takes it, a zone spread may refuse the nodes only because a NodePool offers a
+// zone where no node is, and that NodePool cannot launch for the pod (its limits, say): the
+// kube-scheduler, which counts nodes only, will bind the pod to one of them. The run then
+// closes those zones to the spread, as placeNominated does, and puts the pod where the
+// kube-scheduler will.
 func (s *scheduler) placeRelaxing(p *podInfo) error {
 	err := s.place(p)
 	for err != nil && p.relax(s.preferNoSchedule) {
 		err = s.place(p)
 	}
+	if err == nil {
+		return nil
+	}
+	closed := s.topo.closeUnlaunched(p, s.nodeDomains)
+	if len(closed) == 0 {
+		return err
+	}
+	for _, e := range s.existing {
+		if s.placeExisting(p, e) {
+			return nil
+		}
+	}
+	if s.placeOpen(p) {
+		return nil
+	}
+	s.topo.reopen(closed)
 	return err
+}
+
+// nodeDomains are the domains of the group's key where a node it counts is, or may still
+// be: the existing nodes and this run's NodeClaims, as their requirements stand now.
+func (s *scheduler) nodeDomains(g *topologyGroup) sets.Set[string] {
+	out := sets.New[string]()
+	add := func(v *nodeView) {
+		if g.filter.admits(v) {
+			s.topo.eachDomain(v, g.key, func(d string) { out.Insert(d) })
+		}
+	}
+	for _, e := range s.existing {
+		add(e.view())
+	}
+	for _, n := range s.claims {
+		add(n.view())
+	}
+	return out
 }
 
 // place puts the pod on an existing node, else on a NodeClaim opened in this run, else on a
@@ -571,7 +612,7 @@ func (s *scheduler) placeNominated(p *podInfo) bool {
 	if s.placeOnRelaxing(p, s.existing[i]) {
 		return true
 	}
-	closed := s.topo.closeUnlaunched(p)
+	closed := s.topo.closeUnlaunched(p, s.nodeDomains)
 	if len(closed) > 0 && s.placeOnRelaxing(p, s.existing[i]) {
 		return true
 	}

@@ -334,7 +334,9 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 // it counts, and those a NodePool its pods can launch into still has room to give a node in.
 func (g *topologyGroup) eachEligible(fn func(string)) {
 	for d := range g.nodeDomains {
-		fn(d)
+		if !g.closed.Has(d) {
+			fn(d)
+		}
 	}
 	for d, pools := range g.poolDomains {
 		if !g.nodeDomains.Has(d) && !g.closed.Has(d) && slices.ContainsFunc(pools, func(p *poolTemplate) bool { return p.canLaunchIn(g.key, d) }) {
@@ -698,18 +700,24 @@ type closedDomain struct {
 }
 
 // closeUnlaunched closes, for each zonal spread the pod must meet, the domains it is balanced
-// over only because a NodePool could launch there: no node is in them. The spread is then
+// over although no node is in them: a NodePool could launch there, or a NodeClaim of the run
+// could have when an earlier pod was placed. The spread is then
 // balanced over its nodes' domains for the rest of the run, and balancedDomains keeps the
 // NodeClaims the run opens out of the closed ones once a pod is placed above their count.
-func (t *topology) closeUnlaunched(p *podInfo) []closedDomain {
+//
+// nodeDomains says where a node the spread counts is, or may still be, as the run stands:
+// g.nodeDomains also keeps the domains a NodeClaim could get when a pod was placed, which
+// later placements may have narrowed away.
+func (t *topology) closeUnlaunched(p *podInfo, nodeDomains func(*topologyGroup) sets.Set[string]) []closedDomain {
 	var out []closedDomain
 	for _, term := range p.terms {
 		g := term.group
 		if g.kind != kindSpread || term.preferred || g.nodeDomains == nil {
 			continue
 		}
-		for d := range g.poolDomains {
-			if g.nodeDomains.Has(d) || g.closed.Has(d) {
+		withNodes := nodeDomains(g)
+		for d := range g.domainsKnown() {
+			if withNodes.Has(d) || g.closed.Has(d) {
 				continue
 			}
 			if g.closed == nil {
@@ -718,6 +726,16 @@ func (t *topology) closeUnlaunched(p *podInfo) []closedDomain {
 			g.closed.Insert(d)
 			out = append(out, closedDomain{g, d})
 		}
+	}
+	return out
+}
+
+// domainsKnown are the domains the spread is balanced over, closed or not: those of its
+// nodes (as far as a NodeClaim's could reach when a pod was placed) and its NodePools'.
+func (g *topologyGroup) domainsKnown() sets.Set[string] {
+	out := g.nodeDomains.Clone()
+	for d := range g.poolDomains {
+		out.Insert(d)
 	}
 	return out
 }
