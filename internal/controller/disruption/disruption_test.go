@@ -360,4 +360,61 @@ var _ = Describe("Disruption", func() {
 		ExpectTerminated(env.Ctx, env.Client, lifecycle, env.Clock, nodeClaim)
 		ExpectNotFound(env.Ctx, env.Client, pod)
 	})
+
+	It("replaces an underused node by a cheaper one of another type (single-node consolidation)", func() {
+		nodePool := readyPool("single", func(np *karpv1.NodePool) { np.Spec.Template.Spec.Requirements[1].Values = []string{"m2a", "c2a"} })
+		nodeClaim, node := initializedNode(nodePool, "m2a.2xlarge")
+		pod := running(node, "web", "1")
+		single := map[string]string{"decision": "replace", "reason": "underutilized", "consolidation_type": "single"}
+		before := test.MetricValue("karpenter_voluntary_disruption_decisions_total", single)
+
+		replacements := consolidate(controllers)
+		Expect(replacements).To(HaveLen(1))
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim, pod)
+		Expect(ExpectExists(env.Ctx, env.Client, replacements[0]).Labels).To(HaveKeyWithValue(karpv1.LabelInstanceType, "c2a.large"), "the cheapest type that holds 1 CPU")
+		Expect(test.MetricValue("karpenter_voluntary_disruption_decisions_total", single)).To(Equal(before + 1))
+	})
+
+	It("abandons a consolidation that no longer holds after the validation delay, and says why", func() {
+		nodePool := readyPool("validate", nil)
+		old, _ := twoNodes(nodePool, "m2a.xlarge", "web", "500m")
+		pass(controllers)
+		Expect(controllers.Disruption.Validating()).NotTo(BeNil(), "a consolidation command waits out its validation delay")
+		candidates := controllers.Disruption.Validating().Candidates
+
+		By("binding pods to the candidates meanwhile, which no other node has room for")
+		for _, candidate := range candidates {
+			running(candidate.Node, "late", "3")
+		}
+		env.Step(disruption.DefaultValidationDelay)
+		pass(controllers)
+		Expect(controllers.Disruption.Validating()).To(BeNil())
+		for _, candidate := range candidates {
+			ExpectEvent(env.Recorder, candidate.NodeClaim.Name, disruption.EventConsolidationRejected, "Consolidation rejected")
+		}
+		expectUntouched(old...)
+		Expect(launched(old...)).To(BeEmpty())
+	})
+
+	It("rolls a command back when its replacement does not initialize within the replacement timeout", func() {
+		nodePool := readyPool("timeout", func(np *karpv1.NodePool) {
+			np.Spec.Disruption.ConsolidationPolicy = karpv1.ConsolidationPolicyWhenEmpty
+		})
+		nodeClaim, node := initializedNode(nodePool, "m2a.large")
+		running(node, "web", "500m")
+		updatePool(nodePool, func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "timeout-v2" })
+		pass(controllers)
+		replacements := launched(nodeClaim)
+		Expect(replacements).To(HaveLen(1))
+
+		By("launching the replacement, whose node never registers")
+		ExpectReconciled(env.Ctx, lifecycle, replacements[0])
+		env.Step(disruption.DefaultReplacementTimeout - time.Second)
+		pass(controllers)
+		Expect(disrupted(nodeClaim)).To(HaveLen(1), "still waiting within the timeout")
+		env.Step(2 * time.Second)
+		pass(controllers)
+		ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionFailed, "the replacements did not initialize within 10m0s")
+		expectUntouched(nodeClaim)
+	})
 })
