@@ -32,9 +32,6 @@ func TestNominatedPodsKeepTheirNodeClaims(t *testing.T) {
 	port80 := func(p *corev1.Pod) {
 		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
 	}
-	named := func(name string) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
-	}
 	a, b, c := pod("1", "1Gi", port80, named("a")), pod("3", "1Gi", port80, named("b")), pod("1200m", "1Gi", port80, named("c"))
 	input := func(nominated map[types.UID]string) Input {
 		return Input{
@@ -69,14 +66,7 @@ func TestNominatedPodsKeepTheirNodeClaims(t *testing.T) {
 // 0. The kube-scheduler counts nodes only and will bind p to x, so p keeps x, zone b is closed
 // to the spread for the run, and the next web pod goes to c, not to a new node in b.
 func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
-	spread := func(p *corev1.Pod) {
-		withLabels(web)(p)
-		withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)(p)
-	}
-	named := func(name string) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
-	}
-	p, next := pod("1", "1Gi", spread, named("p")), pod("1", "1Gi", spread, named("next"))
+	p, next := pod("1", "1Gi", webZoneSpread, named("p")), pod("1", "1Gi", webZoneSpread, named("next"))
 	input := func(nominated map[types.UID]string) Input {
 		return Input{
 			Pods:      []*corev1.Pod{p, next},
@@ -116,20 +106,13 @@ func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
 // kube-scheduler counts nodes only and will bind the web pod to the node in a or b: the
 // simulation places it there too, rather than report it pending.
 func TestZonesNoNodeIsLeftInAreClosed(t *testing.T) {
-	spread := func(p *corev1.Pod) {
-		withLabels(web)(p)
-		withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)(p)
-	}
-	named := func(name string) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
-	}
 	pool := poolInput(nodePool("default", 0))
 	pool.Remaining = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32")}
 	res := Schedule(Input{
 		Pods: []*corev1.Pod{
 			pod("10", "1Gi", named("big")),
 			pod("3", "1Gi", named("zonal"), func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{corev1.LabelTopologyZone: zoneA} }),
-			pod("1", "1Gi", named("web"), spread),
+			pod("1", "1Gi", named("web"), webZoneSpread),
 		},
 		NodePools: []NodePoolInput{pool},
 		ExistingNodes: []ExistingNode{
@@ -150,4 +133,15 @@ func TestZonesNoNodeIsLeftInAreClosed(t *testing.T) {
 	if w := placed["web"]; w != "node-a" && w != "node-b" {
 		t.Errorf("web placed on %q, errors %v; want node-a or node-b", w, errorsOf(res))
 	}
+}
+
+// named names the pod, and gives it that UID.
+func named(name string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Name, p.UID = name, types.UID(name) }
+}
+
+// webZoneSpread makes the pod a web pod spread over zones with maxSkew 1.
+func webZoneSpread(p *corev1.Pod) {
+	withLabels(web)(p)
+	withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)(p)
 }

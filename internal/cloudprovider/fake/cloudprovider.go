@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -282,4 +283,25 @@ func InstanceType(name string, cpus, memoryPerCPU int64, pricePerCPU float64, zo
 		it.Offerings = append(it.Offerings, cloudprovider.Offering{Zone: zone, CapacityType: karpv1.CapacityTypeOnDemand, Price: pricePerCPU * float64(cpus), Available: true})
 	}
 	return it
+}
+
+// Families are KakaoCloud-shaped types sold in each of zones: the compute family c2a (2 GiB per
+// vCPU, 1 per vCPU) and the general family m2a (4 GiB, 1.25), each of 2, 4 and 8 vCPUs
+// (large, xlarge, 2xlarge), labelled with their family and vCPUs as KakaoCloud's provider
+// labels them.
+func Families(zones ...string) []*cloudprovider.InstanceType {
+	var types []*cloudprovider.InstanceType
+	for _, family := range []struct {
+		name          string
+		memoryPerCPU  int64
+		priceOfOneCPU float64
+	}{{"c2a", 2, 1}, {"m2a", 4, 1.25}} {
+		for _, cpus := range []int64{2, 4, 8} {
+			it := InstanceType(family.name+"."+map[int64]string{2: "large", 4: "xlarge", 8: "2xlarge"}[cpus], cpus, family.memoryPerCPU, family.priceOfOneCPU, zones...)
+			it.Labels[kcv1.LabelInstanceFamily] = family.name
+			it.Labels[kcv1.LabelInstanceCPU] = resource.NewQuantity(cpus, resource.DecimalSI).String()
+			types = append(types, it)
+		}
+	}
+	return types
 }

@@ -18,5 +18,6 @@
 // and repair answers set by the spec. It talks to no cloud; the specs that must prove a
 // controller against KakaoCloud's wire format use the emulator.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/scheduling.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
+// internal/scheduling.
 package fake

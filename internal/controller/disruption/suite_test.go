@@ -32,7 +32,6 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/fake"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
@@ -63,7 +62,7 @@ var (
 var _ = BeforeEach(func() {
 	env.Reset()
 	cloud.Reset()
-	cloud.InstanceTypes = instanceTypes()
+	cloud.InstanceTypes = fake.Families(zoneA, zoneB)
 	controllers = env.Controllers(func(o *operator.Options) { o.CloudProvider = cloud })
 	emulated = env.Controllers()
 	lifecycle = reconcile.AsReconciler(controllers.Lifecycle.Client, controllers.Lifecycle)
@@ -79,23 +78,6 @@ const (
 	zoneB = "kr-central-2-b"
 )
 
-// instanceTypes are the general (4 GiB per vCPU) and compute (2 GiB, cheaper) families of 2,
-// 4 and 8 vCPUs in zones a and b.
-func instanceTypes() []*cloudprovider.InstanceType {
-	var types []*cloudprovider.InstanceType
-	for _, family := range []struct {
-		name          string
-		memoryPerCPU  int64
-		priceOfOneCPU float64
-	}{{"c2a", 2, 1}, {"m2a", 4, 1.25}} {
-		for _, cpus := range []int64{2, 4, 8} {
-			it := fake.InstanceType(family.name+"."+map[int64]string{2: "large", 4: "xlarge", 8: "2xlarge"}[cpus], cpus, family.memoryPerCPU, family.priceOfOneCPU, zoneA, zoneB)
-			it.Labels[kcv1.LabelInstanceFamily] = family.name
-			types = append(types, it)
-		}
-	}
-	return types
-}
 
 // readyPool makes a Ready KCNodeClass and a Ready NodePool of it, both named name: m2a nodes
 // labelled pool=<name>, expiring after 720h, consolidating at once with every node allowed,

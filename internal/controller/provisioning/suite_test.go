@@ -28,7 +28,6 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/fake"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
@@ -61,7 +60,7 @@ var (
 var _ = BeforeEach(func() {
 	env.Reset()
 	cloud.Reset()
-	cloud.InstanceTypes = instanceTypes()
+	cloud.InstanceTypes = fake.Families(zoneA, zoneB)
 })
 
 var _ = AfterEach(func() { ExpectCleanedUp(env.Ctx, env.Client) })
@@ -71,24 +70,6 @@ const (
 	zoneB = "kr-central-2-b"
 )
 
-// instanceTypes are two families of 2, 4 and 8 vCPUs in zones a and b; the compute family
-// (2 GiB per vCPU) is cheaper than the general one (4 GiB).
-func instanceTypes() []*cloudprovider.InstanceType {
-	var types []*cloudprovider.InstanceType
-	for _, family := range []struct {
-		name          string
-		memoryPerCPU  int64
-		priceOfOneCPU float64
-	}{{"c2a", 2, 1}, {"m2a", 4, 1.25}} {
-		for _, cpus := range []int64{2, 4, 8} {
-			it := fake.InstanceType(family.name+"."+map[int64]string{2: "large", 4: "xlarge", 8: "2xlarge"}[cpus], cpus, family.memoryPerCPU, family.priceOfOneCPU, zoneA, zoneB)
-			it.Labels[kcv1.LabelInstanceFamily] = family.name
-			it.Labels[kcv1.LabelInstanceCPU] = resource.NewQuantity(cpus, resource.DecimalSI).String()
-			types = append(types, it)
-		}
-	}
-	return types
-}
 
 // readyPool makes a Ready KCNodeClass over subnets in zones a and b and a Ready NodePool of it,
 // both named name, of the m2a and c2a families, with the limits and template labels given.
