@@ -78,7 +78,6 @@ const (
 	zoneB = "kr-central-2-b"
 )
 
-
 // readyPool makes a Ready KCNodeClass and a Ready NodePool of it, both named name: m2a nodes
 // labelled pool=<name>, expiring after 720h, consolidating at once with every node allowed,
 // then shaped by mutate; the KCNodeClass shaped by nodeClassOpts.

@@ -70,7 +70,6 @@ const (
 	zoneB = "kr-central-2-b"
 )
 
-
 // readyPool makes a Ready KCNodeClass over subnets in zones a and b and a Ready NodePool of it,
 // both named name, of the m2a and c2a families, with the limits and template labels given.
 func readyPool(name string, limits corev1.ResourceList, labels map[string]string) *karpv1.NodePool {
