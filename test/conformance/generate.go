@@ -100,15 +100,21 @@ func newWorld(seed uint64) *world {
 	return w
 }
 
-// instanceTypes are 2 to 16 vCPU in three memory ratios, each offered in two or three zones.
+// instanceTypes are 2 to 16 vCPU in three memory ratios, and a GPU family of 8 and 16 vCPU with
+// one GPU per 8, each offered in two or three zones, with a 50 GiB root volume for
+// ephemeral storage.
 func instanceTypes(w *world) []*cloudprovider.InstanceType {
 	var out []*cloudprovider.InstanceType
 	for _, fam := range []struct {
 		name  string
 		ratio int64 // GiB per vCPU
 		price float64
-	}{{"c2a", 2, 0.04}, {"m2a", 4, 0.05}, {"r2a", 8, 0.065}} {
+		gpu   bool
+	}{{"c2a", 2, 0.04, false}, {"m2a", 4, 0.05, false}, {"r2a", 8, 0.065, false}, {"p2a", 8, 0.2, true}} {
 		for _, cpu := range []int64{2, 4, 8, 16} {
+			if fam.gpu && cpu < 8 {
+				continue
+			}
 			name := fmt.Sprintf("%s.%dxlarge", fam.name, cpu/2)
 			mem := cpu * fam.ratio * 1024
 			it := &cloudprovider.InstanceType{
@@ -119,14 +125,19 @@ func instanceTypes(w *world) []*cloudprovider.InstanceType {
 					kcv1.LabelInstanceCPU: strconv.FormatInt(cpu, 10), kcv1.LabelInstanceMemory: strconv.FormatInt(mem, 10),
 				},
 				Capacity: corev1.ResourceList{
-					corev1.ResourceCPU:    *resource.NewQuantity(cpu, resource.DecimalSI),
-					corev1.ResourceMemory: *resource.NewQuantity(mem<<20, resource.BinarySI),
-					corev1.ResourcePods:   *resource.NewQuantity(min(10*cpu, 110), resource.DecimalSI),
+					corev1.ResourceCPU:              *resource.NewQuantity(cpu, resource.DecimalSI),
+					corev1.ResourceMemory:           *resource.NewQuantity(mem<<20, resource.BinarySI),
+					corev1.ResourcePods:             *resource.NewQuantity(min(10*cpu, 110), resource.DecimalSI),
+					corev1.ResourceEphemeralStorage: resource.MustParse("50Gi"),
 				},
 				Overhead: cloudprovider.Overhead{KubeReserved: corev1.ResourceList{
-					corev1.ResourceCPU:    resource.MustParse("100m"),
-					corev1.ResourceMemory: resource.MustParse("512Mi"),
+					corev1.ResourceCPU:              resource.MustParse("100m"),
+					corev1.ResourceMemory:           resource.MustParse("512Mi"),
+					corev1.ResourceEphemeralStorage: resource.MustParse("1Gi"),
 				}},
+			}
+			if fam.gpu {
+				it.Capacity[gpuResource] = *resource.NewQuantity(cpu/8, resource.DecimalSI)
 			}
 			for i, z := range zones {
 				if (cpu == 16 && i == 2) || w.chance(0.1) {
@@ -440,8 +451,11 @@ var workloadKinds = []string{
 	"undefined-label", "tolerate-dedicated", "host-port", "zonal-volume", "spread-honor-taints",
 	"spread-ignore-affinity", "affinity-or-terms", "existing-app-spread", "preempting",
 	"min-domains", "sidecar-port", "schedule-anyway", "match-label-keys", "namespace-anti", "affinity-and-anti",
-	"guarded", "unbound-claim",
+	"guarded", "unbound-claim", "scratch", "gpu",
 }
+
+// gpuResource is the extended resource of the GPU family.
+const gpuResource corev1.ResourceName = "nvidia.com/gpu"
 
 // drawWorkload adds pending deployments, each of one kind, about pods pods in all.
 func (w *world) drawWorkload(pods int) {
@@ -556,6 +570,15 @@ func (w *world) deployment(kind string, replicas int) int {
 			}
 		case "guarded":
 			pod.Labels[roleLabel] = "batch" // running svc-guard pods keep it off their nodes
+		case "scratch":
+			// Ephemeral storage in tens of GiB: two or three such pods fill a node's root volume.
+			scratch := *resource.NewQuantity(int64(10+10*w.pick(3))<<30, resource.BinarySI)
+			spec.Containers[0].Resources.Requests[corev1.ResourceEphemeralStorage] = scratch
+		case "gpu":
+			// An extended resource is asked for with a limit equal to the request.
+			gpu := *resource.NewQuantity(1, resource.DecimalSI)
+			spec.Containers[0].Resources.Requests[gpuResource] = gpu
+			spec.Containers[0].Resources.Limits = corev1.ResourceList{gpuResource: gpu}
 		case "unbound-claim":
 			w.unboundClaim(pod)
 		case "min-domains":
