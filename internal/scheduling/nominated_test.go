@@ -98,8 +98,7 @@ func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
 }
 
 // TestZonesNoNodeIsLeftInAreClosed: the judge's seed 452. Zones a and b each hold a node of 2
-// CPUs with a web pod;
-// zone c has no node. Pod big opens NodeClaim n, which may launch in any zone and takes the
+// CPUs with a web pod; zone c has no node. Pod big opens NodeClaim n, which may launch in any zone and takes the
 // NodePool's last CPU (held at its largest type); pod zonal, which asks for zone a, joins it,
 // and n is in zone a from then on. A web pod with a zone spread (maxSkew 1) came after: zone c
 // counted while n could still land there, and no NodeClaim can be launched there now. The

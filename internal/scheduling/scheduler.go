@@ -473,9 +473,10 @@ func hasPreferNoSchedule(taints []corev1.Taint) bool {
 
 // placeRelaxing places the pod, relaxing its preferences one at a time until it fits.
 //
-// When nothing takes it, a zone spread may refuse the nodes only because a NodePool offers a
-// zone where no node is, and that NodePool cannot launch for the pod (its limits, say): the
-// kube-scheduler, which counts nodes only, will bind the pod to one of them. The run then
+// When nothing takes it, a zone spread may refuse the nodes only because of a zone where no
+// node is and none can be launched for the pod: one a NodeClaim of the run could have got when
+// an earlier pod was placed, before later placements narrowed it to another. The
+// kube-scheduler, which counts nodes only, will bind the pod to one of the nodes. The run then
 // closes those zones to the spread, as placeNominated does, and puts the pod where the
 // kube-scheduler will.
 func (s *scheduler) placeRelaxing(p *podInfo) error {
