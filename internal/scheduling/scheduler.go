@@ -491,32 +491,32 @@ func (s *scheduler) placeRelaxing(p *podInfo) error {
 	if len(closed) == 0 {
 		return err
 	}
-	for _, e := range s.existing {
-		if s.placeExisting(p, e) {
-			return nil
-		}
-	}
-	if s.placeOpen(p) {
+	if s.placeOnNodes(p) {
 		return nil
 	}
 	s.topo.reopen(closed)
 	return err
 }
 
+// placeOnNodes puts the pod on an existing node, else on a NodeClaim opened in this run.
+func (s *scheduler) placeOnNodes(p *podInfo) bool {
+	for _, e := range s.existing {
+		if s.placeExisting(p, e) {
+			return true
+		}
+	}
+	return s.placeOpen(p)
+}
+
 // nodeDomains are the domains of the group's key where a node it counts is, or may still
 // be: the existing nodes and this run's NodeClaims, as their requirements stand now.
 func (s *scheduler) nodeDomains(g *topologyGroup) sets.Set[string] {
 	out := sets.New[string]()
-	add := func(v *nodeView) {
-		if g.filter.admits(v) {
-			s.topo.eachDomain(v, g.key, func(d string) { out.Insert(d) })
-		}
-	}
 	for _, e := range s.existing {
-		add(e.view())
+		s.topo.insertNodeDomains(g, out, e.view())
 	}
 	for _, n := range s.claims {
-		add(n.view())
+		s.topo.insertNodeDomains(g, out, n.view())
 	}
 	return out
 }
@@ -524,12 +524,7 @@ func (s *scheduler) nodeDomains(g *topologyGroup) sets.Set[string] {
 // place puts the pod on an existing node, else on a NodeClaim opened in this run, else on a
 // new NodeClaim from the first NodePool that can take it.
 func (s *scheduler) place(p *podInfo) error {
-	for _, e := range s.existing {
-		if s.placeExisting(p, e) {
-			return nil
-		}
-	}
-	if s.placeOpen(p) {
+	if s.placeOnNodes(p) {
 		return nil
 	}
 	refused := &NodePoolsError{}

@@ -306,9 +306,7 @@ func (t *topology) seal(existing []*existingNode, pools []*poolTemplate) {
 		sealed[seen{g.filter.id, g.key}] = g
 		g.nodeDomains, g.poolDomains = sets.New[string](), map[string][]*poolTemplate{}
 		for _, e := range existing {
-			if v := e.view(); g.filter.admits(v) {
-				t.eachDomain(v, g.key, func(d string) { g.nodeDomains.Insert(d) })
-			}
+			t.insertNodeDomains(g, g.nodeDomains, e.view())
 		}
 		if g.key == corev1.LabelHostname {
 			for _, pool := range pools {
@@ -351,6 +349,14 @@ type nodeView struct {
 	reqs     Requirements      // a NodeClaim's requirements, when labels is nil
 	hostname string
 	taints   []corev1.Taint
+}
+
+// insertNodeDomains adds to domains those of the spread's key the node is or may become part
+// of, when the spread counts the node.
+func (t *topology) insertNodeDomains(g *topologyGroup, domains sets.Set[string], v *nodeView) {
+	if g.filter.admits(v) {
+		t.eachDomain(v, g.key, func(d string) { domains.Insert(d) })
+	}
 }
 
 // domains calls fn with each domain of key the node is or may become part of.
@@ -618,8 +624,8 @@ func (t *topology) record(p *podInfo, v *nodeView) {
 	// (the launch chooses), each domain it may get counts: a placement must hold whichever it
 	// gets.
 	for _, g := range t.ordered {
-		if g.nodeDomains != nil && g.filter.admits(v) {
-			t.eachDomain(v, g.key, func(d string) { g.nodeDomains.Insert(d) })
+		if g.nodeDomains != nil {
+			t.insertNodeDomains(g, g.nodeDomains, v)
 		}
 	}
 	for g := range p.counted {

@@ -117,7 +117,7 @@ var _ = Describe("Disruption against the emulator", func() {
 		Expect(test.MetricValue("karpenter_nodeclaims_disrupted_total", map[string]string{"nodepool": "checkout", "reason": "drifted"})).To(BeNumerically(">=", 2))
 
 		By("deleting the rest: no VM is left")
-		ExpectDeleted(env.Ctx, env.Client, objects(current)...)
+		ExpectDeleted(env.Ctx, env.Client, Objects(current)...)
 		ExpectTerminated(env.Ctx, env.Client, emulatedLifecycle, env.Clock, current...)
 		Expect(liveVMs()).To(BeEmpty())
 	})

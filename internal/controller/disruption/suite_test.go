@@ -302,7 +302,7 @@ func replaceAll(c *operator.Controllers, lifecycle reconcile.Reconciler, old []*
 			env.Step(disruption.DestinationNominationGrace)
 		}
 	}
-	ExpectNotFound(env.Ctx, env.Client, objects(old)...)
+	ExpectNotFound(env.Ctx, env.Client, Objects(old)...)
 }
 
 // remaining are the NodeClaims among old that still exist.
@@ -312,12 +312,4 @@ func remaining(old []*karpv1.NodeClaim) []*karpv1.NodeClaim {
 	return slices.DeleteFunc(slices.Clone(old), func(o *karpv1.NodeClaim) bool {
 		return !slices.ContainsFunc(current, func(c *karpv1.NodeClaim) bool { return c.Name == o.Name })
 	})
-}
-
-func objects[T client.Object](items []T) []client.Object {
-	out := make([]client.Object, len(items))
-	for i, o := range items {
-		out[i] = o
-	}
-	return out
 }

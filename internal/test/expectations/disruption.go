@@ -92,7 +92,7 @@ func ExpectTerminated(ctx context.Context, c client.Client, lifecycle reconcile.
 		ExpectKubeletStopped(ctx, c)
 		clock.Step(TerminationRound)
 	}
-	ExpectNotFound(ctx, c, objects(nodeClaims)...)
+	ExpectNotFound(ctx, c, Objects(nodeClaims)...)
 }
 
 // TerminationRound is how far ExpectTerminated moves the clock between two rounds.
@@ -111,7 +111,8 @@ func ExpectKubeletStopped(ctx context.Context, c client.Client) {
 	}
 }
 
-func objects[T client.Object](items []T) []client.Object {
+// Objects are the items as client.Objects, for the expectations that take several.
+func Objects[T client.Object](items []T) []client.Object {
 	out := make([]client.Object, len(items))
 	for i, o := range items {
 		out[i] = o
