@@ -31,6 +31,10 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # which need upstream Karpenter's newer Go: a golangci-lint refuses modules whose Go is newer than its own.
 GOLANGCI_LINT_UPSTREAM ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(UPSTREAM_GO)
 LOGCHECK ?= $(LOCALBIN)/logcheck-$(LOGCHECK_VERSION)
+# Kube API Linter (the Kubernetes API conventions) has no release: a pseudo-version of its module,
+# whose command is golangci-lint with the linter built in, built here on GOLANGCI_LINT_VERSION.
+KUBE_API_LINTER_VERSION ?= v0.0.0-20260716143926-092fe0c72997
+KUBE_API_LINTER ?= $(LOCALBIN)/kube-api-linter-$(KUBE_API_LINTER_VERSION)
 
 .PHONY: all
 all: build
@@ -69,13 +73,14 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: lint
-lint: golangci-lint golangci-lint-upstream logcheck ## Run golangci-lint (.golangci.yml) on every Go module of the project, and logcheck on the operator's code.
+lint: golangci-lint golangci-lint-upstream logcheck kube-api-linter ## Run golangci-lint (.golangci.yml) on every Go module of the project, logcheck on the operator's code and Kube API Linter (.golangci-kal.yml) on the two CRD groups.
 	$(GOLANGCI_LINT) run ./...
 	cd hack/packaging && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
 	cd test/conformance && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
 	cd hack/conformance-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
 	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
 	$(LOGCHECK) -test=false ./...
+	$(KUBE_API_LINTER) run --config .golangci-kal.yml ./api/kakaocloud/... ./api/karpenter/...
 
 .PHONY: verify
 verify: manifests generate bundle ## Fail if generated files are not up to date.
@@ -321,6 +326,11 @@ $(GOLANGCI_LINT): | $(LOCALBIN)
 golangci-lint-upstream: $(GOLANGCI_LINT_UPSTREAM) ## Build golangci-lint from its Go module with UPSTREAM_GO.
 $(GOLANGCI_LINT_UPSTREAM): | $(LOCALBIN)
 	TOOLCHAIN=$(UPSTREAM_GO) hack/build-go-tool.sh $(GOLANGCI_LINT_UPSTREAM) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: kube-api-linter
+kube-api-linter: $(KUBE_API_LINTER) ## Build golangci-lint with Kube API Linter from their Go modules.
+$(KUBE_API_LINTER): | $(LOCALBIN)
+	REQUIRE="github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION)" hack/build-go-tool.sh $(KUBE_API_LINTER) sigs.k8s.io/kube-api-linter $(KUBE_API_LINTER_VERSION) sigs.k8s.io/kube-api-linter/cmd/golangci-lint-kube-api-linter
 
 .PHONY: logcheck
 logcheck: $(LOGCHECK) ## Build Kubernetes' logcheck (structured logging) from its Go module.

@@ -3,11 +3,13 @@
 # module that requires it: some modules (golangci-lint among them) cannot be built with
 # `go install pkg@version` here, because the module proxy does not list their versions.
 #
-# Usage: [TAGS=<build tags>] [TOOLCHAIN=<go toolchain>] hack/build-go-tool.sh <output> <module> <version> <package>
+# Usage: [TAGS=<build tags>] [TOOLCHAIN=<go toolchain>] [REQUIRE="<module> <version>"] \
+#          hack/build-go-tool.sh <output> <module> <version> <package>
 #   e.g. hack/build-go-tool.sh bin/golangci-lint-v2.15.0 github.com/golangci/golangci-lint/v2 v2.15.0 \
 #          github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 # TOOLCHAIN builds with another Go toolchain than the local one (the module proxy serves them),
-# e.g. a linter for a module that needs a newer Go.
+# e.g. a linter for a module that needs a newer Go. REQUIRE raises one dependency of the module to
+# the version given, e.g. the golangci-lint a linter plugin's command is built with.
 set -euo pipefail
 
 OUT="$1" MODULE="$2" VERSION="$3" PACKAGE="$4"
@@ -22,6 +24,7 @@ module local.invalid/tool
 go $(go env GOVERSION | sed 's/^go//')
 
 require $MODULE $VERSION
+${REQUIRE:+require $REQUIRE}
 MOD
 cat > "$WORK/tools.go" <<GO
 //go:build tools

@@ -725,6 +725,13 @@ var _ = Describe("NodePool, NodeClaim and KCNodeClass schemas", func() {
 		Entry("an image id with a space", func() *unstructured.Unstructured {
 			return kcNodeClass(func(u *unstructured.Unstructured) { set(u, "image 1", "spec", "imageID") })
 		}, `spec.imageID: Invalid value: "image 1"`),
+		// An empty string set explicitly is refused, not taken as unset.
+		Entry("an empty key pair name", func() *unstructured.Unstructured {
+			return kcNodeClass(func(u *unstructured.Unstructured) { set(u, "", "spec", "keyPairName") })
+		}, "spec.keyPairName in body should be at least 1 chars long"),
+		Entry("an empty volume type", func() *unstructured.Unstructured {
+			return kcNodeClass(func(u *unstructured.Unstructured) { set(u, map[string]any{"typeID": ""}, "spec", "rootVolume") })
+		}, "spec.rootVolume.typeID in body should be at least 1 chars long"),
 		Entry("user data over 8 KiB", func() *unstructured.Unstructured {
 			return kcNodeClass(func(u *unstructured.Unstructured) { set(u, strings.Repeat("#", 8193), "spec", "userData") })
 		}, "spec.userData: Too long: may not be more than 8192 bytes"),

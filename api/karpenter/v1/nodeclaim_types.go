@@ -22,28 +22,28 @@ import (
 // NodeClaimSpec is the request for one node: the template it came from plus the resources of
 // the pods it was launched for.
 type NodeClaimSpec struct {
-	// Taints are applied to the node.
+	// taints are applied to the node.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	Taints []corev1.Taint `json:"taints,omitempty"`
-	// StartupTaints are applied when the node starts and removed by something else later.
+	// startupTaints are applied when the node starts and removed by something else later.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	StartupTaints []corev1.Taint `json:"startupTaints,omitempty"`
-	// Requirements the launched instance must satisfy.
+	// requirements the launched instance must satisfy.
 	// +kubebuilder:validation:MaxItems:=100
 	// +listType=atomic
 	// +required
 	Requirements []NodeSelectorRequirementWithMinValues `json:"requirements"`
-	// Resources the node must have room for.
+	// resources the node must have room for.
 	// +optional
 	Resources ResourceRequirements `json:"resources,omitempty"`
-	// NodeClassRef names the KCNodeClass that shapes the VM.
+	// nodeClassRef names the KCNodeClass that shapes the VM.
 	// +required
 	NodeClassRef *NodeClassReference `json:"nodeClassRef"`
-	// TerminationGracePeriod is the most time draining the node may take once its deletion
+	// terminationGracePeriod is the most time draining the node may take once its deletion
 	// has started.
 	// +kubebuilder:validation:Pattern=`^([0-9]+(s|m|h))+$`
 	// +kubebuilder:validation:Type="string"
@@ -60,33 +60,33 @@ type NodeClaimSpec struct {
 
 // ResourceRequirements are the resources a NodeClaim asks for.
 type ResourceRequirements struct {
-	// Requests are the summed requests of the pods (and daemonsets) the node is launched for.
+	// requests are the summed requests of the pods (and daemonsets) the node is launched for.
 	// +optional
 	Requests corev1.ResourceList `json:"requests,omitempty"`
 }
 
 // NodeClaimStatus is the observed state of a NodeClaim.
 type NodeClaimStatus struct {
-	// NodeName is the name of the Node that registered for this NodeClaim.
+	// nodeName is the name of the Node that registered for this NodeClaim.
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`
-	// ProviderID of the VM: kakaocloud://<instance id>.
+	// providerID of the VM: kakaocloud://<instance id>.
 	// +optional
 	ProviderID string `json:"providerID,omitempty"`
-	// ImageID the VM was launched from.
+	// imageID the VM was launched from.
 	// +optional
 	ImageID string `json:"imageID,omitempty"`
-	// Capacity of the node.
+	// capacity of the node.
 	// +optional
 	Capacity corev1.ResourceList `json:"capacity,omitempty"`
-	// Allocatable resources of the node.
+	// allocatable resources of the node.
 	// +optional
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
-	// LastPodEventTime is when a pod was last bound to or removed from the node; consolidation
+	// lastPodEventTime is when a pod was last bound to or removed from the node; consolidation
 	// waits consolidateAfter from it.
 	// +optional
 	LastPodEventTime metav1.Time `json:"lastPodEventTime,omitempty"`
-	// Conditions: Launched, Registered, Initialized, Ready, Consolidatable, Drifted, Drained,
+	// conditions are Launched, Registered, Initialized, Ready, Consolidatable, Drifted, Drained,
 	// VolumesDetached, InstanceTerminating, ConsistentStateFound, DisruptionReason.
 	// +listType=map
 	// +listMapKey=type
@@ -129,12 +129,16 @@ const ConditionTypeReady = "Ready"
 // +kubebuilder:printcolumn:name="Drifted",type="string",JSONPath=".status.conditions[?(@.type==\"Drifted\")].status",priority=1
 // +kubebuilder:printcolumn:name="SigningKey",type="string",JSONPath=".metadata.labels.karpenter\\.kakaocloud\\.com/signing-key",priority=1
 type NodeClaim struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the node asked for; it does not change once the NodeClaim is created.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
 	// +required
 	Spec NodeClaimSpec `json:"spec"`
+	// status is what became of the node asked for.
 	// +optional
 	Status NodeClaimStatus `json:"status,omitempty"`
 }

@@ -25,25 +25,25 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.limits) || size(self.limits) == 0 || (size(self.limits) == 1 && 'nodes' in self.limits)",message="only 'limits.nodes' is supported on static NodePools"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.weight)",message="'weight' is not supported on static NodePools"
 type NodePoolSpec struct {
-	// Template describes the NodeClaims this NodePool launches. Launched NodeClaims are often
+	// template describes the NodeClaims this NodePool launches. Launched NodeClaims are often
 	// constrained further than the template by the pods they are launched for.
 	// +required
 	Template NodeClaimTemplate `json:"template"`
-	// Disruption says when and how fast nodes of this NodePool may be disrupted.
+	// disruption says when and how fast nodes of this NodePool may be disrupted.
 	// +kubebuilder:default:={consolidateAfter: "0s"}
 	// +optional
 	Disruption Disruption `json:"disruption"`
-	// Limits caps the total resources (cpu, memory, nvidia.com/gpu, nodes, ...) of the nodes
+	// limits caps the total resources (cpu, memory, nvidia.com/gpu, nodes, ...) of the nodes
 	// this NodePool has launched. There is no cluster-wide cap: set limits on every NodePool.
 	// limits.cpu: "0" stops all new nodes from this NodePool.
 	// +optional
 	Limits Limits `json:"limits,omitempty"`
-	// Weight orders NodePools: a higher weight is tried first. Unset counts as 0.
+	// weight orders NodePools: a higher weight is tried first. Unset counts as 0.
 	// +kubebuilder:validation:Minimum:=1
 	// +kubebuilder:validation:Maximum:=100
 	// +optional
 	Weight *int32 `json:"weight,omitempty"`
-	// Replicas makes the NodePool static: it keeps this many nodes regardless of pending pods.
+	// replicas makes the NodePool static: it keeps this many nodes regardless of pending pods.
 	// This field is ALPHA.
 	// +kubebuilder:validation:Minimum:=0
 	// +optional
@@ -63,14 +63,14 @@ type Disruption struct {
 	// +kubebuilder:validation:Schemaless
 	// +optional
 	ConsolidateAfter NillableDuration `json:"consolidateAfter"`
-	// ConsolidationPolicy says which nodes consolidation may remove or replace: only empty
+	// consolidationPolicy says which nodes consolidation may remove or replace: only empty
 	// ones; also underutilized ones, whenever a cheaper arrangement exists; or, Balanced, also
 	// underutilized ones, but only by moves whose savings are worth the pods they disrupt.
 	// +kubebuilder:default:="WhenEmptyOrUnderutilized"
 	// +kubebuilder:validation:Enum:={WhenEmpty,WhenEmptyOrUnderutilized,Balanced}
 	// +optional
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
-	// BalancedK sets how much a Balanced move must save for what it disrupts: a move is made
+	// balancedK sets how much a Balanced move must save for what it disrupts: a move is made
 	// when the share of the NodePool's cost it saves is at least 1/k of the share of the
 	// NodePool's disruption cost it causes (a node counts 1, each pod it evicts 1 more, or
 	// more for pods with a higher priority or pod-deletion-cost). Defaults to 2, the k upstream
@@ -80,7 +80,7 @@ type Disruption struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	BalancedK *int32 `json:"balancedK,omitempty"`
-	// Budgets cap how many nodes may be disrupted at once. When several budgets are active the
+	// budgets cap how many nodes may be disrupted at once. When several budgets are active the
 	// most restrictive wins. Defaults to one budget of 10%.
 	// +kubebuilder:validation:XValidation:message="'schedule' must be set with 'duration'",rule="self.all(x, has(x.schedule) == has(x.duration))"
 	// +kubebuilder:default:={{nodes: "10%"}}
@@ -88,7 +88,7 @@ type Disruption struct {
 	// +listType=atomic
 	// +optional
 	Budgets []Budget `json:"budgets,omitempty" hash:"ignore"`
-	// Repair sets how node repair treats this NodePool's nodes. Node repair replaces a node
+	// repair sets how node repair treats this NodePool's nodes. Node repair replaces a node
 	// the cloud provider's repair policies find unhealthy (NotReady too long, or its VM failed),
 	// without waiting on PodDisruptionBudgets, as upstream Karpenter's does.
 	// +optional
@@ -97,7 +97,7 @@ type Disruption struct {
 
 // Repair is a NodePool's setting of node repair.
 type Repair struct {
-	// MaxUnhealthy is how many of the NodePool's nodes may be unhealthy at once for repair to
+	// maxUnhealthy is how many of the NodePool's nodes may be unhealthy at once for repair to
 	// go on, as a count ("2") or a percentage of its nodes ("20%", rounded up): while more are,
 	// repair holds and says so on each unhealthy node, since a fault that takes many nodes down
 	// is not one that replacing them fixes. "0" turns repair off for the NodePool. Defaults to
@@ -113,23 +113,23 @@ const DefaultMaxUnhealthy = "20%"
 // Budget limits the number of this NodePool's nodes that may be disrupted at the same time,
 // optionally only during a schedule window and only for some reasons.
 type Budget struct {
-	// Reasons are the disruption reasons this budget applies to; all reasons when unset.
+	// reasons are the disruption reasons this budget applies to; all reasons when unset.
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=set
 	// +optional
 	Reasons []DisruptionReason `json:"reasons,omitempty"`
-	// Nodes is the most nodes that may be disrupted at once, as a count ("1") or a percentage
+	// nodes is the most nodes that may be disrupted at once, as a count ("1") or a percentage
 	// of the NodePool's nodes ("10%", rounded up).
 	// +kubebuilder:validation:Pattern:="^((100|[0-9]{1,2})%|[0-9]+)$"
 	// +kubebuilder:default:="10%"
 	// +required
 	Nodes string `json:"nodes" hash:"ignore"`
-	// Schedule is a cron expression (UTC) or a macro such as @daily at which the budget becomes
+	// schedule is a cron expression (UTC) or a macro such as @daily at which the budget becomes
 	// active for Duration. Without a schedule the budget is always active.
 	// +kubebuilder:validation:Pattern:=`^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$`
 	// +optional
 	Schedule *string `json:"schedule,omitempty" hash:"ignore"`
-	// Duration is how long the budget stays active after each schedule hit, in hours and/or
+	// duration is how long the budget stays active after each schedule hit, in hours and/or
 	// minutes. Required with Schedule.
 	// +kubebuilder:validation:Pattern=`^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$`
 	// +kubebuilder:validation:Type="string"
@@ -174,8 +174,10 @@ const ResourceNodes corev1.ResourceName = "nodes"
 
 // NodeClaimTemplate is the template NodeClaims are launched from.
 type NodeClaimTemplate struct {
+	// metadata holds the labels and annotations the NodeClaims and their nodes get.
 	// +optional
 	ObjectMeta `json:"metadata,omitempty"`
+	// spec is the spec of the NodeClaims launched from the template.
 	// +required
 	Spec NodeClaimTemplateSpec `json:"spec"`
 }
@@ -183,7 +185,7 @@ type NodeClaimTemplate struct {
 // ObjectMeta is the subset of object metadata a NodeClaim template may carry; it lands on
 // every NodeClaim and Node launched from the NodePool.
 type ObjectMeta struct {
-	// Labels are applied to every node. Keys of Karpenter's own domains are restricted, as in
+	// labels are applied to every node. Keys of Karpenter's own domains are restricted, as in
 	// requirements.
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$') && k.indexOf('/') <= 253 && k.size() - k.indexOf('/') - 1 <= 63)",message="label keys must be qualified names (an optional lowercase DNS subdomain prefix of at most 253 characters and '/', then at most 63 alphanumerics, '-', '_' or '.')"
@@ -194,7 +196,7 @@ type ObjectMeta struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k.startsWith('karpenter.') && k.contains('/') && !k.startsWith('karpenter.sh/') && !k.startsWith('karpenter.kakaocloud.com/')))",message="label keys of other cloud providers' Karpenter domains are not supported on KakaoCloud; use the karpenter.kakaocloud.com keys"
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
-	// Annotations are applied to every node.
+	// annotations are applied to every node.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
@@ -202,18 +204,18 @@ type ObjectMeta struct {
 // NodeClaimTemplateSpec is the spec of the NodeClaims a NodePool launches, less the resource
 // requests that the controller fills in from the pods.
 type NodeClaimTemplateSpec struct {
-	// Taints are applied to every node; only pods that tolerate them are placed there.
+	// taints are applied to every node; only pods that tolerate them are placed there.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	Taints []corev1.Taint `json:"taints,omitempty"`
-	// StartupTaints are applied when a node starts and are expected to be removed by something
+	// startupTaints are applied when a node starts and are expected to be removed by something
 	// else (a DaemonSet, an operator) shortly after. Pods need not tolerate them.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	StartupTaints []corev1.Taint `json:"startupTaints,omitempty"`
-	// Requirements narrow the instance types, zones and other node properties the NodePool
+	// requirements narrow the instance types, zones and other node properties the NodePool
 	// may launch.
 	// +kubebuilder:validation:XValidation:rule="self.all(x, x.key != 'karpenter.sh/nodepool')",message="label \"karpenter.sh/nodepool\" is restricted"
 	// +kubebuilder:validation:XValidation:rule="self.all(x, x.key != 'karpenter.kakaocloud.com/kcnodeclass')",message="label \"karpenter.kakaocloud.com/kcnodeclass\" is restricted: it is set from nodeClassRef"
@@ -221,12 +223,12 @@ type NodeClaimTemplateSpec struct {
 	// +listType=atomic
 	// +required
 	Requirements []NodeSelectorRequirementWithMinValues `json:"requirements" hash:"ignore"`
-	// NodeClassRef names the KCNodeClass that shapes the VMs.
+	// nodeClassRef names the KCNodeClass that shapes the VMs.
 	// +kubebuilder:validation:XValidation:rule="self.group == oldSelf.group",message="nodeClassRef.group is immutable"
 	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind",message="nodeClassRef.kind is immutable"
 	// +required
 	NodeClassRef *NodeClassReference `json:"nodeClassRef"`
-	// TerminationGracePeriod is the most time draining a node may take once its deletion has
+	// terminationGracePeriod is the most time draining a node may take once its deletion has
 	// started. Past it, pods are deleted even if a PodDisruptionBudget or
 	// karpenter.sh/do-not-disrupt would block their eviction. Unset: wait indefinitely.
 	// +kubebuilder:validation:Pattern=`^([0-9]+(s|m|h))+$`
@@ -246,16 +248,16 @@ type NodeClaimTemplateSpec struct {
 // NodeClassReference points at the node class of a NodePool or NodeClaim.
 // +kubebuilder:validation:XValidation:rule="self.group == 'karpenter.kakaocloud.com' && self.kind == 'KCNodeClass'",messageExpression="'nodeClassRef must reference a KCNodeClass (group karpenter.kakaocloud.com, kind KCNodeClass), not ' + self.kind + '.' + self.group"
 type NodeClassReference struct {
-	// Kind of the node class: KCNodeClass.
+	// kind of the node class: KCNodeClass.
 	// +kubebuilder:validation:XValidation:rule="self != ''",message="kind may not be empty"
 	// +required
 	Kind string `json:"kind"`
-	// Name of the node class.
+	// name of the node class.
 	// +kubebuilder:validation:XValidation:rule="self != ''",message="name may not be empty"
 	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name"`
-	// Group of the node class: karpenter.kakaocloud.com.
+	// group of the node class: karpenter.kakaocloud.com.
 	// +kubebuilder:validation:XValidation:rule="self != ''",message="group may not be empty"
 	// +kubebuilder:validation:Pattern=`^[^/]*$`
 	// +required
@@ -264,26 +266,26 @@ type NodeClassReference struct {
 
 // NodePoolStatus is the observed state of a NodePool.
 type NodePoolStatus struct {
-	// Resources is the total capacity of the NodePool's NodeClaims not being deleted, with
+	// resources is the total capacity of the NodePool's NodeClaims not being deleted, with
 	// "nodes" their count (what limits are checked against).
 	// +optional
 	Resources corev1.ResourceList `json:"resources,omitempty"`
-	// Nodes is the number of nodes the NodePool has.
+	// nodes is the number of nodes the NodePool has.
 	// +kubebuilder:default:=0
 	// +optional
 	Nodes *int64 `json:"nodes,omitempty"`
-	// NodeClassObservedGeneration is the generation of the node class last seen ready.
+	// nodeClassObservedGeneration is the generation of the node class last seen ready.
 	// +optional
 	NodeClassObservedGeneration int64 `json:"nodeClassObservedGeneration,omitempty"`
-	// Drifted is how many of the NodePool's nodes are Drifted, waiting to be replaced.
+	// drifted is how many of the NodePool's nodes are Drifted, waiting to be replaced.
 	// +optional
 	Drifted int64 `json:"drifted"`
-	// DisruptionBlocked is how many of the NodePool's nodes disruption would act on now
+	// disruptionBlocked is how many of the NodePool's nodes disruption would act on now
 	// (drifted, or consolidatable) that a karpenter.sh/do-not-disrupt annotation or a
 	// PodDisruptionBudget holds; their NodeClaims' DisruptionBlocked events say which.
 	// +optional
 	DisruptionBlocked int64 `json:"disruptionBlocked"`
-	// Conditions: ValidationSucceeded, NodeClassReady, NodeRegistrationHealthy and Ready.
+	// conditions are ValidationSucceeded, NodeClassReady, NodeRegistrationHealthy and Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -313,11 +315,15 @@ const (
 // +kubebuilder:printcolumn:name="CPU",type="string",JSONPath=".status.resources.cpu",priority=1
 // +kubebuilder:printcolumn:name="Memory",type="string",JSONPath=".status.resources.memory",priority=1
 type NodePool struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the object's metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec is the policy: the nodes' template, their limits and how they are disrupted.
 	// +required
 	Spec NodePoolSpec `json:"spec"`
+	// status is what the NodePool's nodes add up to, and its conditions.
 	// +optional
 	Status NodePoolStatus `json:"status,omitempty"`
 }

@@ -46,25 +46,25 @@ const (
 // +kubebuilder:validation:XValidation:rule="!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",message="requirements with operator 'Exists' or 'DoesNotExist' must not have values"
 // +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'In' || (has(self.values) && size(self.values) >= self.minValues)",message="requirements with 'minValues' must have at least that many values specified in the 'values' field"
 type NodeSelectorRequirementWithMinValues struct {
-	// Key is the label key that the requirement applies to: a qualified name, as node labels
+	// key is the label key that the requirement applies to: a qualified name, as node labels
 	// take it (the prefix a lowercase DNS subdomain).
 	// +kubebuilder:validation:MaxLength=316
 	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$`
 	// +kubebuilder:validation:XValidation:rule="self.indexOf('/') <= 253 && self.size() - self.indexOf('/') - 1 <= 63",message="requirement keys must be qualified names: a prefix of at most 253 characters before the '/', and at most 63 after it"
 	// +required
 	Key string `json:"key"`
-	// Operator relates the key to the values.
+	// operator relates the key to the values.
 	// +kubebuilder:validation:Enum={In,NotIn,Exists,DoesNotExist,Gt,Lt,Gte,Lte}
 	// +required
 	Operator corev1.NodeSelectorOperator `json:"operator"`
-	// Values is the set of values for In and NotIn, or a single integer for Gt, Lt, Gte and Lte.
+	// values is the set of values for In and NotIn, or a single integer for Gt, Lt, Gte and Lte.
 	// +kubebuilder:validation:MaxItems=1000
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:items:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
 	// +listType=atomic
 	// +optional
 	Values []string `json:"values,omitempty"`
-	// MinValues is the minimum number of distinct values of the key that the instance types a
+	// minValues is the minimum number of distinct values of the key that the instance types a
 	// NodeClaim may launch must cover. This field is ALPHA.
 	// +kubebuilder:validation:Minimum:=1
 	// +kubebuilder:validation:Maximum:=50
