@@ -42,6 +42,10 @@ type ExistingNode struct {
 	Requirements Requirements
 	// Pods are the pods bound to the node. Topology spread and pod (anti-)affinity count them.
 	Pods []*corev1.Pod
+	// VolumeLimits are, per CSI driver, how many volumes of it the node can have attached
+	// (VolumeLimits of its CSINode); a driver not listed is not limited. The volumes the
+	// node's Pods use count against them (Input.PodVolumes).
+	VolumeLimits map[string]int
 	// TopologyOnly nodes take no pods in the simulation (a node being deleted or disrupted,
 	// a node a disruption simulation does not try), but the pods on them still count for
 	// topology spread and pod (anti-)affinity, as they do for the kube-scheduler.
@@ -57,6 +61,9 @@ type existingNode struct {
 	available resVec // allocatable - requested - placed in this run
 	ports     []hostPort
 	pods      []*corev1.Pod
+	// volumes are the volumes of the drivers the node limits that its pods use, those
+	// placed in this run included.
+	volumes VolumeUsage
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
@@ -161,6 +168,9 @@ func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, erro
 	if hp, clash := portsClash(e.ports, p.ports); clash {
 		return nil, fmt.Errorf("host port %d/%s is in use", hp.port, hp.protocol)
 	}
+	if err := volumesFit(e.node.VolumeLimits, e.volumes, p.volumes); err != nil {
+		return nil, err
+	}
 	if e.reqs == nil {
 		return nil, labelsSatisfy(e.labels, p.requirements)
 	}
@@ -183,6 +193,7 @@ func (e *existingNode) add(p *podInfo, reqs Requirements) {
 	e.available = e.available.sub(p.requests)
 	e.ports = append(e.ports, p.ports...)
 	e.pods = append(e.pods, p.pod)
+	e.volumes.attach(p.volumes, e.node.VolumeLimits)
 }
 
 // tolerates returns an error naming the first NoSchedule or NoExecute taint (and

@@ -21,6 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
 
 // TestNominatedPodsKeepTheirNodeClaims: the judge's "launched twice" case. Two NodeClaims are
@@ -143,4 +145,44 @@ func named(name string) func(*corev1.Pod) {
 func webZoneSpread(p *corev1.Pod) {
 	withLabels(web)(p)
 	withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule, nil)(p)
+}
+
+// TestNodeClaimThatWouldUnbalanceASpreadWaits: the judge's seeds 1514 (provisioning) and 1561
+// (disruption). Web pods spread over zones (maxSkew 1) can only launch into zones a and b,
+// where a node each already holds one of them; the run puts the new ones there, up to two
+// in a zone. Pod c, which tolerates the dedicated NodePool's taint, can only launch in zone c,
+// where no node is. Its NodeClaim would make zone c a domain of the web spread with no web pod
+// (the spread counts tainted nodes: nodeTaintsPolicy Ignore), and the kube-scheduler would
+// then refuse the web pods placed two to a zone. So pod c is not given a NodeClaim in this run.
+func TestNodeClaimThatWouldUnbalanceASpreadWaits(t *testing.T) {
+	inZones := func(zones ...string) func(*karpv1.NodePool) {
+		return func(np *karpv1.NodePool) {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+				karpv1.NodeSelectorRequirementWithMinValues{Key: corev1.LabelTopologyZone, Operator: karpv1.NodeSelectorOpIn, Values: zones})
+		}
+	}
+	res := Schedule(Input{
+		Pods: append(pods(3, "1", "1Gi", webZoneSpread),
+			pod("100m", "128Mi", named("c"), withToleration(checkoutTaint.Key, checkoutTaint.Value), withNodeSelector(corev1.LabelTopologyZone, zoneC))),
+		NodePools: []NodePoolInput{poolInput(nodePool("web", 10, inZones(zoneA, zoneB))), poolInput(nodePool("dedicated", 0, inZones(zoneC), withTaint))},
+		ExistingNodes: []ExistingNode{
+			runningNode("node-a", zoneA, "4", pod("1", "1Gi", withLabels(web))),
+			runningNode("node-b", zoneB, "4", pod("1", "1Gi", withLabels(web))),
+		},
+	})
+	perNode := map[string]int{}
+	for _, p := range res.Placed {
+		if p.Pod.Labels["app"] == web["app"] {
+			perNode[p.ExistingNode]++
+		}
+	}
+	if perNode["node-a"]+perNode["node-b"] != 3 {
+		t.Fatalf("web pods placed %v, errors %v: the case no longer puts them on the nodes there are", perNode, errorsOf(res))
+	}
+	if zones := zonesOf(res); len(zones) > 0 {
+		t.Errorf("NodeClaims opened in %v: a node in zone c would unbalance the web spread", zones)
+	}
+	if err := errorsOf(res)["c"]; !strings.Contains(err, "would unbalance the topology spread on "+corev1.LabelTopologyZone) {
+		t.Errorf("pod c: error %q, want one saying a node in zone c would unbalance the web spread", err)
+	}
 }

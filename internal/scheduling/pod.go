@@ -47,8 +47,9 @@ type podInfo struct {
 	counted      sets.Set[*topologyGroup] // groups whose selector matches the pod
 	inverse      []*topologyGroup         // anti-affinity groups that repel the pod
 	topologyKeys []string
-	spreadKeys   []string // keys other than hostname of the spreads that count the pod
-	nominated    string   // the existing node an earlier run put it on (Input.Nominated)
+	spreadKeys   []string    // keys other than hostname of the spreads that count the pod
+	nominated    string      // the existing node an earlier run put it on (Input.Nominated)
+	volumes      VolumeUsage // its CSI volumes (Input.PodVolumes), for nodes' attach limits
 }
 
 func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {

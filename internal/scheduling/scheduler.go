@@ -21,10 +21,11 @@
 // affinity (OR terms tried in turn), taints and tolerations, host ports, daemonset overhead,
 // instance-type offerings (zone, capacity type, availability), NodePool limits
 // (pessimistically, by the largest instance type a NodeClaim may become), minValues, volume
-// topology, topology spread constraints and pod affinity and anti-affinity (topology.go).
+// topology, existing nodes' volume attach limits (volumelimits.go), topology spread constraints
+// and pod affinity and anti-affinity (topology.go).
 // Preferences are honoured first and relaxed one at a time when a pod fits nowhere (pod.go).
 //
-// Not modelled: volume attach limits, dynamic resource allocation, reserved capacity.
+// Not modelled: dynamic resource allocation, reserved capacity.
 
 package scheduling
 
@@ -59,6 +60,10 @@ type Input struct {
 	// VolumeRequirements are, per pod, where its persistent volumes force it to run (a bound
 	// volume's node affinity, an unbound claim's allowed topologies).
 	VolumeRequirements map[*corev1.Pod]Requirements
+	// PodVolumes are, per pod, the CSI volumes it uses, by driver: those of the pods to
+	// place, and those of the pods of the ExistingNodes with VolumeLimits, which hold their
+	// slots there. A pod not listed uses none.
+	PodVolumes map[*corev1.Pod]VolumeUsage
 	// Policies are the operator's --preference-policy and --min-values-policy.
 	Policies Policies
 	// Nominated names, by pod UID, the existing node (an ExistingNode name) an earlier run put
@@ -270,12 +275,16 @@ func (t *poolTemplate) open(p *podInfo, topo *topology, hostname string) (*NewNo
 	if err != nil {
 		return nil, err
 	}
-	if keep := topo.balancedDomains(&nodeView{reqs: reqs, hostname: hostname, taints: t.taints}); keep != nil {
+	keep, err := topo.balancedDomains(&nodeView{reqs: reqs, hostname: hostname, taints: t.taints})
+	if err != nil {
+		return nil, err
+	}
+	if keep != nil {
 		keep.Add(topoReqs.Values()...)
-		// Narrowed, the NodeClaim may lose the types or offerings the pod needs: then it stays
-		// as it was.
-		if r, ts, d, err := n.canAdd(p, keep); err == nil {
-			reqs, types, ds = r, ts, d
+		// Narrowed, the NodeClaim may lose the types or offerings the pod needs: then it is not
+		// opened, as when it may launch in none of those domains.
+		if reqs, types, ds, err = n.canAdd(p, keep); err != nil {
+			return nil, err
 		}
 	}
 	if t.remaining != nil {
@@ -381,6 +390,7 @@ func newScheduler(in Input) *scheduler {
 			continue
 		}
 		p := newPodInfo(pod, in.VolumeRequirements[pod])
+		p.volumes = in.PodVolumes[pod]
 		terms, err := s.topo.termsOf(pod)
 		if err != nil {
 			s.res.PodErrors[pod] = err
@@ -434,6 +444,7 @@ func newScheduler(in Input) *scheduler {
 			continue // counts for nothing: no pod of the run has a topology constraint
 		}
 		e := newExistingNode(n)
+		e.volumes = attachedVolumes(n, in.PodVolumes)
 		e.reserveDaemons(daemons)
 		s.existing = append(s.existing, e)
 		s.preferNoSchedule = s.preferNoSchedule || hasPreferNoSchedule(e.node.Taints)

@@ -670,8 +670,10 @@ func (p *podInfo) owns(g *topologyGroup) bool {
 // other pods in a domain a spread was not balanced over would add an empty domain behind the
 // spread's back: pods placed earlier in the run, up to maxSkew above the old minimum, would be
 // refused against the new one. So such a NodeClaim keeps to the domains the spread already
-// counts, when it may launch in one of them; when it may not, it is left as it is.
-func (t *topology) balancedDomains(v *nodeView) Requirements {
+// counts; when it may launch in none of them it is not opened (unbalancedError): its pod waits
+// for a later pass, once the spread's pods are bound and no longer placed against the old
+// minimum.
+func (t *topology) balancedDomains(v *nodeView) (Requirements, error) {
 	var out Requirements
 	for _, g := range t.ordered {
 		if g.kind != kindSpread || g.nodeDomains == nil || g.peak <= g.maxSkew || !g.filter.admits(v) {
@@ -679,24 +681,38 @@ func (t *topology) balancedDomains(v *nodeView) Requirements {
 		}
 		eligible := sets.New[string]()
 		g.eachEligible(func(d string) { eligible.Insert(d) })
-		var keep []string
-		all := true
+		var keep, outside []string
 		t.eachDomain(v, g.key, func(d string) {
 			if eligible.Has(d) {
 				keep = append(keep, d)
 			} else {
-				all = false
+				outside = append(outside, d)
 			}
 		})
-		if all || len(keep) == 0 {
+		if len(outside) == 0 {
 			continue
+		}
+		if len(keep) == 0 {
+			slices.Sort(outside)
+			return nil, &unbalancedError{group: g, domains: outside}
 		}
 		if out == nil {
 			out = Requirements{}
 		}
 		out.Add(NewRequirement(g.key, karpv1.NodeSelectorOpIn, keep...))
 	}
-	return out
+	return out, nil
+}
+
+// unbalancedError is a NodeClaim refused because each domain it may launch in would be a new,
+// empty domain of a spread whose pods this run placed against the old minimum.
+type unbalancedError struct {
+	group   *topologyGroup
+	domains []string
+}
+
+func (e *unbalancedError) Error() string {
+	return fmt.Sprintf("a new node in %s %s would unbalance the %s, whose pods this run placed on other nodes first", e.group.key, strings.Join(e.domains, ", "), e.group.describe)
 }
 
 // closedDomain is a domain closed to a spread.

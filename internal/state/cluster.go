@@ -20,6 +20,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +35,7 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=csinodes,verbs=get;list;watch
 
 // Cluster is one read of the cluster. Its objects come from the cache without copies: they
 // are read-only.
@@ -49,6 +51,8 @@ type Cluster struct {
 	// NamespaceLabels are the labels of every namespace, for pod affinity namespace
 	// selectors.
 	NamespaceLabels map[string]map[string]string
+	// CSINodes are the nodes' CSINode objects by node name: their drivers' attach limits.
+	CSINodes map[string]*storagev1.CSINode
 }
 
 // Read lists the cluster from reader (the manager's cache).
@@ -61,7 +65,8 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	pdbs := &policyv1.PodDisruptionBudgetList{}
 	daemonSets := &appsv1.DaemonSetList{}
 	namespaces := &corev1.NamespaceList{}
-	for _, list := range []client.ObjectList{pools, claims, nodes, pods, pdbs, daemonSets, namespaces} {
+	csiNodes := &storagev1.CSINodeList{}
+	for _, list := range []client.ObjectList{pools, claims, nodes, pods, pdbs, daemonSets, namespaces, csiNodes} {
 		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, err
 		}
@@ -79,6 +84,11 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	c.NamespaceLabels = make(map[string]map[string]string, len(namespaces.Items))
 	for _, ns := range namespaces.Items {
 		c.NamespaceLabels[ns.Name] = ns.Labels
+	}
+	c.CSINodes = make(map[string]*storagev1.CSINode, len(csiNodes.Items))
+	for _, csiNode := range pointers(csiNodes.Items) {
+		// A CSINode is named after its node.
+		c.CSINodes[csiNode.Name] = csiNode
 	}
 	return c, nil
 }

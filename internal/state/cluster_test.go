@@ -20,6 +20,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,8 @@ func TestRead(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "data", Labels: map[string]string{"tier": "data"}}},
 		&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}},
+		&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+			{Name: "block.csi.example.com", NodeID: "node-a", Allocatable: &storagev1.VolumeNodeResources{Count: new(int32(2))}}}}},
 		pod("running", "node-a", corev1.PodRunning), pod("done", "node-a", corev1.PodSucceeded), pod("pending", "", corev1.PodPending),
 	).Build()
 
@@ -63,6 +66,9 @@ func TestRead(t *testing.T) {
 	}
 	if cluster.NamespaceLabels["data"]["tier"] != "data" {
 		t.Errorf("namespace labels = %v", cluster.NamespaceLabels)
+	}
+	if csiNode := cluster.CSINodes["node-a"]; csiNode == nil || len(csiNode.Spec.Drivers) != 1 {
+		t.Errorf("CSINodes = %v, want node-a's", cluster.CSINodes)
 	}
 	bound := cluster.BoundPods()
 	var names []string

@@ -16,11 +16,12 @@
 // and disruption each read it once per decision from the manager's shared informer cache, so
 // both decide on the same objects: NodePools, NodeClaims (the ones in flight included, which
 // keeps a pod that waits for its node from causing a second NodeClaim), nodes, pods, the pods
-// each DaemonSet adds to a node, PodDisruptionBudgets and namespace labels. It also holds the
-// one model of capacity both place pods on: nodes and NodeClaims in flight as places pods may
-// land, and the limits each NodePool has left; and what controllers share that the API does
-// not hold: whether each NodePool's latest nodes registered (RegistrationHealth), and when
-// provisioning saw, decided about and placed each pending pod (PodSchedulingTimes).
+// each DaemonSet adds to a node, PodDisruptionBudgets, namespace labels and CSINodes (each
+// node's volume attach limits). It also holds the one model of capacity both place pods on:
+// nodes and NodeClaims in flight as places pods may land, and the limits each NodePool has
+// left; and what controllers share that the API does not hold: whether each NodePool's latest
+// nodes registered (RegistrationHealth), and when provisioning saw, decided about and placed
+// each pending pod (PodSchedulingTimes).
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics, internal/scheduling, internal/utils/pod,
 // internal/utils/resources.

@@ -14,8 +14,9 @@
 
 // Package volumetopology says where pods' persistent volumes keep them: a bound volume's node
 // affinity (a zonal disk stays in its zone), or an unbound claim's StorageClass allowed
-// topologies (WaitForFirstConsumer provisions where the pod lands). Provisioning and
-// disruption both simulate pods with it.
+// topologies (WaitForFirstConsumer provisions where the pod lands); and which CSI volumes they
+// use, which nodes' attach limits count (CSIVolumes). Provisioning and disruption both
+// simulate pods with it.
 //
 // Of this project it imports internal/scheduling.
 package volumetopology

@@ -20,6 +20,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	storagehelpers "k8s.io/component-helpers/storage/volume"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -62,19 +63,26 @@ func Load(ctx context.Context, reader client.Reader) (*Volumes, error) {
 	return v, nil
 }
 
+// claimName is the claim a volume of the pod uses: its own, or the one the ephemeral volume
+// controller creates for it; "" for a volume of another kind.
+func claimName(pod *corev1.Pod, vol *corev1.Volume) string {
+	switch {
+	case vol.PersistentVolumeClaim != nil:
+		return vol.PersistentVolumeClaim.ClaimName
+	case vol.Ephemeral != nil:
+		return pod.Name + "-" + vol.Name
+	}
+	return ""
+}
+
 // Requirements returns where the pod's volumes keep it. waiting, when not empty, names what
 // the pod waits for (a claim or volume that does not exist yet): the kube-scheduler cannot
 // place such a pod either.
 func (v *Volumes) Requirements(pod *corev1.Pod) (reqs scheduling.Requirements, waiting string) {
 	reqs = scheduling.Requirements{}
-	for _, vol := range pod.Spec.Volumes {
-		var name string
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			name = vol.PersistentVolumeClaim.ClaimName
-		case vol.Ephemeral != nil:
-			name = pod.Name + "-" + vol.Name // the claim the ephemeral volume controller creates
-		default:
+	for i := range pod.Spec.Volumes {
+		name := claimName(pod, &pod.Spec.Volumes[i])
+		if name == "" {
 			continue
 		}
 		pvc := v.claims[pod.Namespace+"/"+name]
@@ -105,4 +113,47 @@ func (v *Volumes) Requirements(pod *corev1.Pod) (reqs scheduling.Requirements, w
 		}
 	}
 	return reqs, ""
+}
+
+// CSIVolumes returns the CSI volumes the pod uses, by driver, as the kube-scheduler counts them
+// against a node's attach limits: a claim bound to a volume with a CSI source counts for its
+// driver by its volume handle; a claim not bound yet (or bound to a volume not in the cache)
+// for the provisioner of its StorageClass, by the claim. Volumes of other kinds do not count:
+// an inline csi volume is not attached through the driver's attach limit, and the in-tree
+// volumes the kube-scheduler translates to CSI are not offered on KakaoCloud. A claim that
+// does not exist is left out (Requirements tells a pending pod it waits for it).
+func (v *Volumes) CSIVolumes(pod *corev1.Pod) scheduling.VolumeUsage {
+	var out scheduling.VolumeUsage
+	for i := range pod.Spec.Volumes {
+		name := claimName(pod, &pod.Spec.Volumes[i])
+		pvc := v.claims[pod.Namespace+"/"+name]
+		if name == "" || pvc == nil {
+			continue
+		}
+		driver, id := v.csiVolume(pvc)
+		if driver == "" {
+			continue
+		}
+		if out == nil {
+			out = scheduling.VolumeUsage{}
+		}
+		out.Insert(driver, id)
+	}
+	return out
+}
+
+// csiVolume is the driver and identity of the claim's volume; "" when it is no CSI volume.
+func (v *Volumes) csiVolume(pvc *corev1.PersistentVolumeClaim) (driver, id string) {
+	if pv := v.volumes[pvc.Spec.VolumeName]; pvc.Spec.VolumeName != "" && pv != nil {
+		if source := pv.Spec.CSI; source != nil {
+			return source.Driver, scheduling.VolumeID(source.Driver, source.VolumeHandle)
+		}
+		return "", ""
+	}
+	// A claim without a class must be bound before its pod is scheduled: it is not counted.
+	class := v.classes[storagehelpers.GetPersistentVolumeClaimClass(pvc)]
+	if class == nil {
+		return "", ""
+	}
+	return class.Provisioner, scheduling.UnboundVolumeID(pvc)
 }

@@ -79,3 +79,49 @@ func TestRequirements(t *testing.T) {
 		})
 	}
 }
+
+// TestCSIVolumes: the volumes counted against attach limits, as the kube-scheduler counts them.
+func TestCSIVolumes(t *testing.T) {
+	const driver = "block.csi.example.com"
+	csiVolume := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-csi"}, Spec: corev1.PersistentVolumeSpec{
+		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: "disk-1"}}}}
+	hostPath := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-local"}, Spec: corev1.PersistentVolumeSpec{
+		PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data"}}}}
+	class := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "block"}, Provisioner: driver}
+	objects := []client.Object{csiVolume, hostPath, class,
+		claim("bound", "pv-csi", new("block")), claim("local", "pv-local", nil), claim("unbound", "", new("block")),
+		claim("eph-scratch", "", new("block")), claim("no-class", "", nil), claim("unknown-class", "", new("no-such-class"))}
+	volumes, err := Load(t.Context(), fake.NewClientBuilder().WithObjects(objects...).Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ephemeral := corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{}}}
+	inline := corev1.Volume{Name: "inline", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{Driver: driver}}}
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		want []string
+	}{
+		{name: "a bound CSI volume, by its handle", pod: podWith("a", pvcVolume("bound")), want: []string{driver + "/disk-1"}},
+		{name: "an unbound claim, by its class's provisioner", pod: podWith("b", pvcVolume("unbound")), want: []string{"claim:default/unbound"}},
+		{name: "an ephemeral volume's claim", pod: podWith("eph", ephemeral), want: []string{"claim:default/eph-scratch"}},
+		{name: "a volume without a CSI source", pod: podWith("c", pvcVolume("local"))},
+		{name: "an unbound claim without a class", pod: podWith("d", pvcVolume("no-class"))},
+		{name: "an unbound claim of a class that does not exist", pod: podWith("e", pvcVolume("unknown-class"))},
+		{name: "a claim that does not exist", pod: podWith("f", pvcVolume("nope"))},
+		{name: "an inline CSI volume", pod: podWith("g", inline)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := volumes.CSIVolumes(tc.pod)
+			if len(tc.want) == 0 {
+				if len(got) > 0 {
+					t.Errorf("CSIVolumes = %v, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 || !got[driver].HasAll(tc.want...) || got[driver].Len() != len(tc.want) {
+				t.Errorf("CSIVolumes = %v, want %s: %v", got, driver, tc.want)
+			}
+		})
+	}
+}

@@ -54,7 +54,7 @@ func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 	}
 	var total tally
 	for i := range *scaleCommands {
-		in := w.snapshotInput()
+		in := w.snapshotInput(ctx)
 		start := time.Now()
 		d := disruption.NewSnapshot(in).Decide(disruption.Options{})
 		decided := time.Since(start)

@@ -54,7 +54,7 @@ func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range commandsPerSeed {
-			d := disruption.NewSnapshot(w.snapshotInput()).Decide(disruption.Options{})
+			d := disruption.NewSnapshot(w.snapshotInput(ctx)).Decide(disruption.Options{})
 			if d.Command == nil {
 				break
 			}
@@ -85,12 +85,14 @@ func (w *world) markForDisruption() {
 	}
 }
 
-func (w *world) snapshotInput() disruption.SnapshotInput {
+func (w *world) snapshotInput(ctx context.Context) disruption.SnapshotInput {
+	cluster := w.cluster()
 	in := disruption.SnapshotInput{
 		Now: w.now, NodePools: w.nodePools, InstanceTypes: map[string][]*cloudprovider.InstanceType{},
 		NodeClaims: w.nodeClaims, Nodes: w.nodes, Pods: w.pods, PDBs: w.pdbs, DaemonSetPods: w.daemonSets,
-		NamespaceLabels: w.cluster().NamespaceLabels,
+		NamespaceLabels: cluster.NamespaceLabels, CSINodes: cluster.CSINodes,
 	}
+	in.VolumeRequirements, in.PodVolumes = disruption.PodVolumes(w.readVolumes(ctx), w.pods)
 	for _, np := range w.nodePools {
 		in.InstanceTypes[np.Name] = w.instanceTypes
 	}
@@ -150,6 +152,7 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 		}
 	}
 	moved := map[*corev1.Pod]*corev1.Pod{}
+	volumes := w.readVolumes(ctx)
 	for _, p := range cmd.Placed {
 		t.placements++
 		target := p.ExistingNode
@@ -159,6 +162,10 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 		// The evicted pod comes back as a new, unbound pod of its workload.
 		fresh := p.Pod.DeepCopy()
 		fresh.Spec.NodeName = ""
+		if len(volumes.CSIVolumes(fresh)) > 0 {
+			t.volumePods++
+			t.limitRefusals += w.limitRefusals(ctx, j, c, fresh, c.nodeNames())
+		}
 		if err := j.Fits(ctx, c, fresh, target); err != nil {
 			t.disagree(w.seed, plugin(err), "%s moves pod %s to %s, which the kube-scheduler refuses: %v\n%s", cmd.Method, p.Pod.Name, target, err, describe(c, fresh, target))
 		}

@@ -50,6 +50,10 @@ const (
 	hashLabel      = "pod-template-hash" // a Deployment's revision, for matchLabelKeys
 )
 
+// blockDriver is the CSI driver of the drawn volumes and StorageClass, whose attach limit some
+// nodes' CSINodes set.
+const blockDriver = "block.csi.kakaocloud.com"
+
 // world is one random cluster and workload.
 type world struct {
 	seed   uint64
@@ -67,6 +71,7 @@ type world struct {
 	volumes       []*corev1.PersistentVolume
 	claims        []*corev1.PersistentVolumeClaim
 	classes       []*storagev1.StorageClass
+	csiNodes      []*storagev1.CSINode
 	pdbs          []*policyv1.PodDisruptionBudget
 	// nominated is where provisioning put each pod that waits for a NodeClaim in flight, as
 	// the provisioner remembers it for its next pass.
@@ -91,7 +96,7 @@ func newWorld(seed uint64) *world {
 	for _, ns := range []string{"default", "team-a", "team-b"} {
 		w.namespaces = append(w.namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns, "tenant": ns}}})
 	}
-	w.classes = append(w.classes, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "zonal"}, Provisioner: "block.csi.kakaocloud.com",
+	w.classes = append(w.classes, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "zonal"}, Provisioner: blockDriver,
 		VolumeBindingMode: ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)})
 	w.drawNodePools()
 	w.drawDaemonSets()
@@ -238,6 +243,7 @@ func (w *world) drawUnmanagedNodes() {
 		w.nodes = append(w.nodes, n)
 		w.bindDaemonSets(n)
 		w.fill(n, 0.3+0.5*w.rng.Float64())
+		w.attachVolumes(n)
 	}
 }
 
@@ -281,6 +287,31 @@ func (w *world) drawManagedNodesN(count int, low, high float64) {
 		w.nodeClaims = append(w.nodeClaims, nodeClaim)
 		w.bindDaemonSets(n)
 		w.fill(n, low+(high-low)*w.rng.Float64())
+		w.attachVolumes(n)
+	}
+}
+
+// attachVolumes gives most nodes a CSINode for the block driver, most of those with an attach
+// limit of one to three volumes, and gives some of the node's running pods a block volume,
+// up to its limit: pending pods with block volumes then find some nodes full. A node
+// without a CSINode, or whose driver declares no count, is not limited.
+func (w *world) attachVolumes(n *corev1.Node) {
+	limit := -1
+	if w.chance(0.8) {
+		driver := storagev1.CSINodeDriver{Name: blockDriver, NodeID: n.Name}
+		if w.chance(0.75) {
+			limit = 1 + w.pick(3)
+			driver.Allocatable = &storagev1.VolumeNodeResources{Count: new(int32(limit))}
+		}
+		w.csiNodes = append(w.csiNodes, &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: n.Name}, Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{driver}}})
+	}
+	attached := 0
+	for _, pod := range w.pods {
+		if pod.Spec.NodeName != n.Name || pod.Status.Phase != corev1.PodRunning || len(pod.OwnerReferences) > 0 || attached == limit || !w.chance(0.3) {
+			continue
+		}
+		w.zonalVolume(pod, n.Labels[karpv1.LabelTopologyZone])
+		attached++
 	}
 }
 
@@ -451,7 +482,7 @@ var workloadKinds = []string{
 	"undefined-label", "tolerate-dedicated", "host-port", "zonal-volume", "spread-honor-taints",
 	"spread-ignore-affinity", "affinity-or-terms", "existing-app-spread", "preempting",
 	"min-domains", "sidecar-port", "schedule-anyway", "match-label-keys", "namespace-anti", "affinity-and-anti",
-	"guarded", "unbound-claim", "scratch", "gpu",
+	"guarded", "unbound-claim", "scratch", "gpu", "block-volumes", "block-volumes",
 }
 
 // gpuResource is the extended resource of the GPU family.
@@ -474,7 +505,7 @@ func (w *world) deployment(kind string, replicas int) int {
 	mem := []int64{128, 256, 512, 1024, 2048}[w.pick(5)]
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{appLabel: app}}
 	zone := zones[w.pick(len(zones))]
-	var volumeZone string
+	var volumeZone, sharedClaim string
 	for i := range replicas {
 		pod := pending(w.pod(ns, app, cpu, mem))
 		spec := &pod.Spec
@@ -581,6 +612,8 @@ func (w *world) deployment(kind string, replicas int) int {
 			spec.Containers[0].Resources.Limits = corev1.ResourceList{gpuResource: gpu}
 		case "unbound-claim":
 			w.unboundClaim(pod)
+		case "block-volumes":
+			w.blockVolumes(pod, &sharedClaim)
 		case "min-domains":
 			spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel,
 				MinDomains: new(int32(3))}}
@@ -609,7 +642,7 @@ func (w *world) zonalVolume(pod *corev1.Pod, zone string) {
 			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName:       "zonal",
 			ClaimRef:               &corev1.ObjectReference{Namespace: pod.Namespace, Name: name},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "block.csi.kakaocloud.com", VolumeHandle: name}},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: blockDriver, VolumeHandle: name}},
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: karpv1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
 			}}}},
@@ -633,15 +666,52 @@ func (w *world) zonalVolume(pod *corev1.Pod, zone string) {
 // volume is provisioned where the pod lands.
 func (w *world) unboundClaim(pod *corev1.Pod) {
 	name := pod.Name + "-scratch"
-	w.claims = append(w.claims, &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pod.Namespace},
+	w.claims = append(w.claims, unboundClaimNamed(name, pod.Namespace))
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
+}
+
+// blockVolumes gives the pod one or two volumes of the block driver, counted by nodes' attach
+// limits: claims of the WaitForFirstConsumer class not bound yet, a generic ephemeral volume,
+// or a claim (not bound yet either) the deployment's replicas share, attached once to a node
+// that runs two of them.
+func (w *world) blockVolumes(pod *corev1.Pod, sharedClaim *string) {
+	for v := range 1 + w.pick(2) {
+		switch w.pick(3) {
+		case 0:
+			name := fmt.Sprintf("%s-block-%d", pod.Name, v)
+			w.claims = append(w.claims, unboundClaimNamed(name, pod.Namespace))
+			pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: fmt.Sprintf("block-%d", v), VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
+		case 1:
+			// The ephemeral volume controller's claim: named after the pod and volume, owned by the pod.
+			volume := fmt.Sprintf("ephemeral-%d", v)
+			claim := unboundClaimNamed(pod.Name+"-"+volume, pod.Namespace)
+			claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: new(true)}}
+			w.claims = append(w.claims, claim)
+			pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+				VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: claim.Spec}}}})
+		default:
+			if *sharedClaim == "" {
+				*sharedClaim = pod.Name + "-shared"
+				w.claims = append(w.claims, unboundClaimNamed(*sharedClaim, pod.Namespace))
+			}
+			if slices.ContainsFunc(pod.Spec.Volumes, func(vol corev1.Volume) bool { return vol.Name == "shared" }) {
+				continue
+			}
+			pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "shared", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: *sharedClaim}}})
+		}
+	}
+}
+
+// unboundClaimNamed is a claim of the WaitForFirstConsumer class, not bound yet.
+func unboundClaimNamed(name, namespace string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: new("zonal"),
 			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
 		},
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending},
-	})
-	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
+	}
 }
 
 // nominate remembers where provisioning put a pod, as the provisioner does for its next pass.

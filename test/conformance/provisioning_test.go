@@ -25,7 +25,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -45,8 +47,12 @@ var (
 // tally is what a run judged.
 type tally struct {
 	seeds, placements, pending, nodeClaims int
-	disagreements                          []string
-	kinds                                  map[string]int
+	// volumePods are the placements judged of pods with CSI volumes; limitRefusals the
+	// existing nodes the kube-scheduler's NodeVolumeLimits refused such a pod on when it was
+	// placed.
+	volumePods, limitRefusals int
+	disagreements             []string
+	kinds                     map[string]int
 }
 
 // disagree records a disagreement of a kind (the kube-scheduler plugin that refused, or what
@@ -66,8 +72,8 @@ func plugin(err error) string {
 }
 
 func (t *tally) report(tb testing.TB, what string) {
-	tb.Logf("%s: %d seeds, %d placements and %d pending pods judged, %d new NodeClaims, %d disagreements",
-		what, t.seeds, t.placements, t.pending, t.nodeClaims, len(t.disagreements))
+	tb.Logf("%s: %d seeds, %d placements and %d pending pods judged, %d new NodeClaims, %d pods with CSI volumes, %d attach limit refusals, %d disagreements",
+		what, t.seeds, t.placements, t.pending, t.nodeClaims, t.volumePods, t.limitRefusals, len(t.disagreements))
 	for _, kind := range slices.Sorted(maps.Keys(t.kinds)) {
 		tb.Logf("  %s: %d", kind, t.kinds[kind])
 	}
@@ -141,6 +147,10 @@ func (w *world) cluster() *state.Cluster {
 	for _, ns := range w.namespaces {
 		c.NamespaceLabels[ns.Name] = ns.Labels
 	}
+	c.CSINodes = map[string]*storagev1.CSINode{}
+	for _, csiNode := range w.csiNodes {
+		c.CSINodes[csiNode.Name] = csiNode
+	}
 	return c
 }
 
@@ -158,7 +168,19 @@ func (w *world) objects() []runtime.Object {
 	for _, o := range w.namespaces {
 		out = append(out, o)
 	}
+	for _, o := range w.csiNodes {
+		out = append(out, o)
+	}
 	return out
+}
+
+// volumes reads the world's claims, volumes and classes as the controllers read them.
+func (w *world) readVolumes(ctx context.Context) *volumetopology.Volumes {
+	volumes, err := volumetopology.Load(ctx, fake.NewClientBuilder().WithRuntimeObjects(w.objects()...).Build())
+	if err != nil {
+		panic(err) // a fake client lists what it holds
+	}
+	return volumes
 }
 
 // provision is what the provisioner does with the cluster: the same input, the volume
@@ -169,24 +191,8 @@ func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, 
 		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
 			return w.instanceTypes, nil
 		}))
-	volumes, err := volumetopology.Load(ctx, fake.NewClientBuilder().WithRuntimeObjects(w.objects()...).Build())
-	if err != nil {
-		t.Fatal(err)
-	}
 	in.Nominated = w.nominated
-	placeable := in.Pods[:0:0]
-	in.VolumeRequirements = map[*corev1.Pod]scheduling.Requirements{}
-	for _, pod := range in.Pods {
-		reqs, waiting := volumes.Requirements(pod)
-		if waiting != "" {
-			continue
-		}
-		if len(reqs) > 0 {
-			in.VolumeRequirements[pod] = reqs
-		}
-		placeable = append(placeable, pod)
-	}
-	in.Pods = placeable
+	provisioning.WithVolumes(&in, w.readVolumes(ctx))
 	return in, scheduling.Schedule(in)
 }
 
@@ -282,7 +288,7 @@ func (w *world) typeByName(name string) *cloudprovider.InstanceType {
 // launchInFlight adds to c the nodes the NodeClaims in flight become, with their daemonset
 // pods, and returns each one's simulation name mapped to its node name.
 func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
-	names := map[string]string{}
+	nodeNames := map[string]string{}
 	var phantoms []*corev1.Node
 	registered := map[string]bool{}
 	for _, n := range w.nodes {
@@ -308,9 +314,9 @@ func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
 		phantoms = append(phantoms, w.phantoms(node, types, reqs)...)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
-		names["nodeclaim/"+nodeClaim.Name] = node.Name
+		nodeNames["nodeclaim/"+nodeClaim.Name] = node.Name
 	}
-	return names, phantoms
+	return nodeNames, phantoms
 }
 
 func (w *world) bindDaemonSetsTo(c *Cluster, n *corev1.Node) {
@@ -402,6 +408,10 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			continue // its NodeClaim had no zone, reported above
 		}
 		pod := judged(p.Pod)
+		if len(in.PodVolumes[p.Pod]) > 0 {
+			t.volumePods++
+			t.limitRefusals += w.limitRefusals(ctx, j, c, pod, existing)
+		}
 		if err := j.Fits(ctx, c, pod, target); err != nil {
 			t.disagree(w.seed, plugin(err), "pod %s placed on %s, which the kube-scheduler refuses: %v\n%s", pod.Name, target, err, describe(c, pod, target))
 		}
@@ -427,6 +437,21 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 			}
 		}
 	}
+}
+
+// limitRefusals counts the existing nodes with an attach limit that the kube-scheduler
+// refuses the pod on because of it.
+func (w *world) limitRefusals(ctx context.Context, j *Judge, c *Cluster, pod *corev1.Pod, existing []string) int {
+	refusals := 0
+	for _, csiNode := range w.csiNodes {
+		if !slices.Contains(existing, csiNode.Name) {
+			continue
+		}
+		if err := j.Fits(ctx, c, pod, csiNode.Name); err != nil && plugin(err) == names.NodeVolumeLimits {
+			refusals++
+		}
+	}
+	return refusals
 }
 
 // inventedLabels are the labels of a NodeClaim that neither the well-known keys, nor its

@@ -286,11 +286,10 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	for _, nodeClaim := range in.NodeClaims {
 		existing.Insert(nodeClaim.Name)
 	}
-	volumes, err := c.volumeRequirements(ctx, in.Pods)
-	if err != nil {
+	if in.VolumeRequirements, in.PodVolumes, err = c.podVolumes(ctx, in.Pods); err != nil {
 		return in, err
 	}
-	in.VolumeRequirements = volumes
+	in.CSINodes = cluster.CSINodes
 	if c.NodeRepair {
 		if in.Repair, err = c.repairInput(ctx, in); err != nil {
 			return in, err

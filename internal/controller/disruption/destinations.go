@@ -68,6 +68,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim)}
 		if n.Node != nil {
 			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, n.Pods)
+			d.existing.VolumeLimits = scheduling.VolumeLimits(s.csiNodes[n.Node.Name])
 		}
 		n.dest = d
 		if !n.initialized() {
@@ -83,7 +84,9 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			bystander(node, podsByNode[node.Name])
 			continue
 		}
-		add(&dest{existing: state.NodeCapacity(node, nil, podsByNode[node.Name])})
+		d := &dest{existing: state.NodeCapacity(node, nil, podsByNode[node.Name])}
+		d.existing.VolumeLimits = scheduling.VolumeLimits(s.csiNodes[node.Name])
+		add(d)
 	}
 	s.sortDests()
 }
@@ -246,7 +249,7 @@ func nearCount(dests []*dest, pods []*corev1.Pod) int {
 func (s *Snapshot) input(pods []*corev1.Pod, dests []scheduling.ExistingNode, freed []*StateNode) scheduling.Input {
 	return scheduling.Input{
 		Pods: pods, ExistingNodes: dests, NodePools: s.poolInputs(freed), DaemonSetPods: s.daemons,
-		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes, Policies: s.policies,
+		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes, PodVolumes: s.podVolumes, Policies: s.policies,
 	}
 }
 

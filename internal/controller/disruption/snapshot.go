@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -53,6 +54,10 @@ type SnapshotInput struct {
 	NamespaceLabels map[string]map[string]string
 	// VolumeRequirements say where pods' persistent volumes keep them (see VolumeRequirements).
 	VolumeRequirements map[*corev1.Pod]scheduling.Requirements
+	// PodVolumes are the CSI volumes pods use (see scheduling.Input.PodVolumes), and CSINodes
+	// the nodes' CSINodes by node name: the nodes' volume attach limits.
+	PodVolumes map[*corev1.Pod]scheduling.VolumeUsage
+	CSINodes   map[string]*storagev1.CSINode
 	// InFlight names the NodeClaims of commands under way, candidates and replacements: they
 	// are neither candidates nor somewhere pods can be moved to.
 	InFlight sets.Set[string]
@@ -86,6 +91,8 @@ type Snapshot struct {
 	daemons    []*corev1.Pod
 	namespaces map[string]map[string]string
 	volumes    map[*corev1.Pod]scheduling.Requirements
+	podVolumes map[*corev1.Pod]scheduling.VolumeUsage
+	csiNodes   map[string]*storagev1.CSINode
 	pdbs       map[string][]pdbInfo // by namespace
 	// pdbIndex finds, by namespace, the budgets that may select a pod.
 	pdbIndex map[string]*labelindex.Index[int]
@@ -162,6 +169,8 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		daemons:       in.DaemonSetPods,
 		namespaces:    in.NamespaceLabels,
 		volumes:       in.VolumeRequirements,
+		podVolumes:    in.PodVolumes,
+		csiNodes:      in.CSINodes,
 		pdbs:          map[string][]pdbInfo{},
 		pdbIndex:      map[string]*labelindex.Index[int]{},
 		noticed:       sets.New[types.UID](),

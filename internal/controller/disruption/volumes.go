@@ -26,24 +26,36 @@ import (
 
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
-// volumeRequirements says where the pods' persistent volumes keep them. Pods without claims,
-// and pods whose claims do not exist yet, are left out.
-func (c *Controller) volumeRequirements(ctx context.Context, pods []*corev1.Pod) (map[*corev1.Pod]scheduling.Requirements, error) {
-	out := map[*corev1.Pod]scheduling.Requirements{}
-	var volumes *volumetopology.Volumes
+// podVolumes reads the volumes of the pods that have claims (PodVolumes); nothing is read
+// when no pod has one.
+func (c *Controller) podVolumes(ctx context.Context, pods []*corev1.Pod) (map[*corev1.Pod]scheduling.Requirements, map[*corev1.Pod]scheduling.VolumeUsage, error) {
+	withClaims := slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool {
+		return !slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil })
+	})
+	if len(withClaims) == 0 {
+		return map[*corev1.Pod]scheduling.Requirements{}, map[*corev1.Pod]scheduling.VolumeUsage{}, nil
+	}
+	volumes, err := volumetopology.Load(ctx, c.Client)
+	if err != nil {
+		return nil, nil, err
+	}
+	reqs, used := PodVolumes(volumes, withClaims)
+	return reqs, used, nil
+}
+
+// PodVolumes says where the pods' persistent volumes keep them (SnapshotInput's
+// VolumeRequirements), and which CSI volumes they use (PodVolumes: which nodes' attach limits
+// count). Pods without claims, and pods whose claims do not exist yet, are left out.
+func PodVolumes(volumes *volumetopology.Volumes, pods []*corev1.Pod) (map[*corev1.Pod]scheduling.Requirements, map[*corev1.Pod]scheduling.VolumeUsage) {
+	reqs := map[*corev1.Pod]scheduling.Requirements{}
+	used := map[*corev1.Pod]scheduling.VolumeUsage{}
 	for _, pod := range pods {
-		if !slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil }) {
-			continue
+		if r, waiting := volumes.Requirements(pod); waiting == "" && len(r) > 0 {
+			reqs[pod] = r
 		}
-		if volumes == nil {
-			var err error
-			if volumes, err = volumetopology.Load(ctx, c.Client); err != nil {
-				return nil, err
-			}
-		}
-		if reqs, waiting := volumes.Requirements(pod); waiting == "" && len(reqs) > 0 {
-			out[pod] = reqs
+		if csiVolumes := volumes.CSIVolumes(pod); len(csiVolumes) > 0 {
+			used[pod] = csiVolumes
 		}
 	}
-	return out, nil
+	return reqs, used
 }

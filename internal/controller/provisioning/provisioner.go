@@ -259,9 +259,9 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 
 // Input is what a provisioning pass over pods simulates on cluster: SchedulingInput with the
 // NodePools' instance types, the default topology spread constraints added to the pods, the
-// operator's policies and where the pods' volumes keep them. The pods whose volumes cannot be
-// placed yet are left out and returned with why. It changes nothing: kubectl karpenter's
-// whatif simulates the same pass on an edited copy of the cluster.
+// operator's policies and what the pods' volumes decide (WithVolumes). The pods whose volumes
+// cannot be placed yet are left out and returned with why. It changes nothing: kubectl
+// karpenter's whatif simulates the same pass on an edited copy of the cluster.
 func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (scheduling.Input, []Waiting, error) {
 	pods, err := state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods)
 	if err != nil {
@@ -269,8 +269,8 @@ func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []
 	}
 	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
 	input.Policies = p.Policies
-	var waiting []Waiting
-	if input.Pods, input.VolumeRequirements, waiting, err = p.volumeTopology(ctx, input.Pods); err != nil {
+	waiting, err := p.volumes(ctx, &input)
+	if err != nil {
 		return scheduling.Input{}, nil, err
 	}
 	return input, waiting, nil
@@ -278,8 +278,8 @@ func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []
 
 // SchedulingInput is what a provisioning pass simulates: the pods to place (PodsToPlace),
 // every node and NodeClaim in flight they could go to or that counts for their topology, the
-// daemonsets, namespace labels and the given NodePools. Volume topology is added by the
-// caller.
+// daemonsets, namespace labels and the given NodePools. The nodes' volume attach limits come
+// from their CSINodes; what the pods' volumes decide is added by the caller (WithVolumes).
 func SchedulingInput(cluster *state.Cluster, pods []*corev1.Pod, pools []scheduling.NodePoolInput) scheduling.Input {
 	return scheduling.Input{
 		Pods: pods, NodePools: pools, ExistingNodes: existingCapacity(cluster, pods),
@@ -372,6 +372,7 @@ func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []schedulin
 			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[client.ObjectKeyFromObject(pod)] })
 		}
 		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], pods)
+		node.VolumeLimits = scheduling.VolumeLimits(cluster.CSINodes[n.Name])
 		node.TopologyOnly = deleting[n.Name] || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		out = append(out, node)
 	}

@@ -29,26 +29,51 @@ type Waiting struct {
 	Why string
 }
 
-// volumeTopology returns the pods whose volumes can be placed, with where their volumes keep
-// them, and the pods whose claims do not exist yet, with why.
-func (p *Provisioner) volumeTopology(ctx context.Context, pods []*corev1.Pod) ([]*corev1.Pod, map[*corev1.Pod]scheduling.Requirements, []Waiting, error) {
+// volumes adds to the pass's input what the pods' volumes decide (WithVolumes), read from
+// the cache, and returns the pods left out with why.
+func (p *Provisioner) volumes(ctx context.Context, input *scheduling.Input) ([]Waiting, error) {
 	volumes, err := volumetopology.Load(ctx, p.Client)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	out := make([]*corev1.Pod, 0, len(pods))
-	reqs := map[*corev1.Pod]scheduling.Requirements{}
+	return WithVolumes(input, volumes), nil
+}
+
+// WithVolumes adds to a provisioning pass's input what the pods' volumes decide: where they
+// keep each pod to place (VolumeRequirements), and the CSI volumes of those pods and of the
+// pods of the existing nodes with attach limits (PodVolumes), which the limits count. The
+// pods whose claims or volumes do not exist yet are taken out of the input and returned with
+// why: the kube-scheduler cannot place them either.
+func WithVolumes(input *scheduling.Input, volumes *volumetopology.Volumes) []Waiting {
+	placeable := make([]*corev1.Pod, 0, len(input.Pods))
+	input.VolumeRequirements = map[*corev1.Pod]scheduling.Requirements{}
+	input.PodVolumes = map[*corev1.Pod]scheduling.VolumeUsage{}
 	var waiting []Waiting
-	for _, pod := range pods {
-		r, why := volumes.Requirements(pod)
+	for _, pod := range input.Pods {
+		reqs, why := volumes.Requirements(pod)
 		if why != "" {
 			waiting = append(waiting, Waiting{Pod: pod, Why: why})
 			continue
 		}
-		if len(r) > 0 {
-			reqs[pod] = r
+		if len(reqs) > 0 {
+			input.VolumeRequirements[pod] = reqs
 		}
-		out = append(out, pod)
+		placeable = append(placeable, pod)
 	}
-	return out, reqs, waiting, nil
+	input.Pods = placeable
+	countVolumes := func(pods []*corev1.Pod) {
+		for _, pod := range pods {
+			if used := volumes.CSIVolumes(pod); len(used) > 0 {
+				input.PodVolumes[pod] = used
+			}
+		}
+	}
+	countVolumes(input.Pods)
+	for _, node := range input.ExistingNodes {
+		// Only a node with limits counts what its pods use.
+		if len(node.VolumeLimits) > 0 && !node.TopologyOnly {
+			countVolumes(node.Pods)
+		}
+	}
+	return waiting
 }
