@@ -684,3 +684,27 @@ func TestResourceClaimsAreNotProvisionedFor(t *testing.T) {
 		t.Errorf("%d NodeClaims, error %v; want none, and the pod told why", len(res.NewNodeClaims), res.PodErrors[gpu])
 	}
 }
+
+// TestPodLevelRequestsSizeTheNodeClaim: a pod whose requests are set for the whole pod
+// (spec.resources, pod-level resources) is sized by them, as the kube-scheduler sizes it, and
+// not by its containers' much smaller ones: its NodeClaim offers only types that fit 6 vCPUs.
+func TestPodLevelRequestsSizeTheNodeClaim(t *testing.T) {
+	sized := pod("100m", "128Mi", func(p *corev1.Pod) {
+		p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("6"), corev1.ResourceMemory: resource.MustParse("8Gi"),
+		}}
+	})
+	res := Schedule(Input{Pods: []*corev1.Pod{sized}, NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}})
+	if len(res.NewNodeClaims) != 1 {
+		t.Fatalf("%d NodeClaims, errors %v; want 1", len(res.NewNodeClaims), errorsOf(res))
+	}
+	nodeClaim := res.NewNodeClaims[0]
+	if cpu := nodeClaim.Requests[corev1.ResourceCPU]; cpu.Cmp(resource.MustParse("6")) < 0 {
+		t.Errorf("NodeClaim requests cpu %s, want at least the pod's 6", cpu.String())
+	}
+	for _, it := range nodeClaim.InstanceTypes {
+		if cpu := it.Capacity[corev1.ResourceCPU]; cpu.Value() < 8 {
+			t.Errorf("instance type %s (%d vCPUs) offered for a pod that requests 6", it.Name, cpu.Value())
+		}
+	}
+}
