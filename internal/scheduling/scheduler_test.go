@@ -708,3 +708,25 @@ func TestPodLevelRequestsSizeTheNodeClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestPodCapacityOpensMoreNodeClaims: instance types whose pods capacity is 3 (a KCNodeClass's
+// kubelet.maxPods: 3, which instancetype turns into that capacity) take at most 3 pods each,
+// however small the pods: 7 of them need 3 NodeClaims.
+func TestPodCapacityOpensMoreNodeClaims(t *testing.T) {
+	types := fakeTypes()
+	for _, it := range types {
+		it.Capacity[corev1.ResourcePods] = resource.MustParse("3")
+	}
+	res := Schedule(Input{Pods: pods(7, "10m", "16Mi"), NodePools: []NodePoolInput{{NodePool: nodePool("default", 0), InstanceTypes: types}}})
+	if len(res.PodErrors) > 0 {
+		t.Fatalf("errors %v", errorsOf(res))
+	}
+	if len(res.NewNodeClaims) != 3 {
+		t.Errorf("%d NodeClaims, want 3 for 7 pods at 3 pods a node", len(res.NewNodeClaims))
+	}
+	for _, nodeClaim := range res.NewNodeClaims {
+		if len(nodeClaim.Pods) > 3 {
+			t.Errorf("a NodeClaim holds %d pods; its types take 3", len(nodeClaim.Pods))
+		}
+	}
+}
