@@ -122,3 +122,41 @@ func FuzzBudgets(f *testing.F) {
 		}
 	})
 }
+
+// TestBudgetCounts: which nodes of a NodePool count for its budgets, and which use one up.
+// Nodes not initialized yet and nodes whose VM is being deleted are not counted at all; a node
+// being disrupted uses one up, and so does a NotReady node, except for repair, which acts on
+// NotReady nodes and would otherwise be held back by them.
+func TestBudgetCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		node               BudgetNode
+		reason             karpv1.DisruptionReason
+		counts, disrupting bool
+	}{
+		{"not initialized", BudgetNode{Ready: true}, karpv1.DisruptionReasonDrifted, false, false},
+		{"VM being deleted", BudgetNode{Initialized: true, Terminating: true, Disrupted: true, Ready: true}, karpv1.DisruptionReasonDrifted, false, false},
+		{"ready, untouched", BudgetNode{Initialized: true, Ready: true}, karpv1.DisruptionReasonUnderutilized, true, false},
+		{"being disrupted", BudgetNode{Initialized: true, Disrupted: true, Ready: true}, karpv1.DisruptionReasonEmpty, true, true},
+		{"NotReady, for drift", BudgetNode{Initialized: true}, karpv1.DisruptionReasonDrifted, true, true},
+		{"NotReady, for repair", BudgetNode{Initialized: true}, karpv1.DisruptionReasonUnhealthy, true, false},
+		{"NotReady and being disrupted, for repair", BudgetNode{Initialized: true, Disrupted: true}, karpv1.DisruptionReasonUnhealthy, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counts, disrupting := BudgetCounts(tc.node, tc.reason)
+			if counts != tc.counts || disrupting != tc.disrupting {
+				t.Errorf("BudgetCounts = counts %v, disrupting %v; want %v, %v", counts, disrupting, tc.counts, tc.disrupting)
+			}
+		})
+	}
+}
+
+// TestBudgetAllowedIsNeverNegative: more nodes being disrupted than the budget allows (a
+// budget lowered, nodes gone NotReady) leaves none to disrupt, not a negative count.
+func TestBudgetAllowedIsNeverNegative(t *testing.T) {
+	for _, tc := range []struct{ nodes, disrupting, want int }{{3, 1, 2}, {2, 2, 0}, {1, 4, 0}} {
+		if got := (budgetState{Allowance: Allowance{Nodes: tc.nodes}, disrupting: tc.disrupting}).allowed(); got != tc.want {
+			t.Errorf("budget of %d with %d disrupting allows %d; want %d", tc.nodes, tc.disrupting, got, tc.want)
+		}
+	}
+}
