@@ -104,8 +104,10 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 		return held
 	}
 	for _, pod := range n.Pods {
-		// A buffer's virtual pod is room, not a workload: no budget of a workload holds it.
-		if !podutil.IsReschedulable(pod) || capacitybuffer.IsVirtual(pod) {
+		// Every pod the drain will evict is asked, DaemonSet pods included: a budget that
+		// refuses one would hold the node in its drain, its replacement already launched. A
+		// buffer's virtual pod is room, not a workload: no budget of a workload holds it.
+		if !podutil.IsDrained(pod) || !pod.DeletionTimestamp.IsZero() || capacitybuffer.IsVirtual(pod) {
 			continue
 		}
 		if why := s.pdbBlocks(pod); why != "" {

@@ -214,6 +214,35 @@ func TestDrift(t *testing.T) {
 		expectNoCommand(t, d)
 		expectBlocked(t, d, "a", EventDisruptionBlocked, "PodDisruptionBudget default/db allows no disruption of pod default/db-0")
 	})
+	t.Run("a DaemonSet pod's PodDisruptionBudget with 0 allowed holds it; a mirror pod's does not", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		b := c.node("b", "default", "m2a.large", isDrifted)
+		mirror := func(p *corev1.Pod) { p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "static"} }
+		c.pods(testPod("agent", a, "100m", "64Mi", ownedByDS, withLabels(map[string]string{"app": "agent"})),
+			testPod("static", b, "100m", "64Mi", mirror, withLabels(map[string]string{"app": "static"})))
+		c.in.PDBs = append(c.in.PDBs, testPDB("agent", map[string]string{"app": "agent"}, 0), testPDB("static", map[string]string{"app": "static"}, 0))
+		d := c.snapshot().Decide(Options{})
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "PodDisruptionBudget default/agent allows no disruption of pod default/agent")
+		expectCommand(t, d, MethodDrift, DecisionDelete, "b")
+	})
+	t.Run("do-not-disrupt on a DaemonSet pod or a mirror pod holds it", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		b := c.node("b", "default", "m2a.large", isDrifted)
+		c.pods(testPod("agent", a, "100m", "64Mi", ownedByDS, withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")),
+			testPod("static", b, "100m", "64Mi", withPodAnnotation(corev1.MirrorPodAnnotationKey, "static"), withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/agent is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "b", EventDisruptionBlocked, "pod default/static is annotated karpenter.sh/do-not-disrupt")
+	})
+	t.Run("a finished pod's do-not-disrupt holds nothing", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.large", isDrifted)
+		c.pods(testPod("done", a, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true"), func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionDelete, "a")
+	})
 	t.Run("a pod covered by two PodDisruptionBudgets holds it", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
 		a := c.node("a", "default", "m2a.large", isDrifted)

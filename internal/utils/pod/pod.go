@@ -84,6 +84,13 @@ func IsOwnedByNode(pod *corev1.Pod) bool {
 	return false
 }
 
+// IsDrained says whether a drain of the pod's node evicts it: it has not finished, and it is
+// not a static pod's mirror (evicting a mirror changes nothing on the node). DaemonSet pods
+// are evicted too, last.
+func IsDrained(pod *corev1.Pod) bool {
+	return !IsTerminal(pod) && !IsMirror(pod) && !IsOwnedByNode(pod)
+}
+
 // IsReschedulable says whether disrupting the pod's node moves the pod elsewhere. Finished pods, pods
 // being deleted, DaemonSet pods (they follow the nodes) and static pods do not move.
 func IsReschedulable(pod *corev1.Pod) bool {

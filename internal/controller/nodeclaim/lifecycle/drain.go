@@ -213,19 +213,13 @@ func (r *Reconciler) forceDelete(ctx context.Context, nodeClaim *karpv1.NodeClai
 // waitingEviction reports whether the drain waits for the pod: it has not finished, does not
 // tolerate karpenter.sh/disrupted, is not a static pod, and is not stuck terminating.
 func waitingEviction(pod *corev1.Pod, now time.Time) bool {
-	if podutil.IsTerminal(pod) {
+	if !podutil.IsDrained(pod) {
 		return false
 	}
 	for i := range pod.Spec.Tolerations {
 		if pod.Spec.Tolerations[i].ToleratesTaint(klog.Background(), &karpv1.DisruptedNoScheduleTaint, false) {
 			return false
 		}
-	}
-	if podutil.IsMirror(pod) {
-		return false
-	}
-	if podutil.IsOwnedByNode(pod) {
-		return false
 	}
 	return pod.DeletionTimestamp.IsZero() || now.Sub(pod.DeletionTimestamp.Time) <= stuckTerminatingAfter
 }
