@@ -18,6 +18,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -80,12 +81,13 @@ func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim, types []*cl
 }
 
 // NodeCapacity is a node as a place pods may land: its allocatable, what the pods bound to it
-// already request, and the taints a pod must tolerate there (SchedulingTaints). nodeClaim is
-// the node's NodeClaim, nil for a node Karpenter does not manage.
-func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, pods []*corev1.Pod) scheduling.ExistingNode {
+// already request, the taints a pod must tolerate there (SchedulingTaints) and its volume
+// attach limits. nodeClaim is the node's NodeClaim, nil for a node Karpenter does not manage;
+// csiNode its CSINode, nil when it has none.
+func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, csiNode *storagev1.CSINode, pods []*corev1.Pod) scheduling.ExistingNode {
 	return scheduling.ExistingNode{
 		Name: node.Name, Labels: node.Labels, Taints: SchedulingTaints(node, nodeClaim), Unschedulable: node.Spec.Unschedulable,
-		Allocatable: node.Status.Allocatable, Requested: Requests(pods), Pods: pods,
+		Allocatable: node.Status.Allocatable, Requested: Requests(pods), Pods: pods, VolumeLimits: scheduling.VolumeLimits(csiNode),
 	}
 }
 

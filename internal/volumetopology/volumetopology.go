@@ -115,6 +115,31 @@ func (v *Volumes) Requirements(pod *corev1.Pod) (reqs scheduling.Requirements, w
 	return reqs, ""
 }
 
+// Of returns what the pods' volumes decide for a simulation: where they keep each pod
+// (Requirements; a pod whose claim or volume does not exist yet is in waiting instead, with
+// why), and the CSI volumes each uses (CSIVolumes). Pods without either are left out.
+func (v *Volumes) Of(pods []*corev1.Pod) (reqs map[*corev1.Pod]scheduling.Requirements, used map[*corev1.Pod]scheduling.VolumeUsage, waiting map[*corev1.Pod]string) {
+	reqs, used, waiting = map[*corev1.Pod]scheduling.Requirements{}, map[*corev1.Pod]scheduling.VolumeUsage{}, map[*corev1.Pod]string{}
+	for _, pod := range pods {
+		if r, why := v.Requirements(pod); why != "" {
+			waiting[pod] = why
+		} else if len(r) > 0 {
+			reqs[pod] = r
+		}
+	}
+	v.AddCSIVolumes(used, pods)
+	return reqs, used, waiting
+}
+
+// AddCSIVolumes adds to used the CSI volumes of each of the pods that uses any.
+func (v *Volumes) AddCSIVolumes(used map[*corev1.Pod]scheduling.VolumeUsage, pods []*corev1.Pod) {
+	for _, pod := range pods {
+		if csiVolumes := v.CSIVolumes(pod); len(csiVolumes) > 0 {
+			used[pod] = csiVolumes
+		}
+	}
+}
+
 // CSIVolumes returns the CSI volumes the pod uses, by driver, as the kube-scheduler counts them
 // against a node's attach limits: a claim bound to a volume with a CSI source counts for its
 // driver by its volume handle; a claim not bound yet (or bound to a volume not in the cache)

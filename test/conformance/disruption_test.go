@@ -92,7 +92,9 @@ func (w *world) snapshotInput(ctx context.Context) disruption.SnapshotInput {
 		NodeClaims: w.nodeClaims, Nodes: w.nodes, Pods: w.pods, PDBs: w.pdbs, DaemonSetPods: w.daemonSets,
 		NamespaceLabels: cluster.NamespaceLabels, CSINodes: cluster.CSINodes,
 	}
-	in.VolumeRequirements, in.PodVolumes = disruption.PodVolumes(w.readVolumes(ctx), w.pods)
+	// What the disruption controller reads of the pods' volumes; a pod waiting for a claim is
+	// not kept anywhere by it.
+	in.VolumeRequirements, in.PodVolumes, _ = w.readVolumes(ctx).Of(w.pods)
 	for _, np := range w.nodePools {
 		in.InstanceTypes[np.Name] = w.instanceTypes
 	}

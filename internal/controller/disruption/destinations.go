@@ -67,8 +67,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		}
 		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim)}
 		if n.Node != nil {
-			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, n.Pods)
-			d.existing.VolumeLimits = scheduling.VolumeLimits(s.csiNodes[n.Node.Name])
+			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, s.csiNodes[n.Node.Name], n.Pods)
 		}
 		n.dest = d
 		if !n.initialized() {
@@ -84,9 +83,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			bystander(node, podsByNode[node.Name])
 			continue
 		}
-		d := &dest{existing: state.NodeCapacity(node, nil, podsByNode[node.Name])}
-		d.existing.VolumeLimits = scheduling.VolumeLimits(s.csiNodes[node.Name])
-		add(d)
+		add(&dest{existing: state.NodeCapacity(node, nil, s.csiNodes[node.Name], podsByNode[node.Name])})
 	}
 	s.sortDests()
 }

@@ -26,8 +26,10 @@ import (
 
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
-// podVolumes reads the volumes of the pods that have claims (PodVolumes); nothing is read
-// when no pod has one.
+// podVolumes says where the pods' persistent volumes keep them (SnapshotInput's
+// VolumeRequirements), and which CSI volumes they use (PodVolumes: which nodes' attach limits
+// count), from the volumes of the pods that have claims; nothing is read when no pod has one.
+// A pod whose claim does not exist yet is not kept anywhere by it.
 func (c *Controller) podVolumes(ctx context.Context, pods []*corev1.Pod) (map[*corev1.Pod]scheduling.Requirements, map[*corev1.Pod]scheduling.VolumeUsage, error) {
 	withClaims := slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool {
 		return !slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil })
@@ -39,23 +41,6 @@ func (c *Controller) podVolumes(ctx context.Context, pods []*corev1.Pod) (map[*c
 	if err != nil {
 		return nil, nil, err
 	}
-	reqs, used := PodVolumes(volumes, withClaims)
+	reqs, used, _ := volumes.Of(withClaims)
 	return reqs, used, nil
-}
-
-// PodVolumes says where the pods' persistent volumes keep them (SnapshotInput's
-// VolumeRequirements), and which CSI volumes they use (PodVolumes: which nodes' attach limits
-// count). Pods without claims, and pods whose claims do not exist yet, are left out.
-func PodVolumes(volumes *volumetopology.Volumes, pods []*corev1.Pod) (map[*corev1.Pod]scheduling.Requirements, map[*corev1.Pod]scheduling.VolumeUsage) {
-	reqs := map[*corev1.Pod]scheduling.Requirements{}
-	used := map[*corev1.Pod]scheduling.VolumeUsage{}
-	for _, pod := range pods {
-		if r, waiting := volumes.Requirements(pod); waiting == "" && len(r) > 0 {
-			reqs[pod] = r
-		}
-		if csiVolumes := volumes.CSIVolumes(pod); len(csiVolumes) > 0 {
-			used[pod] = csiVolumes
-		}
-	}
-	return reqs, used
 }

@@ -371,8 +371,7 @@ func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []schedulin
 		if len(moving) > 0 {
 			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[client.ObjectKeyFromObject(pod)] })
 		}
-		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], pods)
-		node.VolumeLimits = scheduling.VolumeLimits(cluster.CSINodes[n.Name])
+		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], cluster.CSINodes[n.Name], pods)
 		node.TopologyOnly = deleting[n.Name] || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		out = append(out, node)
 	}

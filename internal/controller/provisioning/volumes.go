@@ -45,34 +45,22 @@ func (p *Provisioner) volumes(ctx context.Context, input *scheduling.Input) ([]W
 // pods whose claims or volumes do not exist yet are taken out of the input and returned with
 // why: the kube-scheduler cannot place them either.
 func WithVolumes(input *scheduling.Input, volumes *volumetopology.Volumes) []Waiting {
+	var whys map[*corev1.Pod]string
+	input.VolumeRequirements, input.PodVolumes, whys = volumes.Of(input.Pods)
 	placeable := make([]*corev1.Pod, 0, len(input.Pods))
-	input.VolumeRequirements = map[*corev1.Pod]scheduling.Requirements{}
-	input.PodVolumes = map[*corev1.Pod]scheduling.VolumeUsage{}
 	var waiting []Waiting
 	for _, pod := range input.Pods {
-		reqs, why := volumes.Requirements(pod)
-		if why != "" {
+		if why, ok := whys[pod]; ok {
 			waiting = append(waiting, Waiting{Pod: pod, Why: why})
 			continue
-		}
-		if len(reqs) > 0 {
-			input.VolumeRequirements[pod] = reqs
 		}
 		placeable = append(placeable, pod)
 	}
 	input.Pods = placeable
-	countVolumes := func(pods []*corev1.Pod) {
-		for _, pod := range pods {
-			if used := volumes.CSIVolumes(pod); len(used) > 0 {
-				input.PodVolumes[pod] = used
-			}
-		}
-	}
-	countVolumes(input.Pods)
 	for _, node := range input.ExistingNodes {
 		// Only a node with limits counts what its pods use.
 		if len(node.VolumeLimits) > 0 && !node.TopologyOnly {
-			countVolumes(node.Pods)
+			volumes.AddCSIVolumes(input.PodVolumes, node.Pods)
 		}
 	}
 	return waiting
