@@ -322,6 +322,20 @@ func (n *NewNodeClaim) MinValuesRelaxed() bool {
 	return false
 }
 
+// MinValuesMet checks that the NodeClaim's instance types still cover the minValues of its
+// requirements (the NodePool's, or what BestEffort lowered them to when it opened): a caller
+// that narrows the types, as consolidation keeps only the cheaper ones, must not go below them.
+func (n *NewNodeClaim) MinValuesMet() error {
+	if !n.Requirements.HasMinValues() {
+		return nil
+	}
+	types := make([]Requirements, len(n.InstanceTypes))
+	for i, it := range n.InstanceTypes {
+		types[i] = FromLabels(it.Labels)
+	}
+	return n.Requirements.MinValuesSatisfied(n.Requirements.CoveredValues(types...))
+}
+
 // doesNotFitError is formatted only when read: most are discarded while other NodeClaims are
 // tried.
 type doesNotFitError struct{ placed, pod resVec }
@@ -485,7 +499,12 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	if reqs == nil {
 		reqs = Requirements{}
 	}
-	reqs[karpv1.LabelInstanceType] = NewRequirement(karpv1.LabelInstanceType, karpv1.NodeSelectorOpIn, names...)
+	typeReq := NewRequirement(karpv1.LabelInstanceType, karpv1.NodeSelectorOpIn, names...)
+	// A minValues on instance types stays on the NodeClaim, as upstream's NodeClaims keep it.
+	if r := n.Requirements[karpv1.LabelInstanceType]; r != nil {
+		typeReq.MinValues = r.MinValues
+	}
+	reqs[karpv1.LabelInstanceType] = typeReq
 	reqs[karpv1.LabelNodePool] = NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, n.NodePoolName)
 
 	labels := maps.Clone(tpl.Labels)

@@ -82,6 +82,11 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 	if len(n.InstanceTypes) == 0 {
 		return nil, fmt.Sprintf("no instance type that fits its pods costs less than %.4g (what it costs now)", price)
 	}
+	// The cheaper types alone may not give the flexibility the NodePool asks for: the move is
+	// refused, not made on fewer values, whatever --min-values-policy says, as upstream's.
+	if err := n.MinValuesMet(); err != nil {
+		return nil, fmt.Sprintf("the instance types that fit its pods and cost less than %.4g would not meet minValues: %v", price, err)
+	}
 	cmd.Replacements = res.NewNodeClaims
 	cmd.Savings = price - scheduling.LaunchPrice(res.NewNodeClaims)
 	return s.approve(cmd)

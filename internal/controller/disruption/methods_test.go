@@ -29,8 +29,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 )
 
 // expectCommand checks a decision's command: its method, decision and candidates.
@@ -316,6 +318,45 @@ func TestDrift(t *testing.T) {
 			t.Fatalf("want one replacement: %s", cmd)
 		}
 	})
+	t.Run("a static NodePool's budget caps how many of its drifted nodes are replaced at once", func(t *testing.T) {
+		static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "2"})
+		static.Spec.Replicas = new(int64(3))
+		c := newCluster(static)
+		for _, name := range []string{"a", "b", "c"} {
+			c.pods(testPod("p-"+name, c.node(name, "static", "m2a.large", isDrifted), "100m", "64Mi"))
+		}
+		// Each command under way has its candidate tainted, as the loop leaves it.
+		underWay := func(cmd *Command) {
+			for _, name := range cmd.Names() {
+				c.in.InFlight.Insert(name)
+				for _, node := range c.in.Nodes {
+					if node.Name == "node-"+name {
+						node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+					}
+				}
+			}
+		}
+		c.in.InFlight = sets.New[string]()
+		underWay(expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "a"))
+		underWay(expectCommand(t, c.snapshot().Decide(Options{}), MethodDrift, DecisionReplace, "b"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if len(d.BudgetBlocked) != 1 || d.BudgetBlocked[0].Reason != karpv1.DisruptionReasonDrifted ||
+			!strings.Contains(d.BudgetBlocked[0].Message, `allows 2 of 3 nodes and 2 are already being disrupted`) {
+			t.Fatalf("budget-blocked %+v: want the Drifted budget used up by a and b", d.BudgetBlocked)
+		}
+
+		static.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0"}}
+		c.in.InFlight = sets.New[string]()
+		for _, node := range c.in.Nodes {
+			node.Spec.Taints = nil
+		}
+		d = c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if len(d.BudgetHeld) != 3 {
+			t.Errorf("held by the budget: %v, want a, b and c", d.BudgetHeld)
+		}
+	})
 	t.Run("waits for a static NodePool's deleting node to go when limits.nodes leaves no room for a replacement", func(t *testing.T) {
 		// Three of limits.nodes 3: b, being deleted, still counts until it is gone, as
 		// upstream's static NodePools count it; a replacement for a would be a fourth.
@@ -500,6 +541,77 @@ func TestConsolidation(t *testing.T) {
 		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
 		c.pods(testPod("p1", a, "500m", "1Gi"), testPod("p2", b, "500m", "1Gi"))
 		expectNoCommand(t, c.snapshot().Decide(Options{SkipConsolidation: true}))
+	})
+	t.Run("under --preference-policy=Ignore, a preference for the node's own type does not keep it", func(t *testing.T) {
+		preferBig := func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+				Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: karpv1.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a.4xlarge"}}}},
+			}}}}
+		}
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		big := c.node("big", "default", "m2a.4xlarge", isConsolidatable)
+		c.pods(testPod("p1", big, "1", "2Gi", preferBig))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		expectBlocked(t, d, "big", EventUnconsolidatable, "no instance type that fits its pods costs less than 24")
+
+		c.in.Policies.IgnorePreferences = true
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "big")
+		if slices.ContainsFunc(cmd.Replacements[0].InstanceTypes, func(it *cloudprovider.InstanceType) bool { return it.Name == "m2a.4xlarge" }) {
+			t.Errorf("replacement types %s include the node's own", typeNames(cmd.Replacements[0], 20))
+		}
+	})
+	t.Run("under --preference-policy=Ignore, a preferred anti-affinity does not keep a node", func(t *testing.T) {
+		apart := func(p *corev1.Pod) {
+			p.Labels = map[string]string{"app": "foo"}
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+				Weight: 1, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}},
+			}}}}
+		}
+		// Of one family, so that no node cheaper than both takes the three pods.
+		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		pool.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}}
+		c := newCluster(pool)
+		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("foo-1", a, "1500m", "1Gi", apart), testPod("foo-2", a, "1500m", "1Gi", apart), testPod("foo-3", b, "1500m", "1Gi", apart))
+		// Honouring it, foo-3 keeps away from the others: b is replaced by a smaller node.
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "b")
+
+		c.in.Policies.IgnorePreferences = true
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
+	t.Run("never replaces a node by fewer instance types than minValues, whatever --min-values-policy", func(t *testing.T) {
+		withMinValues := func(minValues int) *karpv1.NodePool {
+			pool := testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+			var names []string
+			for _, it := range testInstanceTypes() {
+				names = append(names, it.Name)
+			}
+			pool.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: karpv1.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: names, MinValues: new(minValues)}}
+			return pool
+		}
+		// Of the types that fit, only c2a.large costs less than the node's m2a.large.
+		for _, bestEffort := range []bool{false, true} {
+			c := newCluster(withMinValues(2))
+			c.in.Policies.MinValuesBestEffort = bestEffort
+			a := c.node("a", "default", "m2a.large", isConsolidatable)
+			c.pods(testPod("p1", a, "500m", "1Gi"))
+			d := c.snapshot().Decide(Options{})
+			expectNoCommand(t, d)
+			expectBlocked(t, d, "a", EventUnconsolidatable,
+				"the instance types that fit its pods and cost less than 3 would not meet minValues: key node.kubernetes.io/instance-type: minValues 2 not met, only 1 values [c2a.large] available")
+		}
+
+		c := newCluster(withMinValues(1))
+		a := c.node("a", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("p1", a, "500m", "1Gi"))
+		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
+		if got := cmd.Replacements[0].ToNodeClaim().Spec.Requirements; !slices.ContainsFunc(got, func(r karpv1.NodeSelectorRequirementWithMinValues) bool {
+			return r.Key == karpv1.LabelInstanceType && r.MinValues != nil && *r.MinValues == 1 && slices.Equal(r.Values, []string{"c2a.large"})
+		}) {
+			t.Errorf("the replacement's requirements %v: want instance types [c2a.large] with the NodePool's minValues", got)
+		}
 	})
 	t.Run("cheapest to disrupt first, within the Underutilized budget", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"}))
