@@ -207,6 +207,30 @@ var _ = Describe("Disruption", func() {
 		Expect(nodeClaims()).To(BeEmpty())
 	})
 
+	It("reports the nodes each method could act on, held by nothing but the budgets", func() {
+		nodePool := readyPool("eligible", withoutDisruptions)
+		old, pods := twoNodes(nodePool, "m2a.xlarge", "web", "500m")
+		updatePool(nodePool, func(np *karpv1.NodePool) { np.Spec.Template.Labels["team"] = "payments" })
+		// Created after the change: not drifted, and empty.
+		_, _ = initializedNode(ExpectExists(env.Ctx, env.Client, nodePool), "m2a.large")
+		pass(controllers)
+		eligible := func(reason string) float64 {
+			return test.MetricValue("karpenter_voluntary_disruption_eligible_nodes", map[string]string{"reason": reason})
+		}
+		Expect(eligible("drifted")).To(BeEquivalentTo(2), "the two drifted nodes, which a budget of 0 holds")
+		Expect(eligible("empty")).To(BeEquivalentTo(1), "the new node, which runs no pod")
+		Expect(eligible("underutilized")).To(BeEquivalentTo(3))
+		expectUntouched(old...)
+
+		By("a pod that must not be disrupted takes its node out of the count")
+		pods[0].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+		ExpectApplied(env.Ctx, env.Client, pods[0])
+		env.Step(disruption.DefaultPollInterval)
+		pass(controllers)
+		Expect(eligible("drifted")).To(BeEquivalentTo(1))
+		Expect(eligible("underutilized")).To(BeEquivalentTo(2))
+	})
+
 	It("replaces two half-empty nodes with one cheaper node under WhenEmptyOrUnderutilized", func() {
 		nodePool := readyPool("merge", func(np *karpv1.NodePool) { np.Spec.Template.Spec.Requirements[1].Values = []string{"m2a", "c2a"} })
 		old, _ := twoNodes(nodePool, "m2a.xlarge", "web", "1500m")

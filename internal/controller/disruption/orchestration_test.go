@@ -20,6 +20,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,5 +131,63 @@ func TestRollbackKeepsReplacements(t *testing.T) {
 	nodeClaim := &karpv1.NodeClaim{}
 	if err := kube.Get(t.Context(), client.ObjectKey{Name: "a"}, nodeClaim); err != nil || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason) {
 		t.Errorf("candidate's DisruptionReason %v (%v), want it cleared", meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeDisruptionReason), err)
+	}
+}
+
+func TestCommandsAdvanceEachOnTheirOwn(t *testing.T) {
+	// Two drifts under way, started five minutes apart: each deletes its candidate once its
+	// own replacement is initialized and gives up at its own timeout, however many commands
+	// are queued, rather than a second waiting on the first.
+	pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
+	c := newCluster(pool)
+	c.node("a", "default", "m2a.large", isDrifted, withDisruptedTaint)
+	c.node("b", "default", "m2a.large", isDrifted, withDisruptedTaint)
+	replacement := func(name string, initialized bool) *karpv1.NodeClaim {
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
+		if initialized {
+			nodeClaim.Status.Conditions = []metav1.Condition{{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"}}
+		}
+		return nodeClaim
+	}
+	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithStatusSubresource(&karpv1.NodeClaim{}).
+		WithObjects(c.in.NodeClaims[0], c.in.Nodes[0], c.in.NodeClaims[1], c.in.Nodes[1], replacement("ra", true), replacement("rb", false)).Build()
+	start := testNow
+	now := start
+	o := &orchestrator{client: kube, reader: kube, recorder: events.NewFakeRecorder(100), now: func() time.Time { return now }, timeout: DefaultReplacementTimeout}
+	snap := c.snapshot()
+	drift := func(name string) *Command {
+		return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{{StateNode: snap.byName[name]}}}
+	}
+	o.running = []*running{
+		{id: "1", cmd: drift("a"), replacements: []string{"ra"}, started: start},
+		{id: "2", cmd: drift("b"), replacements: []string{"rb"}, started: start.Add(5 * time.Minute)},
+	}
+	exists := func(name string) bool {
+		err := kube.Get(t.Context(), client.ObjectKey{Name: name}, &karpv1.NodeClaim{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+
+	now = start.Add(6 * time.Minute)
+	if rolledBack := o.advance(t.Context()); rolledBack != 0 || len(o.running) != 1 || o.running[0].id != "2" {
+		t.Fatalf("rolled back %d, running %d; want the first command done and the second waiting", rolledBack, len(o.running))
+	}
+	if exists("a") || !exists("b") {
+		t.Errorf("a exists: %v, b exists: %v; want a deleted, b kept", exists("a"), exists("b"))
+	}
+
+	// Past the first command's timeout, not the second's.
+	now = start.Add(DefaultReplacementTimeout + time.Minute)
+	if rolledBack := o.advance(t.Context()); rolledBack != 0 || len(o.running) != 1 {
+		t.Fatalf("rolled back %d, running %d; want the second command still waiting for its own timeout", rolledBack, len(o.running))
+	}
+	now = start.Add(5*time.Minute + DefaultReplacementTimeout + time.Second)
+	if rolledBack := o.advance(t.Context()); rolledBack != 1 || len(o.running) != 0 {
+		t.Fatalf("rolled back %d, running %d; want the second command abandoned at its timeout", rolledBack, len(o.running))
+	}
+	if !exists("b") || !exists("rb") {
+		t.Errorf("b exists: %v, rb exists: %v; a rolled-back command keeps its candidate and its replacement", exists("b"), exists("rb"))
 	}
 }

@@ -15,6 +15,7 @@
 package provisioning_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -26,6 +27,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
@@ -168,6 +170,29 @@ var _ = Describe("Provisioning", func() {
 		Expect(created).To(HaveLen(1))
 	})
 
+	It("stamps a NodeClaim with the hash of the template it was simulated from when the NodePool changes during the pass", func() {
+		nodePool := readyPool("hash", nil, map[string]string{"team": "checkout"})
+		simulated := nodePool.Annotations[karpv1.NodePoolHashAnnotationKey]
+		// The NodePool changes, and its controller stamps the new hash, after the pass has read
+		// the cluster: while it asks for the instance types.
+		midPass := &changingProvider{CloudProvider: cloud, change: func() {
+			changed := ExpectExists(env.Ctx, env.Client, nodePool)
+			changed.Spec.Template.Labels["team"] = "payments"
+			ExpectApplied(env.Ctx, env.Client, changed)
+			ExpectNodePoolReady(env.Ctx, env.Client, nodePools, changed)
+		}}
+		provisioner := &provisioning.Provisioner{Client: controllers.Provisioner.Client, CloudProvider: midPass,
+			Recorder: controllers.Provisioner.Recorder, Clock: controllers.Provisioner.Clock}
+		created := ExpectProvisioned(env.Ctx, env.Client, provisioner, pod("web", "1", nil))
+		Expect(midPass.changed).To(BeTrue())
+		Expect(created).To(HaveLen(1))
+		Expect(ExpectExists(env.Ctx, env.Client, nodePool).Annotations[karpv1.NodePoolHashAnnotationKey]).NotTo(Equal(simulated))
+		// What the NodeClaim was made from, so that drift compares the right template with the
+		// NodePool's and replaces it.
+		Expect(created[0].Labels).To(HaveKeyWithValue("team", "checkout"))
+		Expect(created[0].Annotations).To(HaveKeyWithValue(karpv1.NodePoolHashAnnotationKey, simulated))
+	})
+
 	It("skips a NodePool whose instance types cannot be listed, and launches from the others", func() {
 		readyPool("broken-types", nil, nil)
 		readyPool("working", nil, nil)
@@ -187,4 +212,20 @@ func zonesOf(nodeClaims []*karpv1.NodeClaim) [][]string {
 		out = append(out, zones)
 	}
 	return out
+}
+
+// changingProvider is the cloud provider that calls change the first time it is asked for a
+// NodePool's instance types.
+type changingProvider struct {
+	cloudprovider.CloudProvider
+	change  func()
+	changed bool
+}
+
+func (p *changingProvider) GetInstanceTypes(ctx context.Context, nodePool *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
+	if !p.changed {
+		p.changed = true
+		p.change()
+	}
+	return p.CloudProvider.GetInstanceTypes(ctx, nodePool)
 }
