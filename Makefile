@@ -26,15 +26,15 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 LOGCHECK_VERSION ?= v0.11.0
-GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
-# The same linter built with UPSTREAM_GO, for hack/conformance-upstream and hack/bench-upstream,
-# which need upstream Karpenter's newer Go: a golangci-lint refuses modules whose Go is newer than its own.
-GOLANGCI_LINT_UPSTREAM ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-$(UPSTREAM_GO)
 LOGCHECK ?= $(LOCALBIN)/logcheck-$(LOGCHECK_VERSION)
 # Kube API Linter (the Kubernetes API conventions) has no release: a pseudo-version of its module,
-# whose command is golangci-lint with the linter built in, built here on GOLANGCI_LINT_VERSION.
+# whose command is golangci-lint with the linter built in. One build of it, on
+# GOLANGCI_LINT_VERSION and with UPSTREAM_GO, lints every module of the project: with
+# .golangci.yml, it is golangci-lint; with .golangci-kal.yml, Kube API Linter. UPSTREAM_GO,
+# because hack/conformance-upstream and hack/bench-upstream need upstream Karpenter's newer Go
+# and a golangci-lint refuses modules whose Go is newer than its own.
 KUBE_API_LINTER_VERSION ?= v0.0.0-20260716143926-092fe0c72997
-KUBE_API_LINTER ?= $(LOCALBIN)/kube-api-linter-$(KUBE_API_LINTER_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-kal-$(KUBE_API_LINTER_VERSION)-$(UPSTREAM_GO)
 
 .PHONY: all
 all: build
@@ -73,14 +73,14 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: lint
-lint: golangci-lint golangci-lint-upstream logcheck kube-api-linter ## Run golangci-lint (.golangci.yml) on every Go module of the project, logcheck on the operator's code and Kube API Linter (.golangci-kal.yml) on the two CRD groups.
+lint: golangci-lint logcheck ## Run golangci-lint (.golangci.yml) on every Go module of the project, logcheck on the operator's code and Kube API Linter (.golangci-kal.yml) on the two CRD groups.
 	$(GOLANGCI_LINT) run ./...
 	cd hack/packaging && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
 	cd test/conformance && $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
-	cd hack/conformance-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
-	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT_UPSTREAM) run --config ../../.golangci.yml ./...
+	cd hack/conformance-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
+	cd hack/bench-upstream && GOTOOLCHAIN=$(UPSTREAM_GO) $(GOLANGCI_LINT) run --config ../../.golangci.yml ./...
 	$(LOGCHECK) -test=false ./...
-	$(KUBE_API_LINTER) run --config .golangci-kal.yml ./api/kakaocloud/... ./api/karpenter/...
+	$(GOLANGCI_LINT) run --config .golangci-kal.yml ./api/kakaocloud/... ./api/karpenter/...
 
 .PHONY: verify
 verify: manifests generate bundle ## Fail if generated files are not up to date.
@@ -318,19 +318,9 @@ $(KUSTOMIZE): | $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
 .PHONY: golangci-lint
-golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint from its Go module.
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint with Kube API Linter from their Go modules, with UPSTREAM_GO.
 $(GOLANGCI_LINT): | $(LOCALBIN)
-	hack/build-go-tool.sh $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
-
-.PHONY: golangci-lint-upstream
-golangci-lint-upstream: $(GOLANGCI_LINT_UPSTREAM) ## Build golangci-lint from its Go module with UPSTREAM_GO.
-$(GOLANGCI_LINT_UPSTREAM): | $(LOCALBIN)
-	TOOLCHAIN=$(UPSTREAM_GO) hack/build-go-tool.sh $(GOLANGCI_LINT_UPSTREAM) github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
-
-.PHONY: kube-api-linter
-kube-api-linter: $(KUBE_API_LINTER) ## Build golangci-lint with Kube API Linter from their Go modules.
-$(KUBE_API_LINTER): | $(LOCALBIN)
-	REQUIRE="github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION)" hack/build-go-tool.sh $(KUBE_API_LINTER) sigs.k8s.io/kube-api-linter $(KUBE_API_LINTER_VERSION) sigs.k8s.io/kube-api-linter/cmd/golangci-lint-kube-api-linter
+	TOOLCHAIN=$(UPSTREAM_GO) REQUIRE="github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION)" hack/build-go-tool.sh $(GOLANGCI_LINT) sigs.k8s.io/kube-api-linter $(KUBE_API_LINTER_VERSION) sigs.k8s.io/kube-api-linter/cmd/golangci-lint-kube-api-linter
 
 .PHONY: logcheck
 logcheck: $(LOGCHECK) ## Build Kubernetes' logcheck (structured logging) from its Go module.

@@ -117,8 +117,8 @@ func (b *Batcher) Wait(ctx context.Context) bool {
 		if closed {
 			return true
 		}
-		// When the batch ends is worked out again each time the timer fires or a trigger
-		// comes: a trigger moves the end without touching the timer.
+		// The end is worked out again from the batch's times whenever the timer fires or a
+		// trigger wakes the loop: a trigger that moves it resets no timer of its own.
 		var timer clock.Timer
 		var timeout <-chan time.Time
 		if left > 0 {
