@@ -179,7 +179,7 @@ func NewControllers(o Options) *Controllers {
 	// metrics time the pods' waits from them.
 	schedulingTimes := state.NewPodSchedulingTimes(o.Clock)
 	provisioner := &provisioning.Provisioner{
-		Client: o.Client, CloudProvider: cloudprovider.Measured(shared, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
+		Client: o.Client, APIReader: o.APIReader, CloudProvider: cloudprovider.Measured(shared, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
 		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		CapacityBuffers: o.CapacityBuffers, SchedulingTimes: schedulingTimes,
 	}

@@ -52,7 +52,10 @@ import (
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
 type Provisioner struct {
-	Client        client.Client
+	Client client.Client
+	// APIReader reads the API server directly: the NodeClaims a pass created that the cache
+	// does not show yet are read with it. Client when nil.
+	APIReader     client.Reader
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
 	Clock         clock.Clock
@@ -72,6 +75,9 @@ type Provisioner struct {
 	// pass puts a pod still waiting there first, rather than open a second NodeClaim for it
 	// when other pods came first. Only the provisioning loop reads and writes it.
 	nominated map[types.UID]string
+	// launched are the NodeClaims created that the cache has not shown yet; each pass counts
+	// them. Only the provisioning loop reads and writes it.
+	launched launched
 }
 
 // +kubebuilder:rbac:groups="",resources=pods;nodes;namespaces;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
@@ -101,6 +107,13 @@ func (p *Provisioner) Start(ctx context.Context) error {
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
 	cluster, err := state.Read(ctx, p.Client)
 	if err != nil {
+		return nil, err
+	}
+	apiReader := p.APIReader
+	if apiReader == nil {
+		apiReader = p.Client
+	}
+	if cluster.NodeClaims, err = p.launched.include(ctx, apiReader, cluster.NodeClaims); err != nil {
 		return nil, err
 	}
 	pods := PodsToPlace(cluster, p.Clock.Now())
@@ -169,6 +182,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		if err := p.Client.Create(ctx, nodeClaim); err != nil {
 			return created, fmt.Errorf("creating a NodeClaim for NodePool %s: %w", n.NodePoolName, err)
 		}
+		p.launched.add(nodeClaim)
 		metrics.NodeClaimCreated(metrics.ReasonProvisioned, n.NodePoolName, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 		log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
