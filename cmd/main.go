@@ -201,7 +201,7 @@ func parseFlags() (options, zap.Options) {
 	flag.DurationVar(&o.catalogTTL, "catalog-ttl", catalog.DefaultCatalogTTL,
 		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
-		"How long provisioning waits for more pending pods after the last one before it schedules the batch.")
+		"How long provisioning waits for another pending pod after the last new one before it schedules the batch; a pod seen again does not extend it.")
 	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
 		"The longest provisioning waits to schedule a batch of pending pods.")
 	flag.DurationVar(&o.disruptionPoll, "disruption-poll-interval", disruption.DefaultPollInterval,

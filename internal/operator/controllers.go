@@ -180,7 +180,7 @@ func NewControllers(o Options) *Controllers {
 	schedulingTimes := state.NewPodSchedulingTimes(o.Clock)
 	provisioner := &provisioning.Provisioner{
 		Client: o.Client, APIReader: o.APIReader, CloudProvider: cloudprovider.Measured(shared, "provisioner"), Recorder: o.Recorder, Clock: o.Clock,
-		Batcher: provisioning.NewBatcher(o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
+		Batcher: provisioning.NewBatcher(o.Clock, o.BatchIdle, o.BatchMax), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 		CapacityBuffers: o.CapacityBuffers, SchedulingTimes: schedulingTimes,
 	}
 	// kubectl karpenter's whatif: provisioning's own input, built with the instance types as

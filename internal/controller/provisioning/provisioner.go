@@ -412,7 +412,7 @@ func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !podutil.IsProvisionable(pod) {
 		return reconcile.Result{}, nil
 	}
-	t.batcher.Trigger()
+	t.batcher.TriggerPod(pod.UID)
 	// Looked at again while it waits, as upstream Karpenter does: what kept it pending (a
 	// failed launch, a NodePool not ready yet, limits) may change without the pod changing.
 	return reconcile.Result{RequeueAfter: RetryPendingAfter}, nil
