@@ -15,6 +15,7 @@
 package provisioning
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,7 +137,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	for _, w := range waiting {
 		p.failedScheduling(w.Pod, w.Why)
 	}
-	input.Nominated = p.nominated
+	input.Nominated = nominatedNow(p.nominated, cluster)
 	results := scheduling.Simulate("provisioner", input)
 	nominations := make(map[types.UID]string, len(results.Placed))
 	scheduling.PublishIgnored(results)
@@ -197,6 +198,31 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	}
 	p.nominated = nominations
 	return created, p.updateBuffers(ctx, buffers, *results)
+}
+
+// nominatedNow is where the last pass put each pod, named as this pass names the places: a
+// pod put on a NodeClaim in flight whose node has registered since goes on that node first.
+func nominatedNow(nominated map[types.UID]string, cluster *state.Cluster) map[types.UID]string {
+	nodeByProviderID := make(map[string]string, len(cluster.Nodes))
+	for _, node := range cluster.Nodes {
+		if node.Spec.ProviderID != "" {
+			nodeByProviderID[node.Spec.ProviderID] = node.Name
+		}
+	}
+	registered := map[string]string{}
+	for _, nodeClaim := range cluster.NodeClaims {
+		if node, ok := nodeByProviderID[nodeClaim.Status.ProviderID]; ok && nodeClaim.Status.ProviderID != "" {
+			registered["nodeclaim/"+nodeClaim.Name] = node
+		}
+	}
+	if len(registered) == 0 {
+		return nominated
+	}
+	out := make(map[types.UID]string, len(nominated))
+	for uid, where := range nominated {
+		out[uid] = cmp.Or(registered[where], where)
+	}
+	return out
 }
 
 // pendingOnly are the pods of pods that wait for a node: not those of nodes being deleted,

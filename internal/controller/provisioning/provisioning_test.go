@@ -24,10 +24,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/fake"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
@@ -58,6 +60,25 @@ var _ = Describe("Provisioning", func() {
 		for _, p := range pods {
 			Expect(env.Recorder.Notes(p.Name, provisioning.ReasonNominated)).NotTo(BeEmpty())
 		}
+	})
+
+	It("keeps a pod on the node its NodeClaim registered as, though a node it prefers could now be launched", func() {
+		readyPool("registering", nil, nil)
+		preferB := pod("prefers-b", "1", map[string]string{karpv1.LabelNodePool: "registering"}, func(p *corev1.Pod) {
+			p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+				Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zoneB}}}},
+			}}}}
+		})
+		By("zone b offering nothing: the preference is relaxed, and the pod's NodeClaim launches in a")
+		cloud.InstanceTypes = fake.Families(zoneA)
+		created := ExpectProvisioned(env.Ctx, env.Client, controllers.Provisioner, preferB)
+		Expect(zonesOf(created)).To(Equal([][]string{{zoneA}}))
+		nodes := ExpectInitialized(env.Ctx, env.Client, reconcile.AsReconciler(controllers.Lifecycle.Client, controllers.Lifecycle), created[0])
+
+		By("zone b offering again while the pod waits for its node: the pod stays put, and nothing is launched for it")
+		cloud.InstanceTypes = fake.Families(zoneA, zoneB)
+		Expect(ExpectProvisioned(env.Ctx, env.Client, controllers.Provisioner)).To(BeEmpty())
+		Expect(env.Recorder.Notes(preferB.Name, provisioning.ReasonNominated)).To(ContainElement("Pod should schedule on: node/" + nodes[0].Name))
 	})
 
 	It("says which subnets' zones rule out a pod that asks for another zone", func() {
