@@ -121,8 +121,9 @@ func (w *world) provisionJudged(ctx context.Context, t *testing.T, total *tally)
 }
 
 // judgeRerun provisions again right after the first run's NodeClaims were created, as the
-// next pass does while they come up: a pod the first run put on a new NodeClaim is held by it
-// in flight, and must get no other.
+// next pass does while they come up, some of those launched registered as nodes by then: a
+// pod the first run put on a new NodeClaim is held by it, in flight or as its node, and must
+// get no other.
 func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.Results, total *tally) {
 	heldBy := map[string]string{}
 	for i, n := range first.NewNodeClaims {
@@ -130,6 +131,7 @@ func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.
 			heldBy[pod.Namespace+"/"+pod.Name] = w.nodeClaims[len(w.nodeClaims)-len(first.NewNodeClaims)+i].Name
 		}
 	}
+	w.registerLaunched(0.5)
 	_, again := w.provision(ctx, t)
 	for _, n := range again.NewNodeClaims {
 		for _, pod := range n.Pods {
@@ -137,6 +139,23 @@ func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.
 				total.disagree(w.seed, "launched twice", "pod %s, held by NodeClaim %s in flight, gets another NodeClaim of NodePool %s", pod.Name, held, n.NodePoolName)
 			}
 		}
+	}
+}
+
+// registerLaunched registers, with chance p each, the nodes of the NodeClaims in flight that
+// have launched: their pods still wait for them, nominated to the NodeClaim.
+func (w *world) registerLaunched(p float64) {
+	registered := map[string]bool{}
+	for _, n := range w.nodes {
+		registered[n.Spec.ProviderID] = true
+	}
+	for _, nodeClaim := range w.nodeClaims {
+		if nodeClaim.Status.ProviderID == "" || registered[nodeClaim.Status.ProviderID] || !w.chance(p) {
+			continue
+		}
+		node := w.launchedNode(nodeClaim.Name, nodeClaim, w.typeByName(nodeClaim.Labels[karpv1.LabelInstanceType]), nodeClaim.Labels[karpv1.LabelTopologyZone])
+		w.nodes = append(w.nodes, node)
+		w.bindDaemonSets(node)
 	}
 }
 
@@ -191,7 +210,7 @@ func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, 
 		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
 			return w.instanceTypes, nil
 		}))
-	in.Nominated = w.nominated
+	in.Nominated = provisioning.NominatedNow(w.nominated, cluster)
 	provisioning.WithVolumes(&in, w.readVolumes(ctx))
 	return in, scheduling.Schedule(in)
 }

@@ -137,7 +137,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	for _, w := range waiting {
 		p.failedScheduling(w.Pod, w.Why)
 	}
-	input.Nominated = nominatedNow(p.nominated, cluster)
+	input.Nominated = NominatedNow(p.nominated, cluster)
 	results := scheduling.Simulate("provisioner", input)
 	nominations := make(map[types.UID]string, len(results.Placed))
 	scheduling.PublishIgnored(results)
@@ -200,9 +200,10 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	return created, p.updateBuffers(ctx, buffers, *results)
 }
 
-// nominatedNow is where the last pass put each pod, named as this pass names the places: a
-// pod put on a NodeClaim in flight whose node has registered since goes on that node first.
-func nominatedNow(nominated map[types.UID]string, cluster *state.Cluster) map[types.UID]string {
+// NominatedNow is where the last pass put each pod (nominated), named as a pass over cluster
+// names the places: a pod put on a NodeClaim in flight whose node has registered since goes on
+// that node first.
+func NominatedNow(nominated map[types.UID]string, cluster *state.Cluster) map[types.UID]string {
 	nodeByProviderID := make(map[string]string, len(cluster.Nodes))
 	for _, node := range cluster.Nodes {
 		if node.Spec.ProviderID != "" {
