@@ -51,6 +51,10 @@ var cleanableKinds = []string{
 
 const cleanTimeout = 10 * time.Minute
 
+// controlPlaneLabel marks the nodes the cluster keeps for itself, as upstream's clusters keep
+// nodes for the controller: no spec's.
+const controlPlaneLabel = "node-role.kubernetes.io/control-plane"
+
 type cluster struct {
 	kubectl string
 }
@@ -88,7 +92,8 @@ func (c cluster) ensureClean(ctx context.Context, next *spec) error {
 }
 
 func (c cluster) leftovers(ctx context.Context) ([]string, error) {
-	out, err := c.run(ctx, "get", strings.Join(leftoverKinds, ","), "-o", "name")
+	// The cluster's own nodes (the controller's stand-in pod's) are not a spec's.
+	out, err := c.run(ctx, "get", strings.Join(leftoverKinds, ","), "-o", "name", "-l", "!"+controlPlaneLabel)
 	if err != nil {
 		return nil, err
 	}
