@@ -22,6 +22,8 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,6 +103,7 @@ type options struct {
 	webhookAddr          string
 	probeAddr            string
 	pprofAddr            string
+	enableProfiling      bool
 	enableLeaderElection bool
 	leaderElectionNS     string
 	secureMetrics        bool
@@ -168,6 +171,8 @@ func parseFlags() (options, zap.Options) {
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
 	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "The address Go's profiles (net/http/pprof) are served on, "+
 		"e.g. 127.0.0.1:6060; empty, the default, serves none.")
+	flag.BoolVar(&o.enableProfiling, "enable-profiling", false, "Also serve Go's profiles on the metrics endpoint, under /debug/pprof/, "+
+		"behind its authentication when it is secure, as upstream Karpenter's flag of that name does.")
 	flag.BoolVar(&o.enableLeaderElection, "leader-elect", false,
 		"Enable leader election so that only one replica of the controller is active.")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
@@ -369,6 +374,16 @@ func main() {
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
 		TLSOpts:       slices.Concat(tlsOpts, servedCertificate("metrics", o.metricsCertPath, o.metricsCertName, o.metricsCertKey)),
+	}
+	if o.enableProfiling {
+		// Where upstream Karpenter's tooling (its performance suite's profiler) looks for them.
+		metricsServerOptions.ExtraHandlers = map[string]http.Handler{
+			"/debug/pprof/":        http.HandlerFunc(pprof.Index),
+			"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
+			"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+			"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
+			"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
+		}
 	}
 	if o.secureMetrics {
 		// Only authenticated and authorized clients (a ServiceAccount bound to the
