@@ -145,12 +145,8 @@ func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.
 // registerLaunched registers, with chance p each, the nodes of the NodeClaims in flight that
 // have launched: their pods still wait for them, nominated to the NodeClaim.
 func (w *world) registerLaunched(p float64) {
-	registered := map[string]bool{}
-	for _, n := range w.nodes {
-		registered[n.Spec.ProviderID] = true
-	}
-	for _, nodeClaim := range w.nodeClaims {
-		if nodeClaim.Status.ProviderID == "" || registered[nodeClaim.Status.ProviderID] || !w.chance(p) {
+	for _, nodeClaim := range w.comingUp() {
+		if nodeClaim.Status.ProviderID == "" || !w.chance(p) {
 			continue
 		}
 		node := w.launchedNode(nodeClaim.Name, nodeClaim, w.typeByName(nodeClaim.Labels[karpv1.LabelInstanceType]), nodeClaim.Labels[karpv1.LabelTopologyZone])
@@ -304,19 +300,28 @@ func (w *world) typeByName(name string) *cloudprovider.InstanceType {
 	return nil
 }
 
+// comingUp are the world's NodeClaims in flight: not being deleted, their node not
+// registered yet.
+func (w *world) comingUp() []*karpv1.NodeClaim {
+	registered := map[string]bool{}
+	for _, n := range w.nodes {
+		registered[n.Spec.ProviderID] = true
+	}
+	var out []*karpv1.NodeClaim
+	for _, nodeClaim := range w.nodeClaims {
+		if nodeClaim.DeletionTimestamp.IsZero() && (nodeClaim.Status.ProviderID == "" || !registered[nodeClaim.Status.ProviderID]) {
+			out = append(out, nodeClaim)
+		}
+	}
+	return out
+}
+
 // launchInFlight adds to c the nodes the NodeClaims in flight become, with their daemonset
 // pods, and returns each one's simulation name mapped to its node name.
 func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
 	nodeNames := map[string]string{}
 	var phantoms []*corev1.Node
-	registered := map[string]bool{}
-	for _, n := range w.nodes {
-		registered[n.Spec.ProviderID] = true
-	}
-	for _, nodeClaim := range w.nodeClaims {
-		if !nodeClaim.DeletionTimestamp.IsZero() || (nodeClaim.Status.ProviderID != "" && registered[nodeClaim.Status.ProviderID]) {
-			continue
-		}
+	for _, nodeClaim := range w.comingUp() {
 		var it *cloudprovider.InstanceType
 		var types []*cloudprovider.InstanceType
 		zone := nodeClaim.Labels[karpv1.LabelTopologyZone]
