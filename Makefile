@@ -186,6 +186,14 @@ bench-consolidation: k8s-binaries ## Time consolidation passes on 1,000 and 5,00
 perf: k8s-binaries ## Run upstream's kwok performance scenarios on a local cluster and print their figures.
 	E2E_TIMEOUT=150m K8S_VERSION=$(K8S_VERSION) hack/test-e2e -ginkgo.label-filter=perf
 
+# Upstream Karpenter's performance suite (test/suites/performance) against this operator and
+# against upstream's own kwok provider, one after the other on local clusters of their own, with
+# the same instance types and prices; a table per scenario of ours, upstream's and the ratio
+# (hack/perf-upstream/run; PERF_UPSTREAM_FOCUS picks specs: all of them take hours).
+.PHONY: perf-upstream
+perf-upstream: k8s-binaries ## Run upstream's performance suite against this operator and upstream's kwok provider; print ours, upstream's and the ratio.
+	UPSTREAM_GO=$(UPSTREAM_GO) K8S_VERSION=$(K8S_VERSION) hack/perf-upstream/run
+
 # Upstream Karpenter's own scheduling benchmark beside ours (hack/bench-upstream, its own Go
 # module pinning sigs.k8s.io/karpenter; upstream needs a newer Go than the operator, and the Go
 # module proxy serves that toolchain). Both are built by it and run interleaved.

@@ -20,9 +20,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // The label upstream's specs put on everything they create, and the finalizer with which some
@@ -33,11 +38,10 @@ const (
 )
 
 // What upstream's environment requires to be absent when a spec starts (its
-// ExpectCleanCluster): NodePools, node classes and nodes of earlier specs, and pods in the
-// default namespace; NodeClaims, which would hold capacity, are added.
-var leftoverKinds = []string{
-	"nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "kcnodeclasses.karpenter.kakaocloud.com", "nodes",
-}
+// ExpectCleanCluster): NodePools, node classes (the kind of -default-nodeclass) and nodes of
+// earlier specs, and pods in the default namespace; NodeClaims, which would hold capacity, are
+// added.
+var leftoverKinds = []string{"nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "nodes"}
 
 // What upstream's cleanup deletes after each spec (everything of these kinds it labelled),
 // to delete again when an interrupted spec did not get that far.
@@ -45,8 +49,7 @@ var cleanableKinds = []string{
 	"validatingadmissionpolicybindings", "validatingadmissionpolicies", "daemonsets", "deployments",
 	"capacitybuffers.autoscaling.x-k8s.io", "limitranges", "persistentvolumeclaims", "persistentvolumes", "pods",
 	"podtemplates", "services", "poddisruptionbudgets", "priorityclasses", "storageclasses",
-	"nodepools.karpenter.sh", "nodeoverlays.karpenter.sh", "nodeclaims.karpenter.sh",
-	"kcnodeclasses.karpenter.kakaocloud.com", "nodes",
+	"nodepools.karpenter.sh", "nodeoverlays.karpenter.sh", "nodeclaims.karpenter.sh", "nodes",
 }
 
 const cleanTimeout = 10 * time.Minute
@@ -57,6 +60,8 @@ const controlPlaneLabel = "node-role.kubernetes.io/control-plane"
 
 type cluster struct {
 	kubectl string
+	// nodeClass is the node class kind as kubectl names it, <kind>.<group>.
+	nodeClass string
 }
 
 // ensureClean leaves the cluster as a spec expects to find it: what an earlier spec left is
@@ -74,7 +79,7 @@ func (c cluster) ensureClean(ctx context.Context, next *spec) error {
 	if err := c.releaseFinalizers(ctx); err != nil {
 		return err
 	}
-	if _, err := c.run(ctx, "delete", strings.Join(cleanableKinds, ","), "--all-namespaces", "-l", discoveryLabel,
+	if _, err := c.run(ctx, "delete", strings.Join(append(slices.Clone(cleanableKinds), c.nodeClass), ","), "--all-namespaces", "-l", discoveryLabel,
 		"--ignore-not-found", "--wait=false"); err != nil {
 		return err
 	}
@@ -93,7 +98,7 @@ func (c cluster) ensureClean(ctx context.Context, next *spec) error {
 
 func (c cluster) leftovers(ctx context.Context) ([]string, error) {
 	// The cluster's own nodes (the controller's stand-in pod's) are not a spec's.
-	out, err := c.run(ctx, "get", strings.Join(leftoverKinds, ","), "-o", "name", "-l", "!"+controlPlaneLabel)
+	out, err := c.run(ctx, "get", strings.Join(append(slices.Clone(leftoverKinds), c.nodeClass), ","), "-o", "name", "-l", "!"+controlPlaneLabel)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +146,26 @@ func (c cluster) releaseFinalizers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// nodeClassKind is the kind of the node class in file, as kubectl names it: <kind>.<group>.
+func nodeClassKind(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	var object struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(data, &object); err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+	gv, err := schema.ParseGroupVersion(object.APIVersion)
+	if err != nil || object.Kind == "" || gv.Group == "" {
+		return "", fmt.Errorf("%s: not a node class: apiVersion %q, kind %q", file, object.APIVersion, object.Kind)
+	}
+	return strings.ToLower(object.Kind) + "." + gv.Group, nil
 }
 
 func (c cluster) run(ctx context.Context, args ...string) (string, error) {

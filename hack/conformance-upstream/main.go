@@ -44,12 +44,14 @@ import (
 )
 
 type options struct {
-	suites          []string
-	binDir          string
-	skipFile        string
-	onlyFile        string
-	nodeClass       string
-	nodePool        string
+	suites    []string
+	binDir    string
+	skipFile  string
+	onlyFile  string
+	nodeClass string
+	nodePool  string
+	// nodeClassKind is the node class's kind as kubectl names it, <kind>.<group>.
+	nodeClassKind   string
 	repairCondition string
 	focus, exclude  *regexp.Regexp
 	specTimeout     time.Duration
@@ -59,6 +61,8 @@ type options struct {
 	operatorLog     string
 	emulator        string
 	list            bool
+	// samples, with -node-samples, records each spec's provisioned nodes and their pods.
+	samples *sampler
 }
 
 func main() {
@@ -78,6 +82,7 @@ func main() {
 	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl, to check and clean the cluster between specs")
 	flag.StringVar(&o.operatorLog, "operator-log", "", "the operator's log, whose lines of each spec are kept with it")
 	flag.StringVar(&o.emulator, "emulator", "", "the KakaoCloud emulator's URL, to check that no VM is left at the end")
+	nodeSamples := flag.Bool("node-samples", false, "record every 5 s of each spec its provisioned nodes' offerings and their pods' requests, <spec>-nodes.jsonl")
 	flag.BoolVar(&o.list, "list", false, "print the specs and the skip list's decisions, run nothing")
 	flag.Parse()
 	o.suites = strings.Split(*suites, ",")
@@ -95,6 +100,21 @@ func main() {
 		}
 		*re.into = compiled
 	}
+	if *nodeSamples {
+		// The watch lasts as long as the process.
+		samples, err := newSampler(context.Background(), os.Getenv("KUBECONFIG"), 5*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "conformance-upstream: -node-samples:", err)
+			os.Exit(1)
+		}
+		o.samples = samples
+	}
+	kind, err := nodeClassKind(o.nodeClass)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance-upstream: -default-nodeclass:", err)
+		os.Exit(2)
+	}
+	o.nodeClassKind = kind
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance-upstream:", err)
 		os.Exit(1)
@@ -164,7 +184,7 @@ func run(o options) error {
 	if o.timeout > 0 {
 		deadline = start.Add(o.timeout)
 	}
-	c := cluster{kubectl: o.kubectl}
+	c := cluster{kubectl: o.kubectl, nodeClass: o.nodeClassKind}
 	fmt.Printf("conformance-upstream: %d specs of upstream's %s, %d on the skip list\n", len(specs), strings.Join(o.suites, " and "), countSkipped(specs))
 	if excluded > 0 {
 		fmt.Printf("conformance-upstream: %d more left out by -exclude %q: not run, and not counted below\n", excluded, o.exclude)

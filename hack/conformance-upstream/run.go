@@ -60,8 +60,15 @@ var narrowedNodePools = map[string]string{
 	"regression: CapacityBuffer": "nodepool-2vcpu.yaml",
 }
 
+// kwokNodeClassGroup is the group of upstream's KWOK node class, whose NodePools upstream's
+// specs narrow themselves.
+const kwokNodeClassGroup = "karpenter.kwok.sh"
+
 // nodePoolFor is the NodePool file spec s starts from.
 func nodePoolFor(o options, s *spec) string {
+	if strings.HasSuffix(o.nodeClassKind, "."+kwokNodeClassGroup) {
+		return o.nodePool
+	}
 	for container, file := range narrowedNodePools {
 		if strings.HasPrefix(s.suite+": "+s.text, container+" ") {
 			return filepath.Join(filepath.Dir(o.nodePool), file)
@@ -74,10 +81,10 @@ func nodePoolFor(o options, s *spec) string {
 // node class, NodePool and repair condition, and reads its Ginkgo report.
 func runSpec(ctx context.Context, o options, s *spec, n int) result {
 	dir := filepath.Join(o.outDir, s.suite)
-	if err := os.MkdirAll(filepath.Join(dir, "timestamps"), 0o755); err != nil {
+	base := filepath.Join(dir, fmt.Sprintf("%03d", n))
+	if err := os.MkdirAll(base+"-reports", 0o755); err != nil {
 		return result{state: stateFailed, message: err.Error()}
 	}
-	base := filepath.Join(dir, fmt.Sprintf("%03d", n))
 	report, output, operatorLog := base+".json", base+".log", base+"-operator.log"
 	args := []string{
 		"-test.timeout=" + (o.specTimeout + killDelay).String(),
@@ -103,17 +110,33 @@ func runSpec(ctx context.Context, o options, s *spec, n int) result {
 	defer cancel()
 	cmd := exec.CommandContext(specCtx, absolute(filepath.Join(o.binDir, s.suite+".test")), args...)
 	cmd.Stdout, cmd.Stderr = out, out
-	// Upstream's suites write their time intervals (CSV) there, else in a new folder of /tmp.
-	cmd.Env = append(os.Environ(), "OUTPUT_DIR="+absolute(filepath.Join(dir, "timestamps")))
+	// Upstream's suites write their time intervals (CSV) and the performance suite its reports
+	// there (else in a new folder of /tmp); a folder per spec, as specs reuse the file names.
+	cmd.Env = append(os.Environ(), "OUTPUT_DIR="+absolute(base+"-reports"))
 	// Stopped early, the spec is interrupted as Ginkgo expects, so that its cleanup runs, and
 	// killed if that does not end it.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 2 * time.Minute
 	from := fileSize(o.operatorLog)
+	files := []string{output}
+	stopSampling := func() {}
+	if o.samples != nil {
+		samples := base + "-nodes.jsonl"
+		files = append(files, samples)
+		sampling, cancelSampling := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := o.samples.record(sampling, samples); err != nil {
+				fmt.Printf("      recording the nodes: %v\n", err)
+			}
+		}()
+		stopSampling = func() { cancelSampling(); <-done }
+	}
 	start := time.Now()
 	runErr := cmd.Run()
 	elapsed := time.Since(start)
-	files := []string{output}
+	stopSampling()
 	if o.operatorLog != "" && copyRange(o.operatorLog, operatorLog, from) == nil {
 		files = append(files, operatorLog)
 	}

@@ -149,7 +149,7 @@ func ConsolidationCluster(nodes int, seed uint64) *Cluster {
 		c:    &Cluster{Now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)},
 		open: map[deploymentKey][]*deployment{}, names: map[string]bool{},
 	}
-	g.c.NodeClass = consolidationNodeClass()
+	g.c.NodeClass = CatalogNodeClass()
 	g.c.InstanceTypes = CatalogInstanceTypes(g.c.NodeClass)
 	for _, ns := range append([]string{metav1.NamespaceSystem}, appNamespaces...) {
 		g.c.Namespaces = append(g.c.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{corev1.LabelMetadataName: ns}}})
@@ -191,9 +191,10 @@ type deployment struct {
 	pods                        []*corev1.Pod
 }
 
-// consolidationNodeClass is the KCNodeClass of the emulator's subnets and security group, with
-// the status its controller resolves (the subnets' zones are what instance types read).
-func consolidationNodeClass() *kcv1.KCNodeClass {
+// CatalogNodeClass is the KCNodeClass of the emulator's subnets (all three zones) and security
+// group, with the status its controller resolves (the subnets' zones are what instance types
+// read).
+func CatalogNodeClass() *kcv1.KCNodeClass {
 	nodeClass := &kcv1.KCNodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: ConsolidationNodeClass},
 		Spec: kcv1.KCNodeClassSpec{

@@ -1,0 +1,155 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// nodeSample is what the provisioned nodes were at one moment of a spec: each node's offering
+// (what it costs) and what the pods bound to them request (what any set of nodes holding them
+// must at least cost). Upstream's performance reports count nodes and time but not cost; the
+// samples let the comparison price the nodes each report's moment found.
+type nodeSample struct {
+	Time      time.Time     `json:"time"`
+	Nodes     []sampledNode `json:"nodes"`
+	Pods      int           `json:"pods"`
+	CPU       float64       `json:"cpu"`
+	MemoryGiB float64       `json:"memoryGiB"`
+}
+
+type sampledNode struct {
+	Name         string `json:"name"`
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	CapacityType string `json:"capacityType"`
+}
+
+// nodePoolLabel marks the nodes a NodePool provisioned: the only ones sampled.
+const nodePoolLabel = "karpenter.sh/nodepool"
+
+// sampler watches the cluster's nodes and pods (one watch for the whole run, so sampling costs
+// the API server nothing per sample) and writes a spec's samples while it runs.
+type sampler struct {
+	nodes    corelisters.NodeLister
+	pods     corelisters.PodLister
+	interval time.Duration
+}
+
+// newSampler starts watching the cluster of kubeconfig until ctx ends.
+func newSampler(ctx context.Context, kubeconfig string, interval time.Duration) (*sampler, error) {
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	clientset, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	factory := informers.NewSharedInformerFactory(clientset, 0)
+	s := &sampler{nodes: factory.Core().V1().Nodes().Lister(), pods: factory.Core().V1().Pods().Lister(), interval: interval}
+	factory.Start(ctx.Done())
+	for informer, synced := range factory.WaitForCacheSync(ctx.Done()) {
+		if !synced {
+			return nil, fmt.Errorf("watching %v did not sync", informer)
+		}
+	}
+	return s, nil
+}
+
+// record writes a sample to file (JSON, one a line) at once and then every interval until ctx
+// ends, and a last one then.
+func (s *sampler) record(ctx context.Context, file string) error {
+	out, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = out.Close() }()
+	encoder := json.NewEncoder(out)
+	ticker := time.NewTicker(s.interval)
+	defer ticker.Stop()
+	for {
+		sample, err := s.sample(time.Now())
+		if err != nil {
+			return err
+		}
+		if err := encoder.Encode(sample); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// sample is the provisioned nodes at now and the requests of the pods bound to them that still
+// run (neither terminating nor finished).
+func (s *sampler) sample(now time.Time) (nodeSample, error) {
+	selector, err := labels.Parse(nodePoolLabel)
+	if err != nil {
+		return nodeSample{}, err
+	}
+	nodes, err := s.nodes.List(selector)
+	if err != nil {
+		return nodeSample{}, err
+	}
+	pods, err := s.pods.List(labels.Everything())
+	if err != nil {
+		return nodeSample{}, err
+	}
+	return summarizeNodes(now, nodes, pods), nil
+}
+
+func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nodeSample {
+	sample := nodeSample{Time: now, Nodes: []sampledNode{}}
+	provisioned := map[string]bool{}
+	for _, node := range nodes {
+		provisioned[node.Name] = true
+		sample.Nodes = append(sample.Nodes, sampledNode{
+			Name:         node.Name,
+			InstanceType: node.Labels[corev1.LabelInstanceTypeStable],
+			Zone:         node.Labels[corev1.LabelTopologyZone],
+			CapacityType: node.Labels["karpenter.sh/capacity-type"],
+		})
+	}
+	slices.SortFunc(sample.Nodes, func(a, b sampledNode) int { return strings.Compare(a.Name, b.Name) })
+	for _, pod := range pods {
+		if !provisioned[pod.Spec.NodeName] || pod.DeletionTimestamp != nil ||
+			pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		sample.Pods++
+		sample.CPU += float64(requests.Cpu().MilliValue()) / 1000
+		sample.MemoryGiB += float64(requests.Memory().Value()) / (1 << 30)
+	}
+	return sample
+}

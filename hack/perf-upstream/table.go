@@ -1,0 +1,371 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+)
+
+// report is what the table reads of upstream's PerformanceReport (test/suites/performance).
+type report struct {
+	TestType      string        `json:"test_type"`
+	TotalPods     int           `json:"total_pods"`
+	TotalNodes    int           `json:"total_nodes"`
+	TotalTime     time.Duration `json:"total_time"`
+	PodsDisrupted int           `json:"pods_disrupted"`
+	Rounds        int           `json:"rounds"`
+	Timestamp     time.Time     `json:"timestamp"`
+	P95HeapMB     float64       `json:"karpenter_p95_heap_mb"`
+	MaxHeapMB     float64       `json:"karpenter_max_heap_mb"`
+	MaxMemoryMB   float64       `json:"karpenter_max_memory_mb"`
+	AvgCPUCores   float64       `json:"karpenter_avg_cpu_cores"`
+	Samples       int           `json:"metrics_sample_count"`
+}
+
+// The runner's sample of the provisioned nodes (hack/conformance-upstream/samples.go).
+type nodeSample struct {
+	Time  time.Time `json:"time"`
+	Nodes []struct {
+		InstanceType string `json:"instanceType"`
+		Zone         string `json:"zone"`
+		CapacityType string `json:"capacityType"`
+	} `json:"nodes"`
+	CPU       float64 `json:"cpu"`
+	MemoryGiB float64 `json:"memoryGiB"`
+}
+
+// phase is one report of a spec (upstream's scale-out, consolidation or drift), with the cost
+// of the nodes the last sample before its end found, and the lower bound of their pods.
+type phase struct {
+	name   string
+	report report
+	cost   float64
+	bound  float64
+	priced bool
+}
+
+// specRun is one spec of one run: its outcome and its phases in the order they ended.
+type specRun struct {
+	text    string
+	outcome string
+	phases  []phase
+}
+
+// readRun reads the performance suite's specs of a run's results folder.
+func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[string]*specRun, error) {
+	reports, err := filepath.Glob(filepath.Join(dir, "performance", "[0-9][0-9][0-9].json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("%s: no spec of the performance suite ran", dir)
+	}
+	runs := map[string]*specRun{}
+	for _, file := range reports {
+		base := strings.TrimSuffix(file, ".json")
+		run, err := readSpec(file)
+		if err != nil {
+			return nil, err
+		}
+		samples, err := readSamples(base + "-nodes.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		phaseFiles, err := filepath.Glob(filepath.Join(base+"-reports", "*_performance_report.json"))
+		if err != nil {
+			return nil, err
+		}
+		for _, pf := range phaseFiles {
+			data, err := os.ReadFile(pf)
+			if err != nil {
+				return nil, err
+			}
+			p := phase{name: strings.TrimSuffix(filepath.Base(pf), "_performance_report.json")}
+			if err := json.Unmarshal(data, &p.report); err != nil {
+				return nil, fmt.Errorf("%s: %w", pf, err)
+			}
+			if s, ok := sampleAt(samples, p.report.Timestamp); ok {
+				p.cost, p.priced = price(s, instanceTypes)
+				p.bound = workload.LowerBound(instanceTypes, s.CPU, s.MemoryGiB)
+			}
+			run.phases = append(run.phases, p)
+		}
+		slices.SortFunc(run.phases, func(a, b phase) int { return a.report.Timestamp.Compare(b.report.Timestamp) })
+		runs[run.text] = run
+	}
+	return runs, nil
+}
+
+// readSpec reads the spec's text and outcome from the runner's Ginkgo report of it.
+func readSpec(file string) (*specRun, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt || s.State == types.SpecStateSkipped && s.Failure.Message == "" {
+				continue
+			}
+			return &specRun{text: s.FullText(), outcome: fmt.Sprintf("%s in %s", s.State, s.RunTime.Round(time.Second))}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no spec ran", file)
+}
+
+func readSamples(file string) ([]nodeSample, error) {
+	f, err := os.Open(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	var samples []nodeSample
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(nil, 64<<20)
+	for scanner.Scan() {
+		var s nodeSample
+		if err := json.Unmarshal(scanner.Bytes(), &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		samples = append(samples, s)
+	}
+	return samples, scanner.Err()
+}
+
+// sampleAt is the last sample taken at or before t.
+func sampleAt(samples []nodeSample, t time.Time) (nodeSample, bool) {
+	var found nodeSample
+	ok := false
+	for _, s := range samples {
+		if s.Time.After(t) {
+			break
+		}
+		found, ok = s, true
+	}
+	return found, ok
+}
+
+// price is what the sampled nodes cost at the compared instance types' prices; false when a
+// node's offering is not among them.
+func price(s nodeSample, instanceTypes []*cloudprovider.InstanceType) (float64, bool) {
+	byName := map[string]*cloudprovider.InstanceType{}
+	for _, it := range instanceTypes {
+		byName[it.Name], byName[kwokName(it.Name)] = it, it
+	}
+	total := 0.0
+	for _, n := range s.Nodes {
+		p, ok := byName[n.InstanceType].PriceOf(map[string]string{karpv1.LabelTopologyZone: n.Zone, karpv1.LabelCapacityType: n.CapacityType})
+		if !ok {
+			return 0, false
+		}
+		total += p
+	}
+	return total, true
+}
+
+// table compares the runs spec by spec, in the order of the spec texts.
+func table(oursDir, upstreamDir string, instanceTypes []*cloudprovider.InstanceType) (string, error) {
+	ours, err := readRun(oursDir, instanceTypes)
+	if err != nil {
+		return "", err
+	}
+	upstream, err := readRun(upstreamDir, instanceTypes)
+	if err != nil {
+		return "", err
+	}
+	texts := map[string]bool{}
+	for text := range ours {
+		texts[text] = true
+	}
+	for text := range upstream {
+		texts[text] = true
+	}
+	var b strings.Builder
+	b.WriteString("Ratio: ours / upstream's; below 1 is ours lower (every figure here is better lower). Goals: time to all pods Running at most 0.5, peak heap at most 0.5, nodes and cost at most 1.\n")
+	for _, text := range slices.Sorted(func(yield func(string) bool) {
+		for t := range texts {
+			if !yield(t) {
+				return
+			}
+		}
+	}) {
+		writeScenario(&b, text, ours[text], upstream[text])
+	}
+	return b.String(), nil
+}
+
+// A row of a scenario's table: a figure of a phase, how to print it, and the goal on the ratio
+// (0: none).
+type measure struct {
+	name  string
+	value func(phase) (float64, bool)
+	unit  func(float64) string
+	goal  func(phase) float64
+}
+
+func always(v float64) func(phase) float64 { return func(phase) float64 { return v } }
+
+var measures = []measure{
+	{name: "time", value: func(p phase) (float64, bool) { return p.report.TotalTime.Seconds(), true },
+		unit: func(v float64) string { return fmt.Sprintf("%.1f s", v) },
+		goal: func(p phase) float64 {
+			if p.report.TestType == "scale-out" {
+				return 0.5
+			}
+			return 0
+		}},
+	{name: "controller heap, max", value: func(p phase) (float64, bool) { return p.report.MaxHeapMB, p.report.Samples > 0 },
+		unit: megabytes, goal: always(0.5)},
+	{name: "controller heap, P95", value: func(p phase) (float64, bool) { return p.report.P95HeapMB, p.report.Samples > 0 },
+		unit: megabytes, goal: always(0)},
+	{name: "controller memory (RSS), max", value: func(p phase) (float64, bool) { return p.report.MaxMemoryMB, p.report.Samples > 0 },
+		unit: megabytes, goal: always(0)},
+	{name: "controller CPU, mean", value: func(p phase) (float64, bool) { return p.report.AvgCPUCores, p.report.Samples > 0 },
+		unit: func(v float64) string { return fmt.Sprintf("%.3f cores", v) }, goal: always(0)},
+	{name: "nodes", value: func(p phase) (float64, bool) { return float64(p.report.TotalNodes), true },
+		unit: func(v float64) string { return fmt.Sprintf("%.0f", v) }, goal: always(1)},
+	{name: "cost", value: func(p phase) (float64, bool) { return p.cost, p.priced },
+		unit: func(v float64) string { return fmt.Sprintf("%.2f", v) }, goal: always(1)},
+	{name: "cost / lower bound", value: func(p phase) (float64, bool) { return p.cost / p.bound, p.priced && p.bound > 0 },
+		unit: func(v float64) string { return fmt.Sprintf("%.3f", v) }, goal: always(0)},
+}
+
+func megabytes(v float64) string { return fmt.Sprintf("%.1f MB", v) }
+
+// timeMeaning says what a phase's time is, by upstream's report type.
+var timeMeaning = map[string]string{
+	"scale-out":     "time to all pods Running",
+	"consolidation": "time to the consolidated end state",
+	"drift":         "time to the drifted end state",
+}
+
+func writeScenario(b *strings.Builder, text string, ours, upstream *specRun) {
+	fmt.Fprintf(b, "\n### %s\n\n", text)
+	fmt.Fprintf(b, "ours: %s; upstream's: %s\n\n", outcomeOf(ours), outcomeOf(upstream))
+	b.WriteString("| phase | figure | ours | upstream's | ratio | goal |\n|---|---|---|---|---|---|\n")
+	for _, name := range phaseNames(ours, upstream) {
+		o, oOK := phaseOf(ours, name)
+		u, uOK := phaseOf(upstream, name)
+		extra := ""
+		if oOK && uOK {
+			extra = fmt.Sprintf(" (%d / %d pods", o.report.TotalPods, u.report.TotalPods)
+			if o.report.Rounds+u.report.Rounds > 0 {
+				extra += fmt.Sprintf(", %d / %d rounds", o.report.Rounds, u.report.Rounds)
+			}
+			extra += fmt.Sprintf(", %d / %d pods disrupted)", o.report.PodsDisrupted, u.report.PodsDisrupted)
+		}
+		for _, m := range measures {
+			label := m.name
+			if m.name == "time" {
+				label = timeMeaning[typeOf(o, u)] + extra
+				if label == extra {
+					label = "time" + extra
+				}
+			}
+			ov, oHas := valueOf(m, o, oOK)
+			uv, uHas := valueOf(m, u, uOK)
+			cells := []string{name, label, cell(m, ov, oHas), cell(m, uv, uHas), "—", ""}
+			if oHas && uHas && uv > 0 {
+				ratio := ov / uv
+				cells[4] = fmt.Sprintf("%.2f", ratio)
+				if goal := m.goal(o); goal > 0 {
+					cells[5] = fmt.Sprintf("≤ %.1f: met", goal)
+					if ratio > goal {
+						cells[5] = fmt.Sprintf("≤ %.1f: missed", goal)
+					}
+				}
+			}
+			fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+}
+
+func outcomeOf(r *specRun) string {
+	if r == nil {
+		return "not run"
+	}
+	return r.outcome
+}
+
+// phaseNames are the phases either run reported, in the order they ended.
+func phaseNames(runs ...*specRun) []string {
+	var names []string
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		for _, p := range r.phases {
+			if !slices.Contains(names, p.name) {
+				names = append(names, p.name)
+			}
+		}
+	}
+	return names
+}
+
+func phaseOf(r *specRun, name string) (phase, bool) {
+	if r == nil {
+		return phase{}, false
+	}
+	for _, p := range r.phases {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return phase{}, false
+}
+
+func typeOf(phases ...phase) string {
+	for _, p := range phases {
+		if p.report.TestType != "" {
+			return p.report.TestType
+		}
+	}
+	return ""
+}
+
+func valueOf(m measure, p phase, ok bool) (float64, bool) {
+	if !ok {
+		return 0, false
+	}
+	return m.value(p)
+}
+
+func cell(m measure, v float64, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return m.unit(v)
+}
