@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +31,13 @@ const DefaultRepeat = 5 * time.Minute
 
 // forgetAt is how many remembered events make the recorder drop those older than repeat.
 const forgetAt = 10000
+
+// maxNote is the longest note the API server accepts for an event (events.k8s.io/v1); a longer
+// one is refused and the event lost, so notes are cut to it.
+const maxNote = 1024
+
+// ellipsis ends a note that was cut.
+const ellipsis = "..."
 
 // Recorder is an events.EventRecorder that drops repeats.
 type Recorder struct {
@@ -58,7 +66,8 @@ func (r *Recorder) Eventf(regarding runtime.Object, related runtime.Object, even
 	if r == nil || r.delegate == nil || regarding == nil {
 		return
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", identity(regarding), eventType, reason, action, fmt.Sprintf(note, args...))
+	note = cut(fmt.Sprintf(note, args...))
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", identity(regarding), eventType, reason, action, note)
 	now := r.clock.Now()
 	r.mu.Lock()
 	if at, seen := r.last[key]; seen && now.Sub(at) < r.repeat {
@@ -74,7 +83,20 @@ func (r *Recorder) Eventf(regarding runtime.Object, related runtime.Object, even
 		}
 	}
 	r.mu.Unlock()
-	r.delegate.Eventf(regarding, related, eventType, reason, action, note, args...)
+	r.delegate.Eventf(regarding, related, eventType, reason, action, "%s", note)
+}
+
+// cut shortens a note longer than the API server accepts to that length, at a character
+// boundary, ending with an ellipsis.
+func cut(note string) string {
+	if len(note) <= maxNote {
+		return note
+	}
+	end := maxNote - len(ellipsis)
+	for end > 0 && !utf8.RuneStart(note[end]) {
+		end--
+	}
+	return note[:end] + ellipsis
 }
 
 // identity names the object: its UID, and its kind, namespace and name (objects built in

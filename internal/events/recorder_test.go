@@ -15,8 +15,11 @@
 package events
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +32,7 @@ type recorded struct{ reason, note string }
 type sink struct{ events []recorded }
 
 func (s *sink) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
-	s.events = append(s.events, recorded{reason, note})
+	s.events = append(s.events, recorded{reason, fmt.Sprintf(note, args...)})
 }
 
 func TestRecorderDropsRepeats(t *testing.T) {
@@ -52,4 +55,33 @@ func TestRecorderDropsRepeats(t *testing.T) {
 		t.Errorf("%d events published, want 5: %+v", got, delegate.events)
 	}
 	NewRecorder(nil, 0, clock).Eventf(a, nil, corev1.EventTypeNormal, "Waiting", "Test", "x") // no delegate: nothing, no panic
+}
+
+// The API server refuses an event whose note is longer than 1024 bytes, and the event is lost:
+// a note listing many nodes is cut to that length instead, at a character boundary.
+func TestRecorderCutsLongNotes(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC))
+	delegate := &sink{}
+	recorder := NewRecorder(delegate, time.Minute, clock)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default", UID: "uid-a"}}
+	for _, c := range []struct {
+		name, note string
+		want       int
+	}{
+		{"short", "waiting on 3 nodes", len("waiting on 3 nodes")},
+		{"exactly the limit", strings.Repeat("x", 1024), 1024},
+		{"one byte over", strings.Repeat("x", 1025), 1024},
+		{"many nodes", "terminating " + strings.Repeat("default-abcde/m2a.xlarge/kr-central-2-a, ", 60), 1024},
+		// A three-byte character across the cut is left out whole.
+		{"multi-byte", strings.Repeat("x", 1020) + strings.Repeat("노드", 5), 1020 + len("...")},
+	} {
+		recorder.Eventf(pod, nil, corev1.EventTypeNormal, c.name, "Test", "%s", c.note)
+		got := delegate.events[len(delegate.events)-1].note
+		if len(got) != c.want || !utf8.ValidString(got) {
+			t.Errorf("%s: published a note of %d bytes (valid UTF-8: %t), want %d", c.name, len(got), utf8.ValidString(got), c.want)
+		}
+		if len(c.note) > 1024 && !strings.HasSuffix(got, "...") {
+			t.Errorf("%s: a cut note does not end with an ellipsis: %q", c.name, got[len(got)-10:])
+		}
+	}
 }

@@ -274,8 +274,10 @@ func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) 
 		return reconcile.Result{}, err
 	}
 	if len(users) > 0 {
-		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", strings.Join(users, ", "))
-		log.FromContext(ctx).Info("deletion of KCNodeClass is waiting", "users", users)
+		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", firstOf(users, shownUsers))
+		// Every NodeClaim that goes reconciles the node class again: a debug line, not one per
+		// NodeClaim at info; the event says what it waits for.
+		log.FromContext(ctx).V(1).Info("deletion of KCNodeClass is waiting", "users", len(users), "first", users[0])
 		waitingOnReferences(r.Recorder, nodeClass, msg)
 		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil // the watches usually come first
 	}
@@ -283,6 +285,17 @@ func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) 
 	controllerutil.RemoveFinalizer(nodeClass, Finalizer)
 	deleteMetrics(nodeClass.Name)
 	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored)))
+}
+
+// shownUsers is how many of the objects a deletion waits for its event names.
+const shownUsers = 5
+
+// firstOf lists the first max names and counts the others.
+func firstOf(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d other(s)", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // users lists the NodePools and NodeClaims that refer to a node class.

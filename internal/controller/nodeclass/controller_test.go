@@ -345,6 +345,19 @@ var _ = Describe("KCNodeClass deletion", func() {
 		Expect(reconciled(nodeClass).Status.SigningKeys).To(Equal([]kcv1.SigningKeyUse{{KeyID: "k1", NodeClaims: 1}, {KeyID: "k2", NodeClaims: 1}}))
 	})
 
+	It("names at most five of the NodeClaims it waits for, as a longer event would be refused", func() {
+		nodeClass := reconciled(newNodeClass("1.36"))
+		for range 7 {
+			nodeClaimOf(nodeClass, nil)
+		}
+		Expect(env.Client.Delete(env.Ctx, nodeClass)).To(Succeed())
+
+		reconciled(nodeClass)
+		notes := env.Recorder.Notes(nodeClass.Name, "WaitingOnReferences")
+		Expect(notes).To(HaveLen(1))
+		Expect(notes[0]).To(MatchRegexp(`^waiting for (NodeClaim/[^ ,]+, ){4}NodeClaim/[^ ,]+ and 2 other\(s\) to be deleted`))
+	})
+
 	It("waits while a NodePool refers to it and says so", func() {
 		nodeClass := reconciled(newNodeClass("1.36"))
 		Expect(nodeClass.Finalizers).To(ContainElement(nodeclass.Finalizer))
