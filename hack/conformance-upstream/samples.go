@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -42,6 +43,10 @@ type nodeSample struct {
 	Pods      int           `json:"pods"`
 	CPU       float64       `json:"cpu"`
 	MemoryGiB float64       `json:"memoryGiB"`
+	// LastPodCreated is when the newest of the specs' pods (outside kube-system) was created:
+	// a scale-out's pods come at the pace of the Deployment controller, and what follows
+	// the last one is the autoscaler's part.
+	LastPodCreated time.Time `json:"lastPodCreated"`
 }
 
 type sampledNode struct {
@@ -142,6 +147,9 @@ func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nod
 	}
 	slices.SortFunc(sample.Nodes, func(a, b sampledNode) int { return strings.Compare(a.Name, b.Name) })
 	for _, pod := range pods {
+		if created := pod.CreationTimestamp.Time; pod.Namespace != metav1.NamespaceSystem && created.After(sample.LastPodCreated) {
+			sample.LastPodCreated = created
+		}
 		if !provisioned[pod.Spec.NodeName] || pod.DeletionTimestamp != nil ||
 			pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue

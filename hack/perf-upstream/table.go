@@ -55,8 +55,9 @@ type nodeSample struct {
 		Zone         string `json:"zone"`
 		CapacityType string `json:"capacityType"`
 	} `json:"nodes"`
-	CPU       float64 `json:"cpu"`
-	MemoryGiB float64 `json:"memoryGiB"`
+	CPU            float64   `json:"cpu"`
+	MemoryGiB      float64   `json:"memoryGiB"`
+	LastPodCreated time.Time `json:"lastPodCreated"`
 }
 
 // phase is one report of a spec (upstream's scale-out, consolidation or drift), with the cost
@@ -67,6 +68,8 @@ type phase struct {
 	cost   float64
 	bound  float64
 	priced bool
+	// afterLastPod is the time from the last pod's creation to the phase's end.
+	afterLastPod time.Duration
 }
 
 // specRun is one spec of one run: its outcome and its phases in the order they ended.
@@ -112,6 +115,9 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 			if s, ok := sampleAt(samples, p.report.Timestamp); ok {
 				p.cost, p.priced = price(s, instanceTypes)
 				p.bound = workload.LowerBound(instanceTypes, s.CPU, s.MemoryGiB)
+				if !s.LastPodCreated.IsZero() {
+					p.afterLastPod = p.report.Timestamp.Sub(s.LastPodCreated)
+				}
 			}
 			run.phases = append(run.phases, p)
 		}
@@ -246,6 +252,9 @@ var measures = []measure{
 			}
 			return 0
 		}},
+	{name: "time after the last pod was created", value: func(p phase) (float64, bool) {
+		return p.afterLastPod.Seconds(), p.report.TestType == "scale-out" && p.afterLastPod > 0
+	}, unit: func(v float64) string { return fmt.Sprintf("%.1f s", v) }, goal: always(0)},
 	{name: "controller heap, max", value: func(p phase) (float64, bool) { return p.report.MaxHeapMB, p.report.Samples > 0 },
 		unit: megabytes, goal: always(0.5)},
 	{name: "controller heap, P95", value: func(p phase) (float64, bool) { return p.report.P95HeapMB, p.report.Samples > 0 },

@@ -106,6 +106,31 @@ func TestGaugeSetReplace(t *testing.T) {
 	}
 }
 
+// The set keeps only each series' key and deletes a dropped series by the labels it reads
+// back from the key: several labels, an empty value and a value holding "=" included.
+func TestGaugeSetDeletesByItsKeys(t *testing.T) {
+	nodes := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set_nodes"}, []string{"node", "zone", "note"})
+	pools := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set_pools"}, []string{"node"})
+	set := &GaugeSet{}
+	odd := prometheus.Labels{"node": "a", "zone": "", "note": "k=v=w"}
+	set.Replace([]GaugeValue{
+		{nodes, odd, 1},
+		{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 2},
+		{pools, prometheus.Labels{"node": "a"}, 3}, // the same labels on another gauge
+	})
+	set.Replace([]GaugeValue{{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 4}})
+	if n := testutil.CollectAndCount(nodes); n != 1 {
+		t.Errorf("%d node series after the second set, want node b's only", n)
+	}
+	if n := testutil.CollectAndCount(pools); n != 0 {
+		t.Errorf("%d pool series after the second set, want none", n)
+	}
+	set.Replace(nil)
+	if n := testutil.CollectAndCount(nodes); n != 0 {
+		t.Errorf("%d node series after an empty set, want none", n)
+	}
+}
+
 func TestPublishBuildInfo(t *testing.T) {
 	PublishBuildInfo()
 	if n := testutil.CollectAndCount(buildInfo); n != 1 {

@@ -141,12 +141,14 @@ func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) o
 // names (the label the cloud provider sets at launch; NodeClaims not launched yet have none)
 // and by the Kubernetes minor version of their node (nodeClaimVersion).
 func (r *Reconciler) countNodeClaims(ctx context.Context, nodeClass *kcv1.KCNodeClass) (keys, versions map[string]int32, err error) {
+	// Every change to a NodeClaim reconciles its node class, and every pass reads them all:
+	// without copies, as nothing here writes them.
 	claims := &karpv1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims); err != nil {
+	if err := r.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	nodes := &corev1.NodeList{}
-	if err := r.Client.List(ctx, nodes); err != nil {
+	if err := r.Client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	byProviderID := make(map[string]*corev1.Node, len(nodes.Items))
@@ -302,7 +304,7 @@ func firstOf(names []string, max int) string {
 func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 	var users []string
 	pools := &karpv1.NodePoolList{}
-	if err := r.Client.List(ctx, pools); err != nil {
+	if err := r.Client.List(ctx, pools, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	for _, np := range pools.Items {
@@ -311,7 +313,7 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 		}
 	}
 	claims := &karpv1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims); err != nil {
+	if err := r.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	for _, c := range claims.Items {

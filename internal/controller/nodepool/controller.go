@@ -67,8 +67,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		forgetMetrics(np.Name)
 		return reconcile.Result{}, nil
 	}
+	// Every change to one of its NodeClaims reconciles the NodePool, and every pass reads them
+	// all: without copies (read-only here; restamping copies the one it writes).
 	claims := &karpv1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}); err != nil {
+	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, err
 	}
 	if err := r.stampHash(ctx, np, claims.Items); err != nil {

@@ -80,12 +80,13 @@ func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims 
 // version that are neither drifted nor deleting.
 func (r *Reconciler) restampNodeClaims(ctx context.Context, hash string, claims []karpv1.NodeClaim) error {
 	for i := range claims {
-		nodeClaim := &claims[i]
-		version, stamped := nodeClaim.Annotations[karpv1.NodePoolHashVersionAnnotationKey]
-		if !stamped || version == HashVersion || !nodeClaim.DeletionTimestamp.IsZero() ||
-			meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeDrifted) {
+		version, stamped := claims[i].Annotations[karpv1.NodePoolHashVersionAnnotationKey]
+		if !stamped || version == HashVersion || !claims[i].DeletionTimestamp.IsZero() ||
+			meta.IsStatusConditionTrue(claims[i].Status.Conditions, karpv1.ConditionTypeDrifted) {
 			continue
 		}
+		// claims share their maps with the cache: the write goes to a copy.
+		nodeClaim := claims[i].DeepCopy()
 		stored := nodeClaim.DeepCopy()
 		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
 		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
