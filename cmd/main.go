@@ -175,9 +175,8 @@ func parseFlags() (options, zap.Options) {
 		"e.g. 127.0.0.1:6060; empty, the default, serves none.")
 	flag.BoolVar(&o.enableProfiling, "enable-profiling", false, "Also serve Go's profiles on the metrics endpoint, under /debug/pprof/, "+
 		"behind its authentication when it is secure, as upstream Karpenter's flag of that name does.")
-	// Upstream Karpenter's flags and defaults: client-go's own (20 and 30 a second, shared by
-	// every controller and the event recorder) held a 1,000-pod scale-out to about two new
-	// NodeClaims a second.
+	// Upstream Karpenter's flags and defaults, above client-go's own (20 and 30 a second),
+	// which every controller and the event recorder share.
 	flag.IntVar(&o.kubeClientQPS, "kube-client-qps", 200, "The smoothed rate of requests to the API server, per second.")
 	flag.IntVar(&o.kubeClientBurst, "kube-client-burst", 300, "The most requests to the API server at once, above the smoothed rate.")
 	flag.BoolVar(&o.enableLeaderElection, "leader-elect", false,

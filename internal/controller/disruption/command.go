@@ -22,6 +22,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 )
 
 // Disruption methods, in the order they are tried.
@@ -133,13 +134,9 @@ func (c *Command) String() string {
 
 // typeNames lists at most max of a new NodeClaim's instance types, cheapest first.
 func typeNames(n *scheduling.NewNodeClaim, max int) string {
-	names := make([]string, 0, max)
+	names := make([]string, len(n.InstanceTypes))
 	for i, it := range n.InstanceTypes {
-		if i == max {
-			names = append(names, fmt.Sprintf("and %d other(s)", len(n.InstanceTypes)-max))
-			break
-		}
-		names = append(names, it.Name)
+		names[i] = it.Name
 	}
-	return strings.Join(names, ", ")
+	return pretty.Slice(names, max)
 }

@@ -29,6 +29,6 @@
 // internal/controller/node/health, internal/events,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
 // internal/utils/labelindex,
-// internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/resources,
-// internal/volumetopology.
+// internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty,
+// internal/utils/resources, internal/volumetopology.
 package disruption

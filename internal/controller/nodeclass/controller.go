@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +36,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
@@ -276,7 +276,7 @@ func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) 
 		return reconcile.Result{}, err
 	}
 	if len(users) > 0 {
-		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", firstOf(users, shownUsers))
+		msg := fmt.Sprintf("waiting for %s to be deleted or to stop referring to this KCNodeClass", pretty.Slice(users, shownUsers))
 		// Every NodeClaim that goes reconciles the node class again: a debug line, not one per
 		// NodeClaim at info; the event says what it waits for.
 		log.FromContext(ctx).V(1).Info("deletion of KCNodeClass is waiting", "users", len(users), "first", users[0])
@@ -291,14 +291,6 @@ func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) 
 
 // shownUsers is how many of the objects a deletion waits for its event names.
 const shownUsers = 5
-
-// firstOf lists the first max names and counts the others.
-func firstOf(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d other(s)", strings.Join(names[:max], ", "), len(names)-max)
-}
 
 // users lists the NodePools and NodeClaims that refer to a node class.
 func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {

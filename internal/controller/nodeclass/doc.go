@@ -17,5 +17,6 @@
 // creation, and a finalizer that keeps a node class in use from being deleted.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/catalog,
-// internal/kakaocloud, internal/metrics, internal/utils/conditions, internal/utils/version.
+// internal/kakaocloud, internal/metrics, internal/utils/conditions, internal/utils/pretty,
+// internal/utils/version.
 package nodeclass

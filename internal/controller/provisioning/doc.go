@@ -19,5 +19,5 @@
 //
 // Of this project it imports api/autoscaling/v1beta1, api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider, internal/metrics,
 // internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
-// internal/volumetopology.
+// internal/utils/pretty, internal/volumetopology.
 package provisioning

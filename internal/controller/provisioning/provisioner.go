@@ -49,6 +49,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 )
 
 // Provisioner creates NodeClaims for pending pods, one batch at a time.
@@ -106,6 +107,7 @@ func (p *Provisioner) Start(ctx context.Context) error {
 //
 //nolint:gocyclo // the provisioning pass read top to bottom: read, simulate, record, create, each with its own way to fail
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
+	start := time.Now()
 	cluster, err := state.Read(ctx, p.Client)
 	if err != nil {
 		return nil, err
@@ -139,6 +141,15 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	}
 	input.Nominated = NominatedNow(p.nominated, cluster)
 	results := scheduling.Simulate("provisioner", input)
+	if len(results.NewNodeClaims) > 0 {
+		// Upstream's lines, with how long the pass took to decide (the creates follow).
+		newPods := 0
+		for _, n := range results.NewNodeClaims {
+			newPods += len(n.Pods)
+		}
+		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", time.Since(start).String())
+		log.FromContext(ctx).Info("computed new nodeclaim(s) to fit pod(s)", "nodeclaims", len(results.NewNodeClaims), "pods", newPods)
+	}
 	nominations := make(map[types.UID]string, len(results.Placed))
 	scheduling.PublishIgnored(results)
 
@@ -198,6 +209,15 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	}
 	p.nominated = nominations
 	return created, p.updateBuffers(ctx, buffers, *results)
+}
+
+// podNames are the pods' namespace/name.
+func podNames(pods []*corev1.Pod) []string {
+	names := make([]string, len(pods))
+	for i, pod := range pods {
+		names[i] = klog.KObj(pod).String()
+	}
+	return names
 }
 
 // NominatedNow is where the last pass put each pod (nominated), named as a pass over cluster
