@@ -79,7 +79,7 @@ func (c cluster) ensureClean(ctx context.Context, next *spec) error {
 	if err := c.releaseFinalizers(ctx); err != nil {
 		return err
 	}
-	if _, err := c.run(ctx, "delete", strings.Join(append(slices.Clone(cleanableKinds), c.nodeClass), ","), "--all-namespaces", "-l", discoveryLabel,
+	if _, err := c.run(ctx, "delete", strings.Join(c.withNodeClass(cleanableKinds), ","), "--all-namespaces", "-l", discoveryLabel,
 		"--ignore-not-found", "--wait=false"); err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (c cluster) ensureClean(ctx context.Context, next *spec) error {
 
 func (c cluster) leftovers(ctx context.Context) ([]string, error) {
 	// The cluster's own nodes (the controller's stand-in pod's) are not a spec's.
-	out, err := c.run(ctx, "get", strings.Join(append(slices.Clone(leftoverKinds), c.nodeClass), ","), "-o", "name", "-l", "!"+controlPlaneLabel)
+	out, err := c.run(ctx, "get", strings.Join(c.withNodeClass(leftoverKinds), ","), "-o", "name", "-l", "!"+controlPlaneLabel)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +146,14 @@ func (c cluster) releaseFinalizers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// withNodeClass adds the node class's kind to kinds.
+func (c cluster) withNodeClass(kinds []string) []string {
+	if c.nodeClass == "" {
+		return kinds
+	}
+	return append(slices.Clone(kinds), c.nodeClass)
 }
 
 // nodeClassKind is the kind of the node class in file, as kubectl names it: <kind>.<group>.

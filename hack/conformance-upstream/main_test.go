@@ -138,3 +138,35 @@ func TestNodePoolFor(t *testing.T) {
 		}
 	}
 }
+
+func TestNodeClassKind(t *testing.T) {
+	for file, want := range map[string]string{
+		"nodeclass.yaml":      "kcnodeclass.karpenter.kakaocloud.com",
+		"nodeclass-kwok.yaml": "kwoknodeclass.karpenter.kwok.sh",
+	} {
+		if got, err := nodeClassKind(file); err != nil || got != want {
+			t.Errorf("nodeClassKind(%s) = %q, %v; want %q", file, got, err, want)
+		}
+	}
+	core := filepath.Join(t.TempDir(), "configmap.yaml")
+	if err := os.WriteFile(core, []byte("apiVersion: v1\nkind: ConfigMap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nodeClassKind(core); err == nil {
+		t.Error("a kind of the core group was taken for a node class")
+	}
+}
+
+// Upstream's CapacityBuffer specs narrow a KWOK NodePool themselves: the runner gives them the
+// default NodePool then, and its narrowed copy for ours.
+func TestNodePoolForKWOK(t *testing.T) {
+	s := &spec{suite: "regression", text: "CapacityBuffer should provision for a buffer"}
+	ours := options{nodePool: "nodepool.yaml", nodeClassKind: "kcnodeclass.karpenter.kakaocloud.com"}
+	if got := nodePoolFor(ours, s); got != "nodepool-2vcpu.yaml" {
+		t.Errorf("ours: %s, want nodepool-2vcpu.yaml", got)
+	}
+	kwok := options{nodePool: "nodepool-kwok.yaml", nodeClassKind: "kwoknodeclass.karpenter.kwok.sh"}
+	if got := nodePoolFor(kwok, s); got != "nodepool-kwok.yaml" {
+		t.Errorf("upstream's: %s, want nodepool-kwok.yaml", got)
+	}
+}
