@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -211,22 +212,11 @@ func table(oursDir, upstreamDir string, instanceTypes []*cloudprovider.InstanceT
 	if err != nil {
 		return "", err
 	}
-	texts := map[string]bool{}
-	for text := range ours {
-		texts[text] = true
-	}
-	for text := range upstream {
-		texts[text] = true
-	}
+	texts := maps.Clone(ours)
+	maps.Copy(texts, upstream)
 	var b strings.Builder
 	b.WriteString("Ratio: ours / upstream's; below 1 is ours lower (every figure here is better lower). Goals: time to all pods Running at most 0.5, peak heap at most 0.5, nodes and cost at most 1.\n")
-	for _, text := range slices.Sorted(func(yield func(string) bool) {
-		for t := range texts {
-			if !yield(t) {
-				return
-			}
-		}
-	}) {
+	for _, text := range slices.Sorted(maps.Keys(texts)) {
 		writeScenario(&b, text, ours[text], upstream[text])
 	}
 	return b.String(), nil
