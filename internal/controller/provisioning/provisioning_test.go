@@ -21,9 +21,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
@@ -60,6 +62,69 @@ var _ = Describe("Provisioning", func() {
 		for _, p := range pods {
 			Expect(env.Recorder.Notes(p.Name, provisioning.ReasonNominated)).NotTo(BeEmpty())
 		}
+	})
+
+	It("creates a pass's NodeClaims side by side: one the API server refuses stops none of the others, and its pods are placed again by the next pass", func() {
+		readyPool("default", nil, map[string]string{"team": "checkout"})
+		refusedPool := readyPool("refused", nil, map[string]string{"team": "refused"})
+		// A real refusal: the API server's admission denies the NodeClaims of NodePool
+		// "refused" while the binding exists.
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "refuse-team-refused"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: new(admissionregistrationv1.Fail),
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{karpv1.Group}, APIVersions: []string{"v1"}, Resources: []string{"nodeclaims"}},
+					},
+				}}},
+				Validations: []admissionregistrationv1.Validation{{
+					Expression: `!has(object.metadata.labels) || !('team' in object.metadata.labels) || object.metadata.labels['team'] != 'refused'`,
+					Message:    "team refused gets no NodeClaim",
+				}},
+			},
+		}
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName: policy.Name, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			},
+		}
+		ExpectApplied(env.Ctx, env.Client, policy, binding)
+		DeferCleanup(func() { ExpectDeleted(env.Ctx, env.Client, binding, policy) })
+		refusedNodeClaim := func() error {
+			return env.Client.Create(env.Ctx, test.NodeClaim(test.KCNodeClass(), func(nodeClaim *karpv1.NodeClaim) {
+				nodeClaim.Labels["team"] = "refused"
+			}), client.DryRunAll)
+		}
+		// The API server's policy informer must see both objects first.
+		Eventually(refusedNodeClaim).Should(MatchError(ContainSubstring("team refused gets no NodeClaim")))
+
+		web := []*corev1.Pod{
+			pod("web-0", "1", map[string]string{"team": "checkout"}, apart("web")),
+			pod("web-1", "1", map[string]string{"team": "checkout"}, apart("web")),
+			pod("web-2", "1", map[string]string{"team": "checkout"}, apart("web")),
+		}
+		batch := pod("batch", "1", map[string]string{"team": "refused"})
+		ExpectPending(env.Ctx, env.Client, append(web, batch)...)
+		created, err := controllers.Provisioner.Provision(env.Ctx)
+		Expect(err).To(MatchError(SatisfyAll(ContainSubstring("creating a NodeClaim for NodePool refused"), ContainSubstring("team refused gets no NodeClaim"))))
+		Expect(created).To(HaveLen(3))
+		Expect(nodeClaimsOf("default")).To(HaveLen(3))
+		Expect(nodeClaimsOf("refused")).To(BeEmpty())
+		for _, p := range web {
+			Expect(env.Recorder.Notes(p.Name, provisioning.ReasonNominated)).To(HaveLen(1), "pod %s", p.Name)
+		}
+		Expect(env.Recorder.Notes(batch.Name, provisioning.ReasonNominated)).To(BeEmpty())
+
+		By("lifting the refusal: the next pass opens the refused pod's NodeClaim, and no second one for the others")
+		ExpectDeleted(env.Ctx, env.Client, binding)
+		Eventually(refusedNodeClaim).Should(Succeed())
+		created = ExpectProvisioned(env.Ctx, env.Client, controllers.Provisioner)
+		Expect(created).To(HaveLen(1))
+		Expect(created[0].Labels).To(HaveKeyWithValue(karpv1.LabelNodePool, refusedPool.Name))
+		Expect(nodeClaimsOf("default")).To(HaveLen(3))
 	})
 
 	It("keeps a pod on the node its NodeClaim registered as, though a node it prefers could now be launched", func() {
