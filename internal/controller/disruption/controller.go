@@ -295,7 +295,7 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 			return in, err
 		}
 	}
-	in.InFlight = c.orchestrator.inFlight()
+	in.InFlight, in.Headed = c.orchestrator.inFlight(), c.orchestrator.headed()
 	in.Deleted = c.orchestrator.deletedNodeClaims(existing)
 	var headedFor sets.Set[string]
 	in.Nominated, headedFor = c.orchestrator.nominated(existing)

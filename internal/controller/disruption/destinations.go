@@ -17,8 +17,10 @@ package disruption
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -137,20 +139,68 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
 		if d == nil {
 			continue
 		}
-		requests := state.Requests(placed)
-		requested := d.existing.Requested.DeepCopy()
-		if requested == nil {
-			requested = corev1.ResourceList{}
-		}
-		resources.AddTo(requested, requests)
-		d.existing.Requested = requested
-		d.freeCPU -= requests.Cpu().MilliValue()
-		d.freeMem -= requests.Memory().Value()
-		d.freePods -= int64(len(placed))
+		d.take(placed)
 		out[d] = placed
 	}
 	s.sortDests()
 	return out
+}
+
+// take counts the room pods need as requested on the destination.
+func (d *dest) take(pods []*corev1.Pod) {
+	requests := state.Requests(pods)
+	requested := d.existing.Requested.DeepCopy()
+	if requested == nil {
+		requested = corev1.ResourceList{}
+	}
+	resources.AddTo(requested, requests)
+	d.existing.Requested = requested
+	d.freeCPU -= requests.Cpu().MilliValue()
+	d.freeMem -= requests.Memory().Value()
+	d.freePods -= int64(len(pods))
+}
+
+// holdHeaded holds, on the nodes the commands under way put their candidates' pods on
+// (SnapshotInput.Headed), the room those pods will take there, for as long as they are still
+// on their candidates. Upstream simulates the pods of the nodes it disrupts in every decision
+// from the moment a command starts; without the hold, a second command decided while the
+// first waits for its replacement to come up would count on the same room, and whichever
+// drains second leaves pods with no node. A pod that has left is pending or bound elsewhere
+// by then, and counted there (nominate), not twice.
+func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
+	if len(placements) == 0 {
+		return
+	}
+	onCandidates := sets.New[types.UID]()
+	for _, n := range s.nodes {
+		if n.inFlight {
+			for _, pod := range n.Pods {
+				onCandidates.Insert(pod.UID)
+			}
+		}
+	}
+	byName := make(map[string]*dest, len(s.dests))
+	for _, d := range s.dests {
+		byName[d.existing.Name] = d
+	}
+	held := map[*dest][]*corev1.Pod{}
+	for _, p := range placements {
+		if !onCandidates.Has(p.Pod.UID) {
+			continue
+		}
+		d := byName[p.ExistingNode]
+		if name, ok := strings.CutPrefix(p.ExistingNode, "nodeclaim/"); d == nil && ok && s.byName[name] != nil {
+			// The NodeClaim the pod was placed on has registered its node since.
+			d = s.byName[name].dest
+		}
+		if d != nil {
+			held[d] = append(held[d], p.Pod)
+		}
+	}
+	for d, pods := range held {
+		d.take(pods)
+	}
+	s.sortDests()
 }
 
 // existingNodes lists the nodes of a simulation of pods: the destinations, leaving out the

@@ -807,3 +807,60 @@ func TestSavingsByPool(t *testing.T) {
 		t.Errorf("a command that saves nothing shares %v", got)
 	}
 }
+
+// A command under way whose candidate's pods are still on it holds the room they were placed
+// in: a second command decided meanwhile does not count on it, and a pod that has left is
+// counted where it is now, not twice.
+func TestHeldForCommandsUnderWay(t *testing.T) {
+	// Every pod asks for the m2a family: no type of it is cheaper than its node and still holds
+	// it, so the only moves are deletions onto x, which is no candidate.
+	m2a := func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{kcv1.LabelInstanceFamily: "m2a"} }
+	setup := func() (c *cluster, a, b, x string) {
+		c = newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a, b = c.node("a", "default", "m2a.xlarge", isConsolidatable), c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		x = c.node("x", "default", "m2a.2xlarge")
+		// x (7.9 CPUs) has 2.9 CPUs free: room for a's pod or b's, not both.
+		c.pods(testPod("pa", a, "2", "4Gi", ownedByRS, m2a), testPod("pb", b, "2", "4Gi", ownedByRS, m2a),
+			testPod("px", x, "5", "20Gi", ownedByRS, m2a))
+		return c, a, b, x
+	}
+	freeCPU := func(c *cluster, x string) int64 {
+		t.Helper()
+		for _, d := range c.snapshot().dests {
+			if d.existing.Name == x {
+				return d.freeCPU
+			}
+		}
+		t.Fatalf("%s is no destination", x)
+		return 0
+	}
+
+	c, _, _, x := setup()
+	if got := freeCPU(c, x); got != 2900 {
+		t.Fatalf("x has %dm free before any command, want 2900m", got)
+	}
+	cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "a")
+
+	// Under way: a is tainted, its replacement-free deletion waits for nothing, its pod is
+	// still on a.
+	c.in.InFlight = sets.New(cmd.Names()...)
+	c.in.Headed = cmd.Placed
+	c.in.Nodes[0].Spec.Taints = append(c.in.Nodes[0].Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+	if got := freeCPU(c, x); got != 900 {
+		t.Errorf("x has %dm free while a's pod is headed there, want 900m", got)
+	}
+	expectNoCommand(t, c.snapshot().Decide(Options{}))
+
+	t.Run("a pod that has left is counted where it is, once", func(t *testing.T) {
+		for _, where := range []string{"", x} {
+			c, a, _, x := setup()
+			c.in.InFlight, c.in.Headed = sets.New("a"), cmd.Placed
+			// The ReplicaSet's new pod, pending or bound to x, in place of the evicted one.
+			c.in.Pods = slices.DeleteFunc(c.in.Pods, func(p *corev1.Pod) bool { return p.Spec.NodeName == a })
+			c.pods(testPod("pa-2", where, "2", "4Gi", ownedByRS, m2a))
+			if got := freeCPU(c, x); got != 900 {
+				t.Errorf("new pod on %q: x has %dm free, want 900m", where, got)
+			}
+		}
+	})
+}

@@ -176,10 +176,29 @@ func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims, nodes s
 // destinations are the existing nodes the command's pods were placed on.
 func destinations(cmd *Command) []string {
 	var out []string
+	for _, p := range existingPlacements(cmd) {
+		out = append(out, p.ExistingNode)
+	}
+	return out
+}
+
+// existingPlacements are the command's placements on existing nodes.
+func existingPlacements(cmd *Command) []scheduling.Placement {
+	var out []scheduling.Placement
 	for _, p := range cmd.Placed {
 		if p.ExistingNode != "" {
-			out = append(out, p.ExistingNode)
+			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// headed are where the commands under way put their candidates' pods on existing nodes
+// (SnapshotInput.Headed).
+func (o *orchestrator) headed() []scheduling.Placement {
+	var out []scheduling.Placement
+	for _, r := range o.running {
+		out = append(out, existingPlacements(r.cmd)...)
 	}
 	return out
 }

@@ -67,6 +67,10 @@ type SnapshotInput struct {
 	// Nominated names NodeClaims that pods are on their way to (replacements whose candidates
 	// are still draining): they are not candidates.
 	Nominated sets.Set[string]
+	// Headed are where the commands under way put their candidates' pods on nodes that stay
+	// (their Command.Placed on existing nodes): the room is held for those pods while they are
+	// still on their candidates (holdHeaded).
+	Headed []scheduling.Placement
 	// Repair is what node repair reads; nil when the repair method is off (node repair
 	// turned off, or left to the legacy controller).
 	Repair *RepairInput
@@ -184,6 +188,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 	podsByNode := s.addPods(in)
 	s.addPDBs(in.PDBs)
 	s.buildDests(in.Nodes, managedNodes, podsByNode)
+	s.holdHeaded(in.Headed)
 	s.nominate()
 	s.holdBuffers(in.BufferPods)
 	return s
