@@ -16,6 +16,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -71,6 +72,12 @@ type phase struct {
 	priced bool
 	// afterLastPod is the time from the last pod's creation to the phase's end.
 	afterLastPod time.Duration
+	// moves and replaces count the disruption commands the controller started between the
+	// report before this one and this one, and those of them that launched a replacement;
+	// provisioned counts the NodeClaims provisioning created. Known when the controller's log
+	// was kept.
+	moves, replaces, provisioned int
+	logged                       bool
 }
 
 // specRun is one spec of one run: its outcome and its phases in the order they ended.
@@ -100,6 +107,10 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 		if err != nil {
 			return nil, err
 		}
+		activity, logged, err := readActivity(base + "-operator.log")
+		if err != nil {
+			return nil, err
+		}
 		phaseFiles, err := filepath.Glob(filepath.Join(base+"-reports", "*_performance_report.json"))
 		if err != nil {
 			return nil, err
@@ -123,6 +134,17 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 			run.phases = append(run.phases, p)
 		}
 		slices.SortFunc(run.phases, func(a, b phase) int { return a.report.Timestamp.Compare(b.report.Timestamp) })
+		if logged {
+			// A phase's report is written a while after its time stops (the suite collects
+			// its profiles first): its log lines are those after the report before it.
+			var start time.Time
+			for i := range run.phases {
+				p := &run.phases[i]
+				p.logged = true
+				p.moves, p.replaces, p.provisioned = activity.during(start, p.report.Timestamp)
+				start = p.report.Timestamp
+			}
+		}
 		runs[run.text] = run
 	}
 	return runs, nil
@@ -169,6 +191,81 @@ func readSamples(file string) ([]nodeSample, error) {
 		samples = append(samples, s)
 	}
 	return samples, scanner.Err()
+}
+
+// logLine is what the table reads of a line of the controller's JSON log: ours names its
+// fields as controller-runtime's zap logger does, upstream's as knative's.
+type logLine struct {
+	Msg        string    `json:"msg"`
+	Message    string    `json:"message"`
+	TS         time.Time `json:"ts"`
+	Time       time.Time `json:"time"`
+	Logger     string    `json:"logger"`
+	Controller string    `json:"controller"`
+	Decision   string    `json:"decision"`
+}
+
+// An event of the controller's log the table counts: a disruption command started (kind
+// "delete" or "replace", its decision) or a NodeClaim provisioning created ("provisioned").
+type logEvent struct {
+	at   time.Time
+	kind string
+}
+
+type activity []logEvent
+
+// readActivity reads the disruption commands and provisioning's NodeClaims from the
+// controller's log; false when the log was not kept. Both controllers log a command as
+// "disrupting ..." with its decision, and every NodeClaim as "created nodeclaim", naming the
+// disruption controller for a replacement.
+func readActivity(file string) (activity, bool, error) {
+	f, err := os.Open(file)
+	if os.IsNotExist(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = f.Close() }()
+	var out activity
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(nil, 64<<20)
+	for scanner.Scan() {
+		var l logLine
+		if json.Unmarshal(scanner.Bytes(), &l) != nil {
+			continue // a line that is not JSON (a panic's trace, say) counts for nothing
+		}
+		msg, at := cmp.Or(l.Msg, l.Message), l.TS
+		if at.IsZero() {
+			at = l.Time
+		}
+		switch {
+		case strings.HasPrefix(msg, "disrupting ") && l.Decision != "":
+			out = append(out, logEvent{at: at, kind: l.Decision})
+		case msg == "created nodeclaim" && l.Logger != "disruption" && l.Controller != "disruption":
+			out = append(out, logEvent{at: at, kind: "provisioned"})
+		}
+	}
+	return out, true, scanner.Err()
+}
+
+// during counts the commands, the replacing ones among them, and provisioning's NodeClaims
+// from start to end.
+func (a activity) during(start, end time.Time) (moves, replaces, provisioned int) {
+	for _, e := range a {
+		if e.at.Before(start) || e.at.After(end) {
+			continue
+		}
+		switch e.kind {
+		case "provisioned":
+			provisioned++
+		case "replace":
+			moves, replaces = moves+1, replaces+1
+		default:
+			moves++
+		}
+	}
+	return moves, replaces, provisioned
 }
 
 // sampleAt is the last sample taken at or before t.
@@ -254,12 +351,20 @@ var measures = []measure{
 	{name: "controller CPU, mean", value: func(p phase) (float64, bool) { return p.report.AvgCPUCores, p.report.Samples > 0 },
 		unit: func(v float64) string { return fmt.Sprintf("%.3f cores", v) }, goal: always(0)},
 	{name: "nodes", value: func(p phase) (float64, bool) { return float64(p.report.TotalNodes), true },
-		unit: func(v float64) string { return fmt.Sprintf("%.0f", v) }, goal: always(1)},
+		unit: count, goal: always(1)},
 	{name: "cost", value: func(p phase) (float64, bool) { return p.cost, p.priced },
 		unit: func(v float64) string { return fmt.Sprintf("%.2f", v) }, goal: always(1)},
 	{name: "cost / lower bound", value: func(p phase) (float64, bool) { return p.cost / p.bound, p.priced && p.bound > 0 },
 		unit: func(v float64) string { return fmt.Sprintf("%.3f", v) }, goal: always(0)},
+	{name: "disruption commands", value: func(p phase) (float64, bool) { return float64(p.moves), p.logged },
+		unit: count, goal: always(0)},
+	{name: "disruption commands with a replacement", value: func(p phase) (float64, bool) { return float64(p.replaces), p.logged },
+		unit: count, goal: always(0)},
+	{name: "NodeClaims provisioning created", value: func(p phase) (float64, bool) { return float64(p.provisioned), p.logged },
+		unit: count, goal: always(0)},
 }
+
+func count(v float64) string { return fmt.Sprintf("%.0f", v) }
 
 func megabytes(v float64) string { return fmt.Sprintf("%.1f MB", v) }
 
