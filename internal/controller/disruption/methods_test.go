@@ -841,8 +841,7 @@ func TestHeldForCommandsUnderWay(t *testing.T) {
 	}
 	cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "a")
 
-	// Under way: a is tainted, its replacement-free deletion waits for nothing, its pod is
-	// still on a.
+	// The command under way: a is tainted, and its pod is still on it.
 	c.in.InFlight = sets.New(cmd.Names()...)
 	c.in.Headed = cmd.Placed
 	c.in.Nodes[0].Spec.Taints = append(c.in.Nodes[0].Spec.Taints, karpv1.DisruptedNoScheduleTaint)
