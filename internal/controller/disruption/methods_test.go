@@ -648,6 +648,59 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// An emptiness command is validated as upstream validates it: the nodes still empty go, within
+// the budgets, and it is given up only when none is left.
+func TestValidateEmpty(t *testing.T) {
+	setup := func() (*cluster, *Command) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
+		for _, name := range []string{"a", "b", "c"} {
+			c.node(name, "default", "m2a.large", isConsolidatable)
+		}
+		return c, expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "a", "b", "c")
+	}
+	names := func(cmd *Command) []string {
+		got := cmd.Names()
+		slices.Sort(got)
+		return got
+	}
+
+	c, cmd := setup()
+	c.in.Now = testNow.Add(time.Minute)
+	c.pods(testPod("late", "node-b", "100m", "64Mi"))
+	again, why := c.snapshot().Validate(cmd)
+	if again == nil || !slices.Equal(names(again), []string{"a", "c"}) || again.Savings != 6 {
+		t.Fatalf("b took a pod: want a and c to go, saving 6; got %v %q", again, why)
+	}
+
+	c.pods(testPod("protected", "node-c", "0", "0", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true"), ownedByDS))
+	if again, why := c.snapshot().Validate(cmd); again == nil || !slices.Equal(names(again), []string{"a"}) {
+		t.Fatalf("c is blocked by a do-not-disrupt pod: want a alone to go; got %v %q", again, why)
+	}
+
+	c.pods(testPod("late-too", "node-a", "100m", "64Mi"))
+	if again, why := c.snapshot().Validate(cmd); again != nil || !strings.Contains(why, "is annotated") {
+		t.Fatalf("none is left and one is blocked: want it given up with the block's reason; got %v %q", again, why)
+	}
+
+	c, cmd = setup()
+	c.pods(testPod("p1", "node-a", "100m", "64Mi"), testPod("p2", "node-b", "100m", "64Mi"), testPod("p3", "node-c", "100m", "64Mi"))
+	if again, why := c.snapshot().Validate(cmd); again != nil || why != "none of its 3 nodeclaims is still a candidate for Empty" {
+		t.Fatalf("every node took a pod: got %v %q", again, why)
+	}
+
+	// The budget narrows to one node during the delay, then a is being disrupted.
+	c, cmd = setup()
+	c.in.NodePools[0].Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "1"}}
+	if again, why := c.snapshot().Validate(cmd); again == nil || len(again.Candidates) != 1 {
+		t.Fatalf("a budget of one node: want one of the three to go; got %v %q", again, why)
+	}
+	c.in.Nodes[0].Spec.Taints = append(c.in.Nodes[0].Spec.Taints, karpv1.DisruptedNoScheduleTaint)
+	c.in.InFlight = sets.New("a")
+	if again, why := c.snapshot().Validate(cmd); again != nil || !strings.Contains(why, "the budgets now allow no Empty disruption of its 2 nodeclaims still empty") {
+		t.Fatalf("a is being disrupted and the budget is one node: got %v %q", again, why)
+	}
+}
+
 // TestFingerprint: the loop skips consolidation while the fingerprint stays what it was after
 // a pass that found nothing, so what time alone changes must change it.
 func TestFingerprint(t *testing.T) {

@@ -28,7 +28,8 @@ const DefaultValidationDelay = 15 * time.Second
 // Validate checks a command decided on an earlier snapshot against this one: every candidate
 // is still a candidate for the same reason, the budgets still allow them all, and (for
 // consolidation) their pods still fit elsewhere without more than what was decided. It
-// returns the command to carry out, with fresh replacements, or why it no longer holds.
+// returns the command to carry out, with fresh replacements, or why it no longer holds. An
+// emptiness command keeps the nodes that still qualify instead (validateEmpty).
 //
 //nolint:gocyclo // every check a command must pass again after the validation delay, in upstream's order, each with the reason it gives
 func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
@@ -45,6 +46,9 @@ func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 		want[c.Name()] = true
 	}
 	cands, blocked := s.candidates(func(n *StateNode) bool { return want[n.Name()] && eligible(n) })
+	if cmd.Reason == karpv1.DisruptionReasonEmpty {
+		return s.validateEmpty(cmd, cands, blocked)
+	}
 	for _, b := range blocked {
 		return nil, fmt.Sprintf("nodeclaim %s: %s", b.Node.Name(), b.Message)
 	}
@@ -82,4 +86,32 @@ func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 	}
 	again.Method = cmd.Method
 	return again, ""
+}
+
+// validateEmpty is Validate for empty nodes, as upstream's emptiness validation: the nodes
+// still empty and unblocked go, as many as each NodePool's budgets allow now, and the command
+// is given up only when none is left. One node that took a pod during the delay does not
+// keep a hundred empty ones for another round.
+func (s *Snapshot) validateEmpty(cmd *Command, cands []*Candidate, blocked []Blocked) (*Command, string) {
+	left := map[string]int{}
+	var kept []*Candidate
+	for _, c := range cands {
+		name := c.pool.np.Name
+		if _, ok := left[name]; !ok {
+			left[name] = s.budget(name, cmd.Reason).allowed()
+		}
+		if left[name] > 0 {
+			left[name]--
+			kept = append(kept, c)
+		}
+	}
+	switch {
+	case len(kept) > 0:
+		return &Command{Method: cmd.Method, Reason: cmd.Reason, Candidates: kept, Savings: totalPrice(kept)}, ""
+	case len(cands) > 0:
+		return nil, fmt.Sprintf("the budgets now allow no %s disruption of its %d nodeclaims still empty", cmd.Reason, len(cands))
+	case len(blocked) > 0:
+		return nil, fmt.Sprintf("nodeclaim %s: %s", blocked[0].Node.Name(), blocked[0].Message)
+	}
+	return nil, fmt.Sprintf("none of its %d nodeclaims is still a candidate for %s", len(cmd.Candidates), cmd.Reason)
 }
