@@ -129,10 +129,7 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
 		return nil
 	}
 	res := scheduling.Schedule(s.input(pods, s.allDests(), nil))
-	byName := make(map[string]*dest, len(s.dests))
-	for _, d := range s.dests {
-		byName[d.existing.Name] = d
-	}
+	byName := s.destsByName()
 	out := map[*dest][]*corev1.Pod{}
 	for name, placed := range res.ExistingPlacements {
 		d := byName[name]
@@ -144,6 +141,15 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
 	}
 	s.sortDests()
 	return out
+}
+
+// destsByName are the destinations by their node's (or in-flight NodeClaim's) name.
+func (s *Snapshot) destsByName() map[string]*dest {
+	byName := make(map[string]*dest, len(s.dests))
+	for _, d := range s.dests {
+		byName[d.existing.Name] = d
+	}
+	return byName
 }
 
 // take counts the room pods need as requested on the destination.
@@ -179,10 +185,7 @@ func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
 			}
 		}
 	}
-	byName := make(map[string]*dest, len(s.dests))
-	for _, d := range s.dests {
-		byName[d.existing.Name] = d
-	}
+	byName := s.destsByName()
 	held := map[*dest][]*corev1.Pod{}
 	for _, p := range placements {
 		if !onCandidates.Has(p.Pod.UID) {

@@ -93,18 +93,8 @@ func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 // is given up only when none is left. One node that took a pod during the delay does not
 // keep a hundred empty ones for another round.
 func (s *Snapshot) validateEmpty(cmd *Command, cands []*Candidate, blocked []Blocked) (*Command, string) {
-	left := map[string]int{}
-	var kept []*Candidate
-	for _, c := range cands {
-		name := c.pool.np.Name
-		if _, ok := left[name]; !ok {
-			left[name] = s.budget(name, cmd.Reason).allowed()
-		}
-		if left[name] > 0 {
-			left[name]--
-			kept = append(kept, c)
-		}
-	}
+	// What the budgets hold back is the decision's to explain, not the validation's.
+	kept := s.withinBudget(&Decision{}, cands, cmd.Reason)
 	switch {
 	case len(kept) > 0:
 		return &Command{Method: cmd.Method, Reason: cmd.Reason, Candidates: kept, Savings: totalPrice(kept)}, ""
