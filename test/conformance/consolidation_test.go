@@ -28,17 +28,18 @@ import (
 
 var (
 	scaleNodes    = flag.Int("scale-nodes", 1000, "nodes of the cluster the consolidation-at-scale judge draws")
-	scaleCommands = flag.Int("scale-commands", 2, "consolidation commands the consolidation-at-scale judge carries out in turn")
+	scaleCommands = flag.Int("scale-commands", 2, "consolidation batches the consolidation-at-scale judge carries out in turn")
+	scaleBatch    = flag.Int("scale-batch", 8, "most commands the consolidation-at-scale judge decides in one batch")
 )
 
 // TestConsolidationAtScaleAgreesWithKubeScheduler judges the disruption loop on a running
 // cluster of -scale-nodes nodes (workload.ConsolidationCluster from -seed, the cluster
 // BenchmarkConsolidationPass times on a real API server): three NodePools, DaemonSets on
 // every node, Deployments with PodDisruptionBudgets, zone spreads and zonal anti-affinity. It
-// makes the decision the loop makes (Decide, then Validate on the snapshot the loop takes
-// after the validation delay), replays every pod of the validated command through the
+// makes the decisions the loop makes (DecideBatch, then ValidateBatch on the snapshot the loop
+// takes after the validation delay), replays every pod of each validated command through the
 // kube-scheduler's filters on the nodes that remain plus the replacements, carries the
-// command out, and does it again, -scale-commands times.
+// command out before judging the next, and does it again, -scale-commands times.
 func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 	ctx := t.Context()
 	seed := *firstSeed
@@ -56,7 +57,7 @@ func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 	for i := range *scaleCommands {
 		in := w.snapshotInput(ctx)
 		start := time.Now()
-		d := disruption.NewSnapshot(in).Decide(disruption.Options{})
+		d, batch := disruption.DecideBatch(in, nil, disruption.Options{}, func(n int) bool { return n < *scaleBatch })
 		decided := time.Since(start)
 		if d.Command == nil {
 			if i == 0 {
@@ -64,24 +65,26 @@ func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 			}
 			break
 		}
-		cmd := d.Command
 		var validated time.Duration
-		if cmd.NeedsValidation() {
+		if d.Command.NeedsValidation() {
 			later := in
 			later.Now = in.Now.Add(disruption.DefaultValidationDelay)
 			start = time.Now()
-			var why string
-			if cmd, why = disruption.NewSnapshot(later).Validate(d.Command); cmd == nil {
-				t.Fatalf("%s of %d nodes, on a cluster that did not change, no longer holds after the validation delay: %s", d.Command.Method, len(d.Command.Candidates), why)
+			var rejected []disruption.Rejection
+			if batch, rejected = disruption.ValidateBatch(later, batch); len(rejected) > 0 {
+				r := rejected[0]
+				t.Fatalf("%s of %d nodes, on a cluster that did not change, no longer holds after the validation delay: %s", r.Command.Method, len(r.Command.Candidates), r.Why)
 			}
 			validated = time.Since(start)
 		}
-		judged, pods := total.placements, len(w.pods)
-		start = time.Now()
-		w.judgeCommand(ctx, j, cmd, &total)
-		t.Logf("%d nodes, %d pods: %s, %s of %d nodes, %d replacements, savings %.3f; decided in %s, validated in %s, %d placements judged in %s",
-			len(w.nodes)+len(cmd.Candidates)-len(cmd.Replacements), pods, cmd.Method, cmd.Decision(), len(cmd.Candidates), len(cmd.Replacements), cmd.Savings,
-			decided.Round(time.Millisecond), validated.Round(time.Millisecond), total.placements-judged, time.Since(start).Round(time.Millisecond))
+		t.Logf("%d nodes, %d pods: %d commands decided in %s, validated in %s", len(w.nodes), len(w.pods), len(batch), decided.Round(time.Millisecond), validated.Round(time.Millisecond))
+		for _, cmd := range batch {
+			judged := total.placements
+			start = time.Now()
+			w.judgeCommand(ctx, j, cmd, &total)
+			t.Logf("  %s, %s of %d nodes, %d replacements, savings %.3f; %d placements judged in %s",
+				cmd.Method, cmd.Decision(), len(cmd.Candidates), len(cmd.Replacements), cmd.Savings, total.placements-judged, time.Since(start).Round(time.Millisecond))
+		}
 	}
 	total.seeds = 1
 	total.report(t, fmt.Sprintf("consolidation at scale (%d nodes, seed %d)", *scaleNodes, seed))

@@ -38,13 +38,15 @@ const commandsPerSeed = 4
 
 // TestDisruptionAgreesWithKubeScheduler draws clusters of underused and drifted nodes whose
 // pods have zone spreads, hostname anti-affinity and zonal affinity, and carries out the
-// commands the disruption decision returns one after another. For each, the pods of its
-// candidates are replayed through the kube-scheduler's filters, in the order the simulation
-// placed them, on the nodes that remain plus the replacements: every one must be accepted.
+// commands the disruption decision returns one after another (DecideBatch: a batch of
+// consolidation moves, each decided on the cluster with the ones before it carried out). For
+// each, the pods of its candidates are replayed through the kube-scheduler's filters, in the
+// order the simulation placed them, on the nodes that remain plus the replacements: every one
+// must be accepted.
 func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 	ctx := t.Context()
 	var total tally
-	methods := map[string]int{}
+	methods, batched := map[string]int{}, 0
 	for seed := *firstSeed; seed < *firstSeed+uint64(*seeds); seed++ {
 		w := newWorld(seed)
 		w.drawManagedNodesN(4+w.pick(10), 0.05, 0.5)
@@ -54,16 +56,21 @@ func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range commandsPerSeed {
-			d := disruption.NewSnapshot(w.snapshotInput(ctx)).Decide(disruption.Options{})
-			if d.Command == nil {
+			_, batch := disruption.DecideBatch(w.snapshotInput(ctx), nil, disruption.Options{}, func(int) bool { return true })
+			if len(batch) == 0 {
 				break
 			}
-			methods[d.Command.Method]++
-			w.judgeCommand(ctx, j, d.Command, &total)
+			// The commands of a batch are carried out one after another, each judged on the
+			// cluster the ones before it left.
+			batched += len(batch) - 1
+			for _, cmd := range batch {
+				methods[cmd.Method]++
+				w.judgeCommand(ctx, j, cmd, &total)
+			}
 		}
 		total.seeds++
 	}
-	t.Logf("disruption commands by method: %v", methods)
+	t.Logf("disruption commands by method: %v; %d of them decided in a batch after another", methods, batched)
 	total.report(t, "disruption")
 }
 

@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -92,9 +93,10 @@ type Controller struct {
 	passed bool
 }
 
-// validating is a consolidation command waiting for its second look.
+// validating are the consolidation commands of a batch (DecideBatch) waiting for their second
+// look.
 type validating struct {
-	cmd       *Command
+	cmds      []*Command
 	decidedAt time.Time
 }
 
@@ -175,7 +177,7 @@ func (c *Controller) Pass(ctx context.Context) error {
 	return err
 }
 
-// pass is Pass, and says when the next one is due: once the validation delay of the command
+// pass is Pass, and says when the next one is due: once the validation delay of the commands
 // it decided is over, at once after it started a command or gave up a validated one (the next
 // candidate need not wait a poll interval, which made every consolidation move take three
 // passes and every drifted node one), and otherwise after PollInterval.
@@ -203,26 +205,15 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 			return min(left, c.PollInterval), nil
 		}
 		c.validating = nil
-		cmd, why := snap.Validate(v.cmd)
-		if cmd == nil {
-			log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
-				"reason", v.cmd.ReasonLabel(), "method", v.cmd.Method, "nodeclaims", v.cmd.Names(), "why", why)
-			failedValidations.WithLabelValues(v.cmd.ConsolidationType()).Add(float64(len(v.cmd.Candidates)))
-			message := fmt.Sprintf("Consolidation rejected: %s, reason: %s (savings: %.2f)", v.cmd, why, v.cmd.Savings)
-			for _, cand := range v.cmd.Candidates {
-				consolidationRejected(c.recorder, cand.NodeClaim, message)
-				if cand.Node != nil {
-					consolidationRejected(c.recorder, cand.Node, message)
-				}
-			}
-			return 0, nil
-		}
-		return 0, c.orchestrator.start(ctx, cmd)
+		return 0, c.carryOut(ctx, in, v.cmds)
 	}
 
 	fingerprint := snap.Fingerprint()
 	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.now().Sub(c.consolidated.at) < ConsolidatedRecheck
-	d := snap.Decide(Options{SkipConsolidation: skip, Clock: c.now})
+	// More moves are decided while deciding takes less than the delay every one of them waits
+	// out anyway.
+	started := c.now()
+	d, batch := DecideBatch(in, snap, Options{SkipConsolidation: skip, Clock: c.now}, func(int) bool { return c.now().Sub(started) < c.ValidationDelay })
 	c.report(snap, d)
 	// Every method ran when no command came out of a pass that did not skip consolidation.
 	c.keepVerdicts(ctx, snap, d, d.Command == nil && !skip)
@@ -236,10 +227,14 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		return c.PollInterval, nil
 	}
 	if d.Command.NeedsValidation() {
-		log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", d.Command.String())
-		c.validating = &validating{cmd: d.Command, decidedAt: c.now()}
+		for _, cmd := range batch {
+			c.approved(cmd)
+			log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", cmd.String())
+		}
+		c.validating = &validating{cmds: batch, decidedAt: c.now()}
 		return min(c.ValidationDelay, c.PollInterval), nil
 	}
+	c.approved(d.Command)
 	if held, err := c.repairHeldNow(ctx, d.Command); err != nil || held {
 		return c.PollInterval, err
 	}
@@ -249,6 +244,30 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	// As upstream requeues at once after a disruption: the next drifted node does not wait a
 	// poll interval, so drift replaces nodes side by side up to the budgets, not one per pass.
 	return 0, nil
+}
+
+// carryOut validates a batch's commands on the cluster as it is now, after their delay, and
+// starts those that still hold; the others are given up with their reasons. A command that
+// fails to start does not keep the others from starting: each holds with or without it.
+func (c *Controller) carryOut(ctx context.Context, in SnapshotInput, cmds []*Command) error {
+	valid, rejected := ValidateBatch(in, cmds)
+	for _, r := range rejected {
+		log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
+			"reason", r.Command.ReasonLabel(), "method", r.Command.Method, "nodeclaims", r.Command.Names(), "why", r.Why)
+		failedValidations.WithLabelValues(r.Command.ConsolidationType()).Add(float64(len(r.Command.Candidates)))
+		message := fmt.Sprintf("Consolidation rejected: %s, reason: %s (savings: %.2f)", r.Command, r.Why, r.Command.Savings)
+		for _, cand := range r.Command.Candidates {
+			consolidationRejected(c.recorder, cand.NodeClaim, message)
+			if cand.Node != nil {
+				consolidationRejected(c.recorder, cand.Node, message)
+			}
+		}
+	}
+	var errs []error
+	for _, cmd := range valid {
+		errs = append(errs, c.orchestrator.start(ctx, cmd))
+	}
+	return errors.Join(errs...)
 }
 
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
@@ -397,26 +416,29 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 		consolidationMoves.WithLabelValues(decision, score.NodePool, string(karpv1.ConsolidationPolicyBalanced)).Inc()
 		consolidationScore.WithLabelValues(decision, score.NodePool, string(karpv1.ConsolidationPolicyBalanced)).Observe(score.Value())
 	}
-	if d.Command != nil {
-		for _, score := range d.Command.Scores {
-			for _, cand := range d.Command.Candidates {
-				if cand.pool.np.Name != score.NodePool {
-					continue
-				}
-				message := "Balanced consolidation approves removing this node: " + score.String()
-				consolidationApproved(c.recorder, cand.NodeClaim, message)
-				if cand.Node != nil {
-					consolidationApproved(c.recorder, cand.Node, message)
-				}
-			}
-		}
-	}
 	for _, m := range d.TimedOut {
 		t := "multi"
 		if m == MethodSingleNode {
 			t = "single"
 		}
 		consolidationTimeouts.WithLabelValues(t).Inc()
+	}
+}
+
+// approved tells the candidates of a command that Balanced consolidation approves their
+// removal, with the move's score in their NodePool.
+func (c *Controller) approved(cmd *Command) {
+	for _, score := range cmd.Scores {
+		for _, cand := range cmd.Candidates {
+			if cand.pool.np.Name != score.NodePool {
+				continue
+			}
+			message := "Balanced consolidation approves removing this node: " + score.String()
+			consolidationApproved(c.recorder, cand.NodeClaim, message)
+			if cand.Node != nil {
+				consolidationApproved(c.recorder, cand.Node, message)
+			}
+		}
 	}
 }
 

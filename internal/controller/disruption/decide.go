@@ -43,6 +43,12 @@ type Options struct {
 	MultiNodeTimeout, SingleNodeTimeout time.Duration
 	// Clock reads the time for the timeouts; time.Now when nil.
 	Clock func() time.Time
+	// Resume starts the decision at this method, leaving out those before it: a batch's next
+	// decision (DecideBatch).
+	Resume string
+	// Tried are candidates single-node consolidation passes over: it found no move for them
+	// earlier in the batch.
+	Tried sets.Set[string]
 }
 
 // Decision is the outcome of one pass over the methods.
@@ -107,9 +113,13 @@ func (s *Snapshot) Decide(opts Options) *Decision {
 		{MethodMultiNode, karpv1.DisruptionReasonUnderutilized, func() *Command { return s.multiNode(d, opts) }},
 		{MethodSingleNode, karpv1.DisruptionReasonUnderutilized, func() *Command { return s.singleNode(d, opts) }},
 	}
+	resumed := opts.Resume == ""
 	for _, m := range methods {
 		if opts.SkipConsolidation && m.reason == karpv1.DisruptionReasonUnderutilized {
 			return d
+		}
+		if resumed = resumed || m.name == opts.Resume; !resumed {
+			continue
 		}
 		start := now()
 		d.Command = m.run()

@@ -404,7 +404,10 @@ var _ = Describe("Disruption", func() {
 		old, _ := twoNodes(nodePool, "m2a.xlarge", "web", "500m")
 		pass(controllers)
 		Expect(controllers.Disruption.Validating()).NotTo(BeNil(), "a consolidation command waits out its validation delay")
-		candidates := controllers.Disruption.Validating().Candidates
+		var candidates []*disruption.Candidate
+		for _, cmd := range controllers.Disruption.Validating() {
+			candidates = append(candidates, cmd.Candidates...)
+		}
 
 		By("binding pods to the candidates meanwhile, which no other node has room for")
 		for _, candidate := range candidates {

@@ -18,9 +18,9 @@
 //
 // The disruption controller, a singleton loop, takes a snapshot of the cluster every few
 // seconds, tries the methods in order (repair, emptiness, drift, multi-node consolidation,
-// single-node consolidation; see Snapshot.Decide, which is pure), re-validates consolidation after a
-// delay, and carries the command out: taint, launch replacements, wait for them to
-// initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
+// single-node consolidation; see Snapshot.Decide, which is pure), decides more independent
+// consolidation moves in the same pass (DecideBatch), re-validates them after one delay, and
+// carries the commands out: taint, launch replacements, wait for them to initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
 // disruption keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/
 // expiration's. It never imports a cloud provider's implementation, only the cloudprovider
 // interface.

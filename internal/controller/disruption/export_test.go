@@ -32,12 +32,12 @@ func (c *Controller) ReadSnapshotInput(ctx context.Context) (SnapshotInput, erro
 	return c.snapshotInput(ctx)
 }
 
-// Validating is the command waiting out its validation delay, nil when none.
-func (c *Controller) Validating() *Command {
+// Validating are the commands waiting out their validation delay, nil when none.
+func (c *Controller) Validating() []*Command {
 	if c.validating == nil {
 		return nil
 	}
-	return c.validating.cmd
+	return c.validating.cmds
 }
 
 // PassDue is Pass, and when the next pass is due.

@@ -134,20 +134,24 @@ func benchmarkPass(b *testing.B, nodes int) {
 	pass1, pass2 := cmd.pass1, cmd.pass2
 	b.ReportMetric(float64(pass1.Microseconds())/1000, "pass1-ms")
 	b.ReportMetric(float64(pass2.Microseconds())/1000, "pass2-ms")
-	tainted := 0
-	for _, cand := range cmd.Candidates {
-		node := &corev1.Node{}
-		if err := env.APIClient.Get(ctx, client.ObjectKey{Name: cand.Node.Name}, node); err == nil && slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool {
-			return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint)
-		}) {
-			tainted++
+	b.ReportMetric(float64(len(cmd.commands)), "commands")
+	for _, started := range cmd.commands {
+		tainted := 0
+		for _, cand := range started.Candidates {
+			node := &corev1.Node{}
+			if err := env.APIClient.Get(ctx, client.ObjectKey{Name: cand.Node.Name}, node); err == nil && slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool {
+				return t.MatchTaint(&karpv1.DisruptedNoScheduleTaint)
+			}) {
+				tainted++
+			}
 		}
+		if tainted != len(started.Candidates) {
+			b.Fatalf("the second pass tainted %d of the %d candidates' nodes of %s", tainted, len(started.Candidates), started.Names())
+		}
+		b.Logf("%s: %s of %d nodes (%d pods moved), %d replacements, savings %.3f",
+			started.Method, started.Decision(), len(started.Candidates), len(started.Placed), len(started.Replacements), started.Savings)
 	}
-	if tainted != len(cmd.Candidates) {
-		b.Fatalf("the second pass tainted %d of the %d candidates' nodes", tainted, len(cmd.Candidates))
-	}
-	b.Logf("%s: %s of %d nodes (%d pods moved), %d replacements, savings %.3f; pass1 %s, pass2 %s (it started the command)",
-		cmd.Method, cmd.Decision(), len(cmd.Candidates), len(cmd.Placed), len(cmd.Replacements), cmd.Savings, pass1.Round(time.Millisecond), pass2.Round(time.Millisecond))
+	b.Logf("pass1 %s (it decided %d commands), pass2 %s (it validated and started them)", pass1.Round(time.Millisecond), len(cmd.commands), pass2.Round(time.Millisecond))
 }
 
 // startProfile starts a CPU profile written to path, and returns what stops it; with no path
@@ -171,9 +175,9 @@ func startProfile(b *testing.B, path string) func() {
 	}
 }
 
-// passed is the command two passes decided and started, and how long each pass took.
+// passed are the commands two passes decided and started, and how long each pass took.
 type passed struct {
-	*disruption.Command
+	commands     []*disruption.Command
 	pass1, pass2 time.Duration
 }
 
@@ -187,8 +191,8 @@ func decideAndValidate(ctx context.Context, b testing.TB, env *test.Environment,
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := passed{pass1: time.Since(start), Command: c.Validating()}
-	if out.Command == nil {
+	out := passed{pass1: time.Since(start), commands: c.Validating()}
+	if len(out.commands) == 0 {
 		b.Fatal("the first pass left no command waiting for validation")
 	}
 	if next <= 0 || next > disruption.DefaultValidationDelay {
@@ -214,8 +218,10 @@ func decideAndValidate(ctx context.Context, b testing.TB, env *test.Environment,
 // the next one at once.
 func TestConsolidationPassCadence(t *testing.T) {
 	ctx, env, controllers := consolidationEnv(t)
-	cmd := decideAndValidate(ctx, t, env, controllers.Disruption)
-	t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+	out := decideAndValidate(ctx, t, env, controllers.Disruption)
+	for _, cmd := range out.commands {
+		t.Logf("%s of %d nodes started", cmd.Method, len(cmd.Candidates))
+	}
 }
 
 // consolidationEnv is an API server holding 40 realistic nodes with their pods, seen by a
@@ -247,31 +253,37 @@ func TestConsolidationRejected(t *testing.T) {
 	if _, err := c.PassDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cmd := c.Validating()
-	if cmd == nil {
+	batch := c.Validating()
+	if len(batch) == 0 {
 		t.Fatal("the first pass left no command waiting for validation")
 	}
 
-	// Meanwhile a candidate's node is told not to be disrupted.
-	candidate := cmd.Candidates[0]
-	node := &corev1.Node{}
-	if err := env.APIClient.Get(ctx, client.ObjectKey{Name: candidate.Node.Name}, node); err != nil {
-		t.Fatal(err)
-	}
-	metav1.SetMetaDataAnnotation(&node.ObjectMeta, karpv1.DoNotDisruptAnnotationKey, "true")
-	if err := env.APIClient.Update(ctx, node); err != nil {
-		t.Fatal(err)
-	}
-	// The manager's cache is a real informer: wait until it has the annotation.
-	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		cached := &corev1.Node{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(node), cached); err != nil {
-			return false, err
+	// Meanwhile a candidate's node of every command decided is told not to be disrupted.
+	var nodes []*corev1.Node
+	for _, cmd := range batch {
+		node := &corev1.Node{}
+		if err := env.APIClient.Get(ctx, client.ObjectKey{Name: cmd.Candidates[0].Node.Name}, node); err != nil {
+			t.Fatal(err)
 		}
-		return cached.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true", nil
+		metav1.SetMetaDataAnnotation(&node.ObjectMeta, karpv1.DoNotDisruptAnnotationKey, "true")
+		if err := env.APIClient.Update(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, node)
+	}
+	// The manager's cache is a real informer: wait until it has the annotations.
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, node := range nodes {
+			cached := &corev1.Node{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(node), cached); err != nil || cached.Annotations[karpv1.DoNotDisruptAnnotationKey] != "true" {
+				return false, err
+			}
+		}
+		return true, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	candidate, node := batch[0].Candidates[0], nodes[0]
 
 	env.Step(disruption.DefaultValidationDelay)
 	if _, err := c.PassDue(ctx); err != nil {

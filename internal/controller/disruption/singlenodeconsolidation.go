@@ -21,6 +21,9 @@ func (s *Snapshot) singleNode(d *Decision, opts Options) *Command {
 	now := clockOf(opts)
 	deadline := now().Add(orDefault(opts.SingleNodeTimeout, DefaultSingleNodeTimeout))
 	for _, c := range cands {
+		if opts.Tried.Has(c.Name()) {
+			continue
+		}
 		if now().After(deadline) {
 			d.TimedOut = append(d.TimedOut, MethodSingleNode)
 			return nil

@@ -1,0 +1,238 @@
+// Copyright 2026 The karpenter-provider-kakaocloud Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package disruption
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+)
+
+// zonalCluster has, in each of the first n zones, an m2a.2xlarge node running one pod of
+// 1 CPU that must stay in that zone: each node can only be replaced by a cheaper one of its
+// own zone, and no one replacement holds two of the pods, so multi-node consolidation finds
+// nothing and single-node consolidation finds one move per node.
+func zonalCluster(n int, budget string, podOpts ...podOpt) *cluster {
+	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: budget}))
+	for i, zone := range testZones[:n] {
+		name := string(rune('a' + i))
+		nodeClaim, node := testNode(name, "default", typeByName(testInstanceTypes(), "m2a.2xlarge"), zone, isConsolidatable)
+		c.in.NodeClaims, c.in.Nodes = append(c.in.NodeClaims, nodeClaim), append(c.in.Nodes, node)
+		pinned := func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{karpv1.LabelTopologyZone: zone} }
+		c.pods(testPod("p"+name, node.Name, "1", "2Gi", append([]podOpt{ownedByRS, pinned}, podOpts...)...))
+	}
+	return c
+}
+
+func batchNames(batch []*Command) [][]string {
+	out := make([][]string, len(batch))
+	for i, cmd := range batch {
+		out[i] = cmd.Names()
+	}
+	return out
+}
+
+func always(int) bool { return true }
+
+func TestDecideBatch(t *testing.T) {
+	t.Run("independent moves are decided together, each replacement in its own zone", func(t *testing.T) {
+		c := zonalCluster(3, "100%")
+		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		expectCommand(t, d, MethodSingleNode, DecisionReplace, "a")
+		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}, {"b"}, {"c"}}, slices.Equal) {
+			t.Fatalf("batch %v, want a, b and c, one command each", got)
+		}
+		for i, cmd := range batch {
+			zones := cmd.Replacements[0].Requirements.Get(karpv1.LabelTopologyZone)
+			if zones.Len() != 1 || !zones.Has(testZones[i]) {
+				t.Errorf("%s's replacement may go to zones %v, want only %s", cmd.Names()[0], zones.Values(), testZones[i])
+			}
+		}
+		valid, rejected := ValidateBatch(c.in, batch)
+		if len(valid) != 3 || len(rejected) != 0 {
+			t.Errorf("on the same cluster %d commands hold and %v do not, want all 3", len(valid), rejected)
+		}
+	})
+
+	t.Run("the budgets count the moves decided before", func(t *testing.T) {
+		c := zonalCluster(3, "2")
+		_, batch := DecideBatch(c.in, nil, Options{}, always)
+		if got := batchNames(batch); len(got) != 2 {
+			t.Fatalf("batch %v, want 2 commands: the budget allows 2 nodes", got)
+		}
+	})
+
+	t.Run("more bounds the batch", func(t *testing.T) {
+		c := zonalCluster(3, "100%")
+		_, batch := DecideBatch(c.in, nil, Options{}, func(decided int) bool { return decided < 2 })
+		if len(batch) != 2 {
+			t.Fatalf("batch %v, want 2 commands", batchNames(batch))
+		}
+	})
+
+	t.Run("a pod's eviction counts against its PodDisruptionBudget", func(t *testing.T) {
+		c := zonalCluster(3, "100%", withLabels(map[string]string{"app": "web"}))
+		c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 1))
+		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		if len(batch) != 1 {
+			t.Fatalf("batch %v, want 1 command: the budget allows one eviction", batchNames(batch))
+		}
+		// The first decision explains nothing about the budget: it allowed the eviction then.
+		for _, b := range d.Blocked {
+			if b.Reason == EventDisruptionBlocked {
+				t.Errorf("first decision blocked %s: %s", b.Node.Name(), b.Message)
+			}
+		}
+	})
+
+	t.Run("room a move takes is not offered to the next", func(t *testing.T) {
+		// As in TestHeldForCommandsUnderWay: a's pod and b's fit only on x, which has room for one.
+		m2a := func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{kcv1.LabelInstanceFamily: "m2a"} }
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a, b := c.node("a", "default", "m2a.xlarge", isConsolidatable), c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		x := c.node("x", "default", "m2a.2xlarge")
+		c.pods(testPod("pa", a, "2", "4Gi", ownedByRS, m2a), testPod("pb", b, "2", "4Gi", ownedByRS, m2a),
+			testPod("px", x, "5", "20Gi", ownedByRS, m2a))
+		_, batch := DecideBatch(c.in, nil, Options{}, always)
+		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}}, slices.Equal) {
+			t.Fatalf("batch %v, want only a's deletion: after it x has no room for b's pod", got)
+		}
+	})
+
+	t.Run("a replacement whose zone is known only at launch ends the batch when pods spread over zones", func(t *testing.T) {
+		for _, spread := range []bool{false, true} {
+			c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+			web := map[string]string{"app": "web"}
+			// No two of the pods on one node: each candidate needs a replacement of its own.
+			apart := func(p *corev1.Pod) {
+				p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{
+					{LabelSelector: &metav1.LabelSelector{MatchLabels: web}, TopologyKey: corev1.LabelHostname}}}}
+			}
+			for i, name := range []string{"a", "b"} {
+				nodeClaim, node := testNode(name, "default", typeByName(testInstanceTypes(), "m2a.2xlarge"), testZones[i], isConsolidatable)
+				c.in.NodeClaims, c.in.Nodes = append(c.in.NodeClaims, nodeClaim), append(c.in.Nodes, node)
+				c.pods(testPod("p"+name, node.Name, "1", "2Gi", ownedByRS, withLabels(web), apart))
+			}
+			if spread {
+				// Pods elsewhere spread over zones: a replacement's pods count in whichever zone
+				// it launches in.
+				x := c.node("x", "default", "m2a.2xlarge")
+				db := map[string]string{"app": "db"}
+				c.pods(testPod("db", x, "7", "28Gi", ownedByRS, withLabels(db), func(p *corev1.Pod) {
+					p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+						WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: db}}}
+				}))
+			}
+			_, batch := DecideBatch(c.in, nil, Options{}, always)
+			want := 2
+			if spread {
+				want = 1
+			}
+			if len(batch) != want {
+				t.Errorf("zone spread %t: batch %v, want %d commands", spread, batchNames(batch), want)
+			}
+			if why := unplaced(batch[0], requiredTopologyKeys(c.in.Pods)); spread != (why != "") {
+				t.Errorf("zone spread %t: the first replacement is unplaced for %q", spread, why)
+			}
+		}
+	})
+
+	t.Run("commands that wait for no validation are not batched", func(t *testing.T) {
+		c := zonalCluster(3, "100%")
+		for _, nodeClaim := range c.in.NodeClaims {
+			isDrifted(nodeClaim, nil)
+		}
+		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		if d.Command == nil || d.Command.Method != MethodDrift || len(batch) != 1 {
+			t.Fatalf("decision %v, batch %v; want one drift command", d.Command, batchNames(batch))
+		}
+	})
+}
+
+func TestValidateBatch(t *testing.T) {
+	c := zonalCluster(3, "100%")
+	_, batch := DecideBatch(c.in, nil, Options{}, always)
+	if len(batch) != 3 {
+		t.Fatalf("batch %v, want 3 commands", batchNames(batch))
+	}
+	// Meanwhile b is told not to be disrupted: its command is given up, the others go.
+	c.in.Nodes[1].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+	valid, rejected := ValidateBatch(c.in, batch)
+	if got := batchNames(valid); !slices.EqualFunc(got, [][]string{{"a"}, {"c"}}, slices.Equal) {
+		t.Errorf("valid %v, want a and c", got)
+	}
+	if len(rejected) != 1 || rejected[0].Command != batch[1] || rejected[0].Why == "" {
+		t.Errorf("rejected %+v, want b's command with its reason", rejected)
+	}
+}
+
+func TestAfter(t *testing.T) {
+	c := zonalCluster(2, "100%", withLabels(map[string]string{"app": "web"}))
+	x := c.node("x", "default", "m2a.2xlarge")
+	c.pods(testPod("agent-a", "node-a", "100m", "64Mi", ownedByDS))
+	c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 5), testPDB("other", map[string]string{"app": "other"}, 5))
+	pa, pb := c.in.Pods[0], c.in.Pods[1]
+	replacement := zonalCluster(1, "100%")
+	_, batch := DecideBatch(replacement.in, nil, Options{}, always)
+	if len(batch) != 1 || len(batch[0].Replacements) != 1 {
+		t.Fatalf("batch %v, want one replacement", batchNames(batch))
+	}
+	// a's pod moves to x, b's to a new node.
+	cmd := &Command{
+		Reason: karpv1.DisruptionReasonUnderutilized, Method: MethodSingleNode, Replacements: batch[0].Replacements,
+		Candidates: []*Candidate{{StateNode: &StateNode{NodeClaim: c.in.NodeClaims[0], Node: c.in.Nodes[0]}}, {StateNode: &StateNode{NodeClaim: c.in.NodeClaims[1], Node: c.in.Nodes[1]}}},
+		Placed:     []scheduling.Placement{{Pod: pa, ExistingNode: x}, {Pod: pb, NodeClaim: batch[0].Replacements[0]}},
+	}
+	after := c.in.After(cmd)
+
+	if !after.InFlight.Has("a") || !after.InFlight.Has("b") || c.in.InFlight.Has("a") {
+		t.Errorf("in flight %v (was %v), want a and b after, and the input left as it was", after.InFlight.UnsortedList(), c.in.InFlight.UnsortedList())
+	}
+	if !after.Nominated.Has("x") {
+		t.Errorf("nominated %v, want x, where a pod is headed", after.Nominated.UnsortedList())
+	}
+	if len(after.NodeClaims) != len(c.in.NodeClaims)+1 || len(after.Nodes) != len(c.in.Nodes)+1 {
+		t.Fatalf("%d NodeClaims and %d nodes after, want one more of each than %d and %d", len(after.NodeClaims), len(after.Nodes), len(c.in.NodeClaims), len(c.in.Nodes))
+	}
+	planned := after.Nodes[len(after.Nodes)-1]
+	if planned.Labels[corev1.LabelHostname] != planned.Name || planned.Labels[karpv1.LabelTopologyZone] != testZones[0] {
+		t.Errorf("the planned replacement's labels %v, want its hostname and zone %s", planned.Labels, testZones[0])
+	}
+	if !after.InFlight.Has(after.NodeClaims[len(after.NodeClaims)-1].Name) {
+		t.Error("the planned replacement is not in flight: pods could be moved onto a node that does not exist yet")
+	}
+	where := map[string]string{}
+	for _, pod := range after.Pods {
+		where[pod.Name] = pod.Spec.NodeName
+	}
+	if where["pa"] != x || where["pb"] != planned.Name {
+		t.Errorf("pods bound to %v, want pa on %s and pb on %s", where, x, planned.Name)
+	}
+	if _, ok := where["agent-a"]; ok {
+		t.Errorf("a's DaemonSet pod is still on %q: it goes with its node", where["agent-a"])
+	}
+	if pa.Spec.NodeName != "node-a" || pb.Spec.NodeName != "node-b" {
+		t.Error("the input's pods were changed")
+	}
+	if got := []int32{after.PDBs[0].Status.DisruptionsAllowed, after.PDBs[1].Status.DisruptionsAllowed, c.in.PDBs[0].Status.DisruptionsAllowed}; !slices.Equal(got, []int32{3, 5, 5}) {
+		t.Errorf("disruptions allowed (web after, other after, web before) %v, want [3 5 5]", got)
+	}
+}
