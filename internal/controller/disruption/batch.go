@@ -77,8 +77,8 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 }
 
 // unconsolidatable adds to tried the candidates single-node consolidation found no move for:
-// carrying a command out takes room from the nodes that stay, so the decisions after it
-// would find none either, and need not simulate them again.
+// carrying a command out takes room from the nodes that stay, so a decision after it would
+// seldom find one, and they are left to the next pass rather than simulated again.
 func unconsolidatable(d *Decision, tried sets.Set[string]) sets.Set[string] {
 	if tried == nil {
 		tried = sets.New[string]()
