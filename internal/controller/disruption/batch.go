@@ -28,6 +28,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // Consolidation decides several moves in one pass and validates them after one delay: each
@@ -50,7 +51,10 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		return d, nil
 	}
 	batch := []*Command{d.Command}
-	if !d.Command.NeedsValidation() {
+	// While the kube-scheduler has pods it has not tried yet (a scale-out under way), what they
+	// will take is nowhere in the decisions: nodes look emptier than they are about to be, and
+	// one move per delay, as upstream makes, is all that is risked on them.
+	if !d.Command.NeedsValidation() || slices.ContainsFunc(in.Pods, untried) {
 		return d, batch
 	}
 	next := opts
@@ -74,6 +78,14 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		next.Tried = unconsolidatable(e, next.Tried)
 	}
 	return d, batch
+}
+
+// untried reports whether the kube-scheduler is yet to try the pod: not bound, not gated, not
+// marked unschedulable, not nominated for preemption, and not a DaemonSet's (those follow new
+// nodes).
+func untried(pod *corev1.Pod) bool {
+	return pod.Spec.NodeName == "" && pod.DeletionTimestamp.IsZero() && !podutil.IsTerminal(pod) && len(pod.Spec.SchedulingGates) == 0 &&
+		pod.Status.NominatedNodeName == "" && !podutil.IsOwnedByDaemonSet(pod) && !podutil.IsProvisionable(pod)
 }
 
 // unconsolidatable adds to tried the candidates single-node consolidation found no move for:

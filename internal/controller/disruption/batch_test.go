@@ -155,6 +155,22 @@ func TestDecideBatch(t *testing.T) {
 		}
 	})
 
+	t.Run("one move at a time while the kube-scheduler has pods it has not tried", func(t *testing.T) {
+		c := zonalCluster(3, "100%")
+		fresh := testPod("fresh", "", "100m", "128Mi", ownedByRS)
+		fresh.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		c.pods(fresh)
+		if _, batch := DecideBatch(c.in, nil, Options{}, always); len(batch) != 1 {
+			t.Errorf("batch %v, want 1 command while a pod waits for the kube-scheduler", batchNames(batch))
+		}
+		// Once it has marked the pod unschedulable, the decisions place it (and leave the node
+		// it would land on alone).
+		c.in.Pods[len(c.in.Pods)-1] = testPod("fresh", "", "100m", "128Mi", ownedByRS)
+		if _, batch := DecideBatch(c.in, nil, Options{}, always); len(batch) < 2 {
+			t.Errorf("batch %v, want more than 1 command once the pod is marked unschedulable", batchNames(batch))
+		}
+	})
+
 	t.Run("commands that wait for no validation are not batched", func(t *testing.T) {
 		c := zonalCluster(3, "100%")
 		for _, nodeClaim := range c.in.NodeClaims {

@@ -45,6 +45,9 @@ const (
 	// ConsolidatedRecheck is how long consolidation is skipped while the cluster looks the same
 	// as when consolidation last found nothing to do.
 	ConsolidatedRecheck = 5 * time.Minute
+	// MaxBatch is the most consolidation commands one pass decides to validate together
+	// (DecideBatch): it bounds a pass's work and its log when each decision is quick.
+	MaxBatch = 50
 	// StaleTaintGrace is how long a karpenter.sh/disrupted taint that no command and no
 	// deletion accounts for stays before it is removed. Taints there on a process's first pass
 	// are removed at once.
@@ -211,9 +214,11 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	fingerprint := snap.Fingerprint()
 	skip := c.consolidated != nil && c.consolidated.fingerprint == fingerprint && c.now().Sub(c.consolidated.at) < ConsolidatedRecheck
 	// More moves are decided while deciding takes less than the delay every one of them waits
-	// out anyway.
+	// out anyway, up to MaxBatch.
 	started := c.now()
-	d, batch := DecideBatch(in, snap, Options{SkipConsolidation: skip, Clock: c.now}, func(int) bool { return c.now().Sub(started) < c.ValidationDelay })
+	d, batch := DecideBatch(in, snap, Options{SkipConsolidation: skip, Clock: c.now}, func(decided int) bool {
+		return decided < MaxBatch && c.now().Sub(started) < c.ValidationDelay
+	})
 	c.report(snap, d)
 	// Every method ran when no command came out of a pass that did not skip consolidation.
 	c.keepVerdicts(ctx, snap, d, d.Command == nil && !skip)
