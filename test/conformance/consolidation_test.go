@@ -71,7 +71,7 @@ func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 			later.Now = in.Now.Add(disruption.DefaultValidationDelay)
 			start = time.Now()
 			var rejected []disruption.Rejection
-			if batch, rejected = disruption.ValidateBatch(later, batch); len(rejected) > 0 {
+			if batch, rejected = disruption.ValidateBatch(later, nil, batch); len(rejected) > 0 {
 				r := rejected[0]
 				t.Fatalf("%s of %d nodes, on a cluster that did not change, no longer holds after the validation delay: %s", r.Command.Method, len(r.Command.Candidates), r.Why)
 			}

@@ -110,14 +110,19 @@ type Rejection struct {
 }
 
 // ValidateBatch validates the commands of a batch in the order they were decided, each on the
-// cluster with the ones validated before it carried out, and returns those to carry out (with
-// fresh replacements, as Validate's) and those that no longer hold.
-func ValidateBatch(in SnapshotInput, cmds []*Command) ([]*Command, []Rejection) {
+// cluster with the ones validated before it carried out (first is in's snapshot, built when
+// nil), and returns those to carry out (with fresh replacements, as Validate's) and those that
+// no longer hold.
+func ValidateBatch(in SnapshotInput, first *Snapshot, cmds []*Command) ([]*Command, []Rejection) {
 	var valid []*Command
 	var rejected []Rejection
 	keys := requiredTopologyKeys(in.Pods)
+	snap := first
 	for i, cmd := range cmds {
-		fresh, why := NewSnapshot(in).Validate(cmd)
+		if snap == nil {
+			snap = NewSnapshot(in)
+		}
+		fresh, why := snap.Validate(cmd)
 		if fresh == nil {
 			rejected = append(rejected, Rejection{Command: cmd, Why: why})
 			continue
@@ -129,7 +134,7 @@ func ValidateBatch(in SnapshotInput, cmds []*Command) ([]*Command, []Rejection) 
 			}
 			break
 		}
-		in = in.After(fresh)
+		in, snap = in.After(fresh), nil
 	}
 	return valid, rejected
 }

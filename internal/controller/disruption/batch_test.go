@@ -66,7 +66,7 @@ func TestDecideBatch(t *testing.T) {
 				t.Errorf("%s's replacement may go to zones %v, want only %s", cmd.Names()[0], zones.Values(), testZones[i])
 			}
 		}
-		valid, rejected := ValidateBatch(c.in, batch)
+		valid, rejected := ValidateBatch(c.in, nil, batch)
 		if len(valid) != 3 || len(rejected) != 0 {
 			t.Errorf("on the same cluster %d commands hold and %v do not, want all 3", len(valid), rejected)
 		}
@@ -191,7 +191,7 @@ func TestValidateBatch(t *testing.T) {
 	}
 	// Meanwhile b is told not to be disrupted: its command is given up, the others go.
 	c.in.Nodes[1].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
-	valid, rejected := ValidateBatch(c.in, batch)
+	valid, rejected := ValidateBatch(c.in, nil, batch)
 	if got := batchNames(valid); !slices.EqualFunc(got, [][]string{{"a"}, {"c"}}, slices.Equal) {
 		t.Errorf("valid %v, want a and c", got)
 	}

@@ -208,7 +208,7 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 			return min(left, c.PollInterval), nil
 		}
 		c.validating = nil
-		return 0, c.carryOut(ctx, in, v.cmds)
+		return 0, c.carryOut(ctx, in, snap, v.cmds)
 	}
 
 	fingerprint := snap.Fingerprint()
@@ -254,8 +254,8 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 // carryOut validates a batch's commands on the cluster as it is now, after their delay, and
 // starts those that still hold; the others are given up with their reasons. A command that
 // fails to start does not keep the others from starting: each holds with or without it.
-func (c *Controller) carryOut(ctx context.Context, in SnapshotInput, cmds []*Command) error {
-	valid, rejected := ValidateBatch(in, cmds)
+func (c *Controller) carryOut(ctx context.Context, in SnapshotInput, snap *Snapshot, cmds []*Command) error {
+	valid, rejected := ValidateBatch(in, snap, cmds)
 	for _, r := range rejected {
 		log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
 			"reason", r.Command.ReasonLabel(), "method", r.Command.Method, "nodeclaims", r.Command.Names(), "why", r.Why)
