@@ -17,73 +17,135 @@ package metrics
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
+
+// SetGauge is a gauge whose series a GaugeSet publishes.
+type SetGauge struct {
+	desc *prometheus.Desc
+	// labels are the gauge's label names sorted, the order a series' label pairs are kept in,
+	// as the exposition wants them.
+	labels []string
+}
+
+// NewSetGauge declares a gauge for a GaugeSet; NewGaugeSet registers it.
+func NewSetGauge(name, help string, labels ...string) *SetGauge {
+	return &SetGauge{desc: prometheus.NewDesc(name, help, labels, nil), labels: slices.Sorted(slices.Values(labels))}
+}
 
 // GaugeValue is one gauge series and its value.
 type GaugeValue struct {
-	Gauge  *prometheus.GaugeVec
+	Gauge  *SetGauge
 	Labels prometheus.Labels
 	Value  float64
 }
 
-// GaugeSet publishes a whole set of gauge series at once, as a controller that recomputes
-// them every pass needs: series of the last set that the new one does not have are deleted
-// after the new values are written, so that a scrape never sees the set half written nor a
-// series of an object that is gone.
+// GaugeSet publishes a whole set of gauge series at once, as a controller that recomputes them
+// every pass needs: a scrape sees the last set whole, never half written, and no series of an
+// object that is gone.
+//
+// It is a collector of its own rather than GaugeVecs because a GaugeVec keeps each series'
+// label pairs apart, and the node gauges' series (a node's resources times its gauges, each
+// with the node's twenty labels) then were the largest part of the operator's live heap. The set
+// keeps each distinct label pair of a set once, shared by every series that has it.
 type GaugeSet struct {
-	mu sync.Mutex
-	// last names the series of the last set by their keys, which hold their labels: the
-	// label maps themselves are not kept, as with thousands of series (a node's resources
-	// times its gauges) they were a tenth of the operator's live heap.
-	last map[string]*prometheus.GaugeVec
+	gauges []*SetGauge
+
+	mu     sync.RWMutex
+	series []prometheus.Metric
 }
 
-// Replace publishes values in place of the last set.
+// NewGaugeSet makes a set publishing the gauges given and registers it, as Counter does.
+func NewGaugeSet(gauges ...*SetGauge) *GaugeSet {
+	return register(&GaugeSet{gauges: gauges})
+}
+
+// Replace publishes values in place of the last set. Each value names a series of its own: two
+// with the same gauge and labels would fail the scrape. Like a GaugeVec's With, it panics
+// when a value's label names are not its gauge's.
 func (s *GaugeSet) Replace(values []GaugeValue) {
+	pairs := map[[2]string]*dto.LabelPair{}
+	series := make([]prometheus.Metric, 0, len(values))
+	for _, v := range values {
+		if len(v.Labels) != len(v.Gauge.labels) {
+			panic(fmt.Sprintf("%s: labels %v, want %v", v.Gauge.desc, v.Labels, v.Gauge.labels))
+		}
+		labels := make([]*dto.LabelPair, len(v.Gauge.labels))
+		for i, name := range v.Gauge.labels {
+			value, ok := v.Labels[name]
+			if !ok {
+				panic(fmt.Sprintf("%s: labels %v, want %v", v.Gauge.desc, v.Labels, v.Gauge.labels))
+			}
+			key := [2]string{name, value}
+			if pairs[key] == nil {
+				pairs[key] = &dto.LabelPair{Name: &name, Value: &value}
+			}
+			labels[i] = pairs[key]
+		}
+		series = append(series, &gaugeSample{desc: v.Gauge.desc, labels: labels, value: v.Value})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := make(map[string]*prometheus.GaugeVec, len(values))
-	for _, v := range values {
-		v.Gauge.With(v.Labels).Set(v.Value)
-		next[seriesKey(v.Gauge, v.Labels)] = v.Gauge
-	}
-	for key, gauge := range s.last {
-		if _, kept := next[key]; !kept {
-			gauge.Delete(labelsOf(key))
+	s.series = series
+}
+
+// Value reads back the value the last set gave a series, and whether it has the series.
+func (s *GaugeSet) Value(gauge *SetGauge, labels prometheus.Labels) (float64, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, metric := range s.series {
+		sample := metric.(*gaugeSample)
+		if sample.desc == gauge.desc && sample.has(labels) {
+			return sample.value, true
 		}
 	}
-	s.last = next
+	return 0, false
 }
 
-// seriesKey names a series: its gauge's identity and its labels in order.
-func seriesKey(gauge *prometheus.GaugeVec, labels prometheus.Labels) string {
-	names := make([]string, 0, len(labels))
-	for name := range labels {
-		names = append(names, name)
+// Describe sends the descriptions of the set's gauges.
+func (s *GaugeSet) Describe(ch chan<- *prometheus.Desc) {
+	for _, gauge := range s.gauges {
+		ch <- gauge.desc
 	}
-	slices.Sort(names)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%p", gauge)
-	for _, name := range names {
-		// NUL cannot be part of a label name, so no two label sets give one key.
-		b.WriteString(keySeparator + name + "=" + labels[name])
-	}
-	return b.String()
 }
 
-const keySeparator = "\x00"
-
-// labelsOf reads a series' labels back from its key (a label name holds no "=").
-func labelsOf(key string) prometheus.Labels {
-	fields := strings.Split(key, keySeparator)[1:]
-	labels := make(prometheus.Labels, len(fields))
-	for _, field := range fields {
-		name, value, _ := strings.Cut(field, "=")
-		labels[name] = value
+// Collect sends the series of the last set.
+func (s *GaugeSet) Collect(ch chan<- prometheus.Metric) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, sample := range s.series {
+		ch <- sample
 	}
-	return labels
+}
+
+// gaugeSample is one series of a set. Its label pairs are shared with the set's other series
+// and are never written after Replace made them.
+type gaugeSample struct {
+	desc   *prometheus.Desc
+	labels []*dto.LabelPair
+	value  float64
+}
+
+func (m *gaugeSample) has(labels prometheus.Labels) bool {
+	if len(labels) != len(m.labels) {
+		return false
+	}
+	for _, pair := range m.labels {
+		if value, ok := labels[pair.GetName()]; !ok || value != pair.GetValue() {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *gaugeSample) Desc() *prometheus.Desc { return m.desc }
+
+func (m *gaugeSample) Write(out *dto.Metric) error {
+	value := m.value
+	out.Label = m.labels
+	out.Gauge = &dto.Gauge{Value: &value}
+	return nil
 }

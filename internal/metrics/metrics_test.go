@@ -16,6 +16,7 @@ package metrics
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,40 +95,86 @@ func TestDisruptionRecord(t *testing.T) {
 }
 
 func TestGaugeSetReplace(t *testing.T) {
-	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set"}, []string{"node"})
-	set := &GaugeSet{}
+	gauge := NewSetGauge("test_gauge_set", "A test gauge.", "node")
+	set := &GaugeSet{gauges: []*SetGauge{gauge}}
 	set.Replace([]GaugeValue{{gauge, prometheus.Labels{"node": "a"}, 1}, {gauge, prometheus.Labels{"node": "b"}, 2}})
 	set.Replace([]GaugeValue{{gauge, prometheus.Labels{"node": "b"}, 3}})
-	if n := testutil.CollectAndCount(gauge); n != 1 {
+	if n := testutil.CollectAndCount(set); n != 1 {
 		t.Fatalf("%d series after the second set, want node b's only", n)
 	}
-	if got := testutil.ToFloat64(gauge.WithLabelValues("b")); got != 3 {
-		t.Errorf("node b = %v, want the second set's 3", got)
+	if got, ok := set.Value(gauge, prometheus.Labels{"node": "b"}); !ok || got != 3 {
+		t.Errorf("node b = %v (published: %t), want the second set's 3", got, ok)
+	}
+	if _, ok := set.Value(gauge, prometheus.Labels{"node": "a"}); ok {
+		t.Error("node a, not in the second set, is still published")
+	}
+	set.Replace(nil)
+	if n := testutil.CollectAndCount(set); n != 0 {
+		t.Errorf("%d series after an empty set, want none", n)
 	}
 }
 
-// The set keeps only each series' key and deletes a dropped series by the labels it reads
-// back from the key: several labels, an empty value and a value holding "=" included.
-func TestGaugeSetDeletesByItsKeys(t *testing.T) {
-	nodes := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set_nodes"}, []string{"node", "zone", "note"})
-	pools := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "test_gauge_set_pools"}, []string{"node"})
-	set := &GaugeSet{}
-	odd := prometheus.Labels{"node": "a", "zone": "", "note": "k=v=w"}
+// What a scrape reads of a set, through a registry that checks every series against the
+// gauges' descriptions: labels in any order given, empty values and values holding "=" kept.
+func TestGaugeSetExposition(t *testing.T) {
+	nodes := NewSetGauge("test_gauge_set_nodes", "Nodes.", "node", "zone", "note")
+	pools := NewSetGauge("test_gauge_set_pools", "Pools.", "pool")
+	set := &GaugeSet{gauges: []*SetGauge{nodes, pools}}
 	set.Replace([]GaugeValue{
-		{nodes, odd, 1},
-		{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 2},
-		{pools, prometheus.Labels{"node": "a"}, 3}, // the same labels on another gauge
+		{nodes, prometheus.Labels{"zone": "", "note": "k=v=w", "node": "a"}, 1},
+		{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 2.5},
+		{pools, prometheus.Labels{"pool": "a"}, 3},
 	})
-	set.Replace([]GaugeValue{{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 4}})
-	if n := testutil.CollectAndCount(nodes); n != 1 {
-		t.Errorf("%d node series after the second set, want node b's only", n)
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(set)
+	want := `# HELP test_gauge_set_nodes Nodes.
+# TYPE test_gauge_set_nodes gauge
+test_gauge_set_nodes{node="a",note="k=v=w",zone=""} 1
+test_gauge_set_nodes{node="b",note="x",zone="z1"} 2.5
+# HELP test_gauge_set_pools Pools.
+# TYPE test_gauge_set_pools gauge
+test_gauge_set_pools{pool="a"} 3
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want)); err != nil {
+		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(pools); n != 0 {
-		t.Errorf("%d pool series after the second set, want none", n)
+}
+
+// A label pair is kept once per set, whichever series have it; that is what the set is for.
+func TestGaugeSetSharesLabelPairs(t *testing.T) {
+	requests := NewSetGauge("test_gauge_set_requests", "Requests.", "node", "zone", "resource_type")
+	limits := NewSetGauge("test_gauge_set_limits", "Limits.", "node", "zone", "resource_type")
+	set := &GaugeSet{gauges: []*SetGauge{requests, limits}}
+	var values []GaugeValue
+	for _, gauge := range []*SetGauge{requests, limits} {
+		for _, resource := range []string{"cpu", "memory"} {
+			values = append(values, GaugeValue{gauge, prometheus.Labels{"node": "a", "zone": "z1", "resource_type": resource}, 1})
+		}
 	}
-	set.Replace(nil)
-	if n := testutil.CollectAndCount(nodes); n != 0 {
-		t.Errorf("%d node series after an empty set, want none", n)
+	set.Replace(values)
+	pairs := map[*dto.LabelPair]bool{}
+	for _, metric := range set.series {
+		for _, pair := range metric.(*gaugeSample).labels {
+			pairs[pair] = true
+		}
+	}
+	if len(pairs) != 4 {
+		t.Errorf("%d label pairs kept for 4 series with 4 distinct pairs among them, want 4", len(pairs))
+	}
+}
+
+func TestGaugeSetRefusesOtherLabels(t *testing.T) {
+	gauge := NewSetGauge("test_gauge_set_refuses", "Refuses.", "node")
+	set := &GaugeSet{gauges: []*SetGauge{gauge}}
+	for _, labels := range []prometheus.Labels{{"pool": "a"}, {"node": "a", "pool": "a"}, {}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("labels %v accepted for a gauge labelled by node", labels)
+				}
+			}()
+			set.Replace([]GaugeValue{{gauge, labels, 1}})
+		}()
 	}
 }
 

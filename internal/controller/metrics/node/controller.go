@@ -47,8 +47,6 @@ type Controller struct {
 	// HasSynced says whether the cache the controllers decide from has synced.
 	HasSynced func(context.Context) bool
 
-	nodes metrics.GaugeSet
-
 	mu            sync.Mutex
 	unsyncedSince time.Time
 }
@@ -94,7 +92,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 		node := &nodes.Items[i]
 		usage := usageOf(podsByNode[node.Name])
 		labels := g.labelsOf(node, managed[node.Spec.ProviderID])
-		for gauge, list := range map[*prometheus.GaugeVec]corev1.ResourceList{
+		for gauge, list := range map[*metrics.SetGauge]corev1.ResourceList{
 			g.allocatable:         node.Status.Allocatable,
 			g.systemOverhead:      overhead(node),
 			g.totalPodRequests:    withZeros(usage.podRequests, node.Status.Allocatable),
@@ -120,7 +118,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 			Value: 100 * valueOf(name, used) / valueOf(name, quantity),
 		})
 	}
-	c.nodes.Replace(values)
+	g.set.Replace(values)
 	g.nodeCount.Set(float64(nodeCount(nodes.Items, claims.Items)))
 	c.publishSynced(ctx, now, g)
 	return nil

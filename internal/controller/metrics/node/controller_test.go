@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -76,28 +77,40 @@ func TestNodeAndClusterMetrics(t *testing.T) {
 		t.Errorf("labels of the managed node: %v", managedLabels)
 	}
 	for _, tc := range []struct {
+		name   string
+		gauge  *metrics.SetGauge
+		labels prometheus.Labels
+		want   float64
+	}{
+		{"allocatable cpu", g.allocatable, withResourceType(managedLabels, corev1.ResourceCPU), 3.92},
+		{"overhead cpu", g.systemOverhead, withResourceType(managedLabels, corev1.ResourceCPU), 0.08},
+		{"overhead memory", g.systemOverhead, withResourceType(managedLabels, corev1.ResourceMemory), 2 << 30},
+		{"pod requests cpu (the ended pod not counted)", g.totalPodRequests, withResourceType(managedLabels, corev1.ResourceCPU), 1.1},
+		{"pod limits memory", g.totalPodLimits, withResourceType(managedLabels, corev1.ResourceMemory), 256 << 20},
+		{"daemon requests cpu", g.totalDaemonRequests, withResourceType(managedLabels, corev1.ResourceCPU), 0.1},
+		{"daemon limits cpu", g.totalDaemonLimits, withResourceType(managedLabels, corev1.ResourceCPU), 0.2},
+		{"daemon requests of a node without DaemonSet pods", g.totalDaemonRequests, withResourceType(g.labelsOf(otherNode, false), corev1.ResourceCPU), 0},
+		{"lifetime", g.currentLifetime, managedLabels, 3600},
+		{"cluster cpu utilization", g.clusterUtilization, prometheus.Labels{"resource_type": "cpu"}, 100 * 1.1 / 7.84},
+	} {
+		got, ok := g.set.Value(tc.gauge, tc.labels)
+		if !ok || got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("%s = %v (published: %t), want %v", tc.name, got, ok, tc.want)
+		}
+	}
+	for _, tc := range []struct {
 		name  string
 		gauge prometheus.Gauge
 		want  float64
 	}{
-		{"allocatable cpu", g.allocatable.With(withResourceType(managedLabels, corev1.ResourceCPU)), 3.92},
-		{"overhead cpu", g.systemOverhead.With(withResourceType(managedLabels, corev1.ResourceCPU)), 0.08},
-		{"overhead memory", g.systemOverhead.With(withResourceType(managedLabels, corev1.ResourceMemory)), 2 << 30},
-		{"pod requests cpu (the ended pod not counted)", g.totalPodRequests.With(withResourceType(managedLabels, corev1.ResourceCPU)), 1.1},
-		{"pod limits memory", g.totalPodLimits.With(withResourceType(managedLabels, corev1.ResourceMemory)), 256 << 20},
-		{"daemon requests cpu", g.totalDaemonRequests.With(withResourceType(managedLabels, corev1.ResourceCPU)), 0.1},
-		{"daemon limits cpu", g.totalDaemonLimits.With(withResourceType(managedLabels, corev1.ResourceCPU)), 0.2},
-		{"daemon requests of a node without DaemonSet pods", g.totalDaemonRequests.With(withResourceType(g.labelsOf(otherNode, false), corev1.ResourceCPU)), 0},
-		{"lifetime", g.currentLifetime.With(managedLabels), 3600},
-		{"cluster cpu utilization", g.clusterUtilization.WithLabelValues("cpu"), 100 * 1.1 / 7.84},
 		{"node count: two nodes and one NodeClaim in flight", g.nodeCount, 3},
 		{"synced", g.synced, 1},
 	} {
-		if got := testutil.ToFloat64(tc.gauge); got < tc.want-1e-9 || got > tc.want+1e-9 {
+		if got := testutil.ToFloat64(tc.gauge); got != tc.want {
 			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if n := testutil.CollectAndCount(g.totalDaemonLimits); n != 4 {
+	if n := testutil.CollectAndCount(g.set, "karpenter_nodes_total_daemon_limits"); n != 4 {
 		t.Errorf("%d daemon limit series, want one per node and allocatable resource (2 x 2), zeros included", n)
 	}
 	if got := g.labelsOf(otherNode, false)["managed"]; got != "false" {
@@ -116,7 +129,7 @@ func TestNodeAndClusterMetrics(t *testing.T) {
 	if err := controller.Reconcile(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := testutil.CollectAndCount(g.currentLifetime); n != 1 {
+	if n := testutil.CollectAndCount(g.set, "karpenter_nodes_current_lifetime_seconds"); n != 1 {
 		t.Errorf("%d lifetime series after a node went, want 1", n)
 	}
 	if got := testutil.ToFloat64(g.synced); got != 0 {
