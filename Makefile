@@ -146,14 +146,14 @@ test-e2e: k8s-binaries olm-binaries ## Run test/e2e on a local cluster: KUBECONF
 	K8S_VERSION=$(K8S_VERSION) hack/test-e2e
 
 .PHONY: bench
-bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types, consolidation decisions, zone spread, node metrics' heap.
+bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types, consolidation decisions, zone spread, the metrics' heap.
 	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse(100|1000|5000)$$' -benchtime=3x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse20000|SchedulingKakaoCloud' -benchtime=1x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
 	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
 	go test ./internal/cloudprovider/kakao/ -run='^$$' -bench='ZoneSpread1000' -benchtime=3x -count=3
-	go test ./internal/controller/metrics/node/ -run='^$$' -bench='NodeMetrics500' -benchtime=3x -count=3
+	go test ./internal/controller/metrics/node/ ./internal/controller/metrics/status/ -run='^$$' -bench='NodeMetrics500|StatusMetrics500' -benchtime=3x -count=3
 
 # Consolidation at scale (workload.ConsolidationCluster: three NodePools, DaemonSets, PDBs, zone
 # spreads and zonal anti-affinity, about 10 pods per node) at 1,000 and 5,000 nodes: the
@@ -166,7 +166,7 @@ bench-check: ## Run each in-memory benchmark once: it still runs and its output 
 	go test ./internal/scheduling/ ./internal/instancetype/ ./internal/controller/disruption/ -run='^$$' -benchtime=1x \
 		-bench='SchedulingDiverse(100|1000)$$|SchedulingKakaoCloud1000|Intersects|Compatible|Intersection|BenchmarkList|Consolidation(1000|NothingToDo1000|Topology1000|Realistic1000)$$'
 	go test ./internal/cloudprovider/kakao/ -run='^$$' -benchtime=1x -bench='ZoneSpread1000'
-	go test ./internal/controller/metrics/node/ -run='^$$' -benchtime=1x -bench='NodeMetrics500'
+	go test ./internal/controller/metrics/node/ ./internal/controller/metrics/status/ -run='^$$' -benchtime=1x -bench='NodeMetrics500|StatusMetrics500'
 
 .PHONY: bench-consolidation
 bench-consolidation: k8s-binaries ## Time consolidation passes on 1,000 and 5,000 realistic nodes (in memory and on envtest) and judge their commands with the kube-scheduler.

@@ -34,7 +34,6 @@ import (
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -42,7 +41,6 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -66,6 +64,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/managercache"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
 )
 
@@ -419,11 +418,8 @@ func main() {
 		// The manager exits right after it loses the lease, so releasing it on a clean
 		// shutdown lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
-		// Only the controller's own namespace holds Secrets it reads.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}:    {Namespaces: map[string]cache.Config{namespace: {}}},
-			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{namespace: {}}},
-		}},
+		// Only the controller's own namespace holds the Secrets and ConfigMaps it reads.
+		Cache: managercache.Options(namespace),
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")

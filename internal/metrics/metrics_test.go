@@ -188,3 +188,56 @@ func TestPublishBuildInfo(t *testing.T) {
 		t.Errorf("build info = %v, want 1", got)
 	}
 }
+
+// A CompactGaugeVec's series are set, read and deleted by their label values in the gauge's
+// order, a scrape reads them with their labels sorted, and a label pair goes with the last
+// series holding it.
+func TestCompactGaugeVec(t *testing.T) {
+	gauge := NewCompactGauge("test_compact_gauge", "Compact.", "name", "type", "status")
+	gauge.Set(1, "a", "Ready", "True")
+	gauge.Set(2, "a", "Launched", "True")
+	gauge.Set(3, "b", "Ready", "False")
+	gauge.Set(4, "a", "Ready", "True")
+	if got, ok := gauge.Value("a", "Ready", "True"); !ok || got != 4 {
+		t.Errorf("a Ready = %v (published: %t), want the last value set, 4", got, ok)
+	}
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(gauge)
+	want := `# HELP test_compact_gauge Compact.
+# TYPE test_compact_gauge gauge
+test_compact_gauge{name="a",status="True",type="Launched"} 2
+test_compact_gauge{name="a",status="True",type="Ready"} 4
+test_compact_gauge{name="b",status="False",type="Ready"} 3
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	if len(gauge.pairs) != 6 {
+		t.Errorf("%d label pairs kept for the pairs name a and b, type Ready and Launched, status True and False, want 6", len(gauge.pairs))
+	}
+	if !gauge.Delete("a", "Launched", "True") || gauge.Delete("a", "Launched", "True") {
+		t.Error("Delete does not tell whether there was a series")
+	}
+	if _, ok := gauge.pairs[[2]string{"type", "Launched"}]; ok {
+		t.Error("the pair type=Launched is kept after its last series went")
+	}
+	if _, ok := gauge.pairs[[2]string{"name", "a"}]; !ok {
+		t.Error("the pair name=a went while a series holds it")
+	}
+	gauge.Delete("a", "Ready", "True")
+	gauge.Delete("b", "Ready", "False")
+	if len(gauge.pairs) != 0 {
+		t.Errorf("%d label pairs kept with no series", len(gauge.pairs))
+	}
+	gauge.Set(5, "c", "Ready", "True")
+	gauge.Reset()
+	if n := testutil.CollectAndCount(gauge); n != 0 || len(gauge.pairs) != 0 {
+		t.Errorf("%d series and %d pairs after Reset, want none", n, len(gauge.pairs))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("two label values accepted for a gauge of three labels")
+		}
+	}()
+	gauge.Set(1, "a", "Ready")
+}

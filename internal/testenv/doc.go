@@ -16,5 +16,5 @@
 // and how to start an envtest environment with this project's CRDs.
 //
 // Of this project it imports api/autoscaling/v1beta1, api/kakaocloud/v1, api/karpenter/v1, internal/kakaocloud,
-// internal/kakaocloud/emulator.
+// internal/kakaocloud/emulator, internal/utils/managercache.
 package testenv

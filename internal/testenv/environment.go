@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -32,6 +33,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/managercache"
 )
 
 // Scheme returns a scheme with Kubernetes' types and this project's.
@@ -98,7 +100,7 @@ func StartCluster(withWebhooks bool) (*Cluster, error) {
 		_ = env.Stop()
 		return nil, err
 	}
-	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}}
+	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Cache: managercache.Options(metav1.NamespaceAll)}
 	if withWebhooks {
 		w := env.WebhookInstallOptions
 		opts.WebhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir})

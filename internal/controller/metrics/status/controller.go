@@ -126,7 +126,7 @@ func (r *Reconciler[T]) forget(key types.NamespacedName) {
 	for _, s := range r.sinks(previous.labels) {
 		deleteStale(s.families, conditionSeries(key, previous.conditions, s.extra), nil)
 		if previous.deletion != nil {
-			s.families.terminationCurrent.DeleteLabelValues(terminationSeries(key, s.extra)...)
+			s.families.terminationCurrent.Delete(terminationSeries(key, s.extra)...)
 			s.families.terminationDuration.WithLabelValues(s.extra...).Observe(now.Sub(*previous.deletion).Seconds())
 		}
 	}
@@ -157,8 +157,8 @@ func (r *Reconciler[T]) sinks(labels []string) []sink {
 func setConditions(s sink, key types.NamespacedName, conditions []condition, now time.Time) {
 	for _, c := range conditions {
 		values := conditionValues(key, c, s.extra)
-		s.families.count.WithLabelValues(values...).Set(1)
-		s.families.currentStatus.WithLabelValues(values...).Set(now.Sub(c.LastTransitionTime).Seconds())
+		s.families.count.Set(1, values...)
+		s.families.currentStatus.Set(now.Sub(c.LastTransitionTime).Seconds(), values...)
 	}
 }
 
@@ -167,8 +167,8 @@ func setConditions(s sink, key types.NamespacedName, conditions []condition, now
 func deleteStale(f *families, before, after [][]string) {
 	for _, values := range before {
 		if !slices.ContainsFunc(after, func(v []string) bool { return slices.Equal(v, values) }) {
-			f.count.DeleteLabelValues(values...)
-			f.currentStatus.DeleteLabelValues(values...)
+			f.count.Delete(values...)
+			f.currentStatus.Delete(values...)
 		}
 	}
 }
@@ -203,9 +203,9 @@ func reportTermination(before, after sink, key types.NamespacedName, wasDeleting
 		return
 	}
 	if wasDeleting != nil && !slices.Equal(before.extra, after.extra) {
-		after.families.terminationCurrent.DeleteLabelValues(terminationSeries(key, before.extra)...)
+		after.families.terminationCurrent.Delete(terminationSeries(key, before.extra)...)
 	}
-	after.families.terminationCurrent.WithLabelValues(terminationSeries(key, after.extra)...).Set(now.Sub(*deletion).Seconds())
+	after.families.terminationCurrent.Set(now.Sub(*deletion).Seconds(), terminationSeries(key, after.extra)...)
 }
 
 // conditionSeries are the label values of the count and current_status_seconds series of the

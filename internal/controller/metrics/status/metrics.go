@@ -41,9 +41,9 @@ const (
 type families struct {
 	transitions         *prometheus.CounterVec
 	transitionSeconds   *prometheus.HistogramVec
-	currentStatus       *prometheus.GaugeVec
-	count               *prometheus.GaugeVec
-	terminationCurrent  *prometheus.GaugeVec
+	currentStatus       *metrics.CompactGaugeVec
+	count               *metrics.CompactGaugeVec
+	terminationCurrent  *metrics.CompactGaugeVec
 	terminationDuration *prometheus.HistogramVec
 }
 
@@ -58,13 +58,13 @@ func newFamilies(prefix string, buckets []float64, extraLabels ...string) *famil
 		transitionSeconds: metrics.HistogramVec(prefix+"status_condition_transition_seconds",
 			"How long a status condition had one status (status) when it changed to another (to_status).",
 			buckets, with(labelType, labelStatus, labelToStatus)...),
-		currentStatus: metrics.Gauge(prefix+"status_condition_current_status_seconds",
+		currentStatus: metrics.NewCompactGauge(prefix+"status_condition_current_status_seconds",
 			"How long each status condition of an object has had its current status, refreshed every few seconds.",
 			with(labelNamespace, labelName, labelType, labelStatus, labelReason)...),
-		count: metrics.Gauge(prefix+"status_condition_count",
+		count: metrics.NewCompactGauge(prefix+"status_condition_count",
 			"1 for each status condition an object has, by type, status and reason.",
 			with(labelNamespace, labelName, labelType, labelStatus, labelReason)...),
-		terminationCurrent: metrics.Gauge(prefix+"termination_current_time_seconds",
+		terminationCurrent: metrics.NewCompactGauge(prefix+"termination_current_time_seconds",
 			"How long ago an object that is still there was asked to be deleted.",
 			with(labelNamespace, labelName)...),
 		terminationDuration: metrics.HistogramVec(prefix+"termination_duration_seconds",
