@@ -50,7 +50,7 @@ type GaugeValue struct {
 //
 // It is a collector of its own rather than GaugeVecs because a GaugeVec keeps each series'
 // label pairs apart, and the node gauges' series (a node's resources times its gauges, each
-// with the node's twenty labels) then were the largest part of the operator's live heap. The set
+// with the node's nineteen labels) then were the largest part of the operator's live heap. The set
 // keeps each distinct label pair of a set once, shared by every series that has it.
 type GaugeSet struct {
 	gauges []*SetGauge
@@ -149,8 +149,8 @@ func (m *gaugeSample) Write(out *dto.Metric) error {
 
 // CompactGaugeVec is a gauge whose series are set and deleted one at a time, as a GaugeVec's
 // are, sharing their label pairs as a GaugeSet's do: the status condition gauges have a series
-// per object, condition and family (over 20,000 at 500 nodes), all of an object's series
-// holding its name.
+// per object, condition and family (14,000 for 500 running NodeClaims and their nodes), all of
+// an object's series holding its name.
 type CompactGaugeVec struct {
 	gauge *SetGauge
 	// place is where each label, in the order given, goes among the sorted ones.
@@ -236,7 +236,8 @@ func (v *CompactGaugeVec) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// key names a series by its label values. 0xff cannot be part of a label value, which is UTF-8.
+// key names a series by its label values. The byte 0xff is not part of any UTF-8 text, which
+// label values must be.
 func (v *CompactGaugeVec) key(labelValues []string) string {
 	if len(labelValues) != len(v.place) {
 		panic(fmt.Sprintf("%s: label values %q, want one for each of %v", v.gauge.desc, labelValues, v.gauge.labels))
