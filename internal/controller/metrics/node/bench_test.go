@@ -17,7 +17,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +26,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics/metricstest"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -70,39 +69,17 @@ func BenchmarkNodeMetrics500(b *testing.B) {
 		if err := controller.Reconcile(ctx); err != nil {
 			b.Fatal(err)
 		}
-		before := heapAfterCollection()
+		before := metricstest.LiveHeap()
 		controller.Client = full
 		if err := controller.Reconcile(ctx); err != nil {
 			b.Fatal(err)
 		}
-		retained = heapAfterCollection() - before
+		retained = metricstest.LiveHeap() - before
 	}
-	series := nodeSeries(b)
+	series := metricstest.Series(b, func(family string) bool { return strings.HasPrefix(family, "karpenter_nodes_") })
 	if want := nodes * (resourcesPerNode*gaugesPerResource + 1); series != want {
 		b.Fatalf("%d node series published, want %d", series, want)
 	}
 	b.ReportMetric(float64(retained), "retained-B")
 	b.ReportMetric(float64(series), "series")
-}
-
-func heapAfterCollection() int64 {
-	var stats runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&stats)
-	return int64(stats.HeapAlloc)
-}
-
-// nodeSeries counts the karpenter_nodes_* series a scrape of the operator's registry reads.
-func nodeSeries(b *testing.B) int {
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	count := 0
-	for _, family := range families {
-		if strings.HasPrefix(family.GetName(), "karpenter_nodes_") {
-			count += len(family.GetMetric())
-		}
-	}
-	return count
 }

@@ -28,10 +28,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics/metricstest"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -68,7 +68,7 @@ func BenchmarkStatusMetrics500(b *testing.B) {
 	for b.Loop() {
 		resetFamilies()
 		nodeClaims, nodes := NewNodeClaimReconciler(kube, clk), NewNodeReconciler(kube, clk)
-		before := heapAfterCollection()
+		before := metricstest.LiveHeap()
 		for _, object := range all {
 			var reconciler reconcile.Reconciler = nodes
 			if _, ok := object.(*karpv1.NodeClaim); ok {
@@ -79,37 +79,16 @@ func BenchmarkStatusMetrics500(b *testing.B) {
 			}
 		}
 		// What the reconcilers remember of each object is counted too: it is theirs to keep.
-		retained = heapAfterCollection() - before
+		retained = metricstest.LiveHeap() - before
 		runtime.KeepAlive(nodeClaims)
 		runtime.KeepAlive(nodes)
 	}
-	series := conditionSeriesCount(b)
+	series := metricstest.Series(b, func(family string) bool {
+		return strings.HasSuffix(family, "status_condition_count") || strings.HasSuffix(family, "status_condition_current_status_seconds")
+	})
 	if want := objects * 2 * (2*len(claimConditions) + len(nodeConditions)); series != want {
 		b.Fatalf("%d condition series published, want %d", series, want)
 	}
 	b.ReportMetric(float64(retained), "retained-B")
 	b.ReportMetric(float64(series), "series")
-}
-
-func heapAfterCollection() int64 {
-	var stats runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&stats)
-	return int64(stats.HeapAlloc)
-}
-
-// conditionSeriesCount counts the status_condition_count and _current_status_seconds series a
-// scrape of the operator's registry reads.
-func conditionSeriesCount(b *testing.B) int {
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	count := 0
-	for _, family := range families {
-		if strings.HasSuffix(family.GetName(), "status_condition_count") || strings.HasSuffix(family.GetName(), "status_condition_current_status_seconds") {
-			count += len(family.GetMetric())
-		}
-	}
-	return count
 }
