@@ -71,16 +71,16 @@ func (s *GaugeSet) Replace(values []GaugeValue) {
 	pairs := labelPairs{}
 	series := make([]prometheus.Metric, 0, len(values))
 	for _, v := range values {
-		if len(v.Labels) != len(v.Gauge.labels) {
-			panic(fmt.Sprintf("%s: labels %v, want %v", v.Gauge.desc, v.Labels, v.Gauge.labels))
-		}
 		labels := make([]*dto.LabelPair, len(v.Gauge.labels))
+		found := 0
 		for i, name := range v.Gauge.labels {
-			value, ok := v.Labels[name]
-			if !ok {
-				panic(fmt.Sprintf("%s: labels %v, want %v", v.Gauge.desc, v.Labels, v.Gauge.labels))
+			if value, ok := v.Labels[name]; ok {
+				labels[i] = pairs.hold(name, value)
+				found++
 			}
-			labels[i] = pairs.hold(name, value)
+		}
+		if found != len(labels) || found != len(v.Labels) {
+			panic(fmt.Sprintf("%s: labels %v, want %v", v.Gauge.desc, v.Labels, v.Gauge.labels))
 		}
 		series = append(series, &gaugeSample{desc: v.Gauge.desc, labels: labels, value: v.Value})
 	}

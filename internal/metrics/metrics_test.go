@@ -125,8 +125,6 @@ func TestGaugeSetExposition(t *testing.T) {
 		{nodes, prometheus.Labels{"node": "b", "zone": "z1", "note": "x"}, 2.5},
 		{pools, prometheus.Labels{"pool": "a"}, 3},
 	})
-	registry := prometheus.NewPedanticRegistry()
-	registry.MustRegister(set)
 	want := `# HELP test_gauge_set_nodes Nodes.
 # TYPE test_gauge_set_nodes gauge
 test_gauge_set_nodes{node="a",note="k=v=w",zone=""} 1
@@ -135,9 +133,7 @@ test_gauge_set_nodes{node="b",note="x",zone="z1"} 2.5
 # TYPE test_gauge_set_pools gauge
 test_gauge_set_pools{pool="a"} 3
 `
-	if err := testutil.GatherAndCompare(registry, strings.NewReader(want)); err != nil {
-		t.Error(err)
-	}
+	expectExposition(t, set, want)
 }
 
 // A label pair is kept once per set, whichever series have it; that is what the set is for.
@@ -201,17 +197,13 @@ func TestCompactGaugeVec(t *testing.T) {
 	if got, ok := gauge.Value("a", "Ready", "True"); !ok || got != 4 {
 		t.Errorf("a Ready = %v (published: %t), want the last value set, 4", got, ok)
 	}
-	registry := prometheus.NewPedanticRegistry()
-	registry.MustRegister(gauge)
 	want := `# HELP test_compact_gauge Compact.
 # TYPE test_compact_gauge gauge
 test_compact_gauge{name="a",status="True",type="Launched"} 2
 test_compact_gauge{name="a",status="True",type="Ready"} 4
 test_compact_gauge{name="b",status="False",type="Ready"} 3
 `
-	if err := testutil.GatherAndCompare(registry, strings.NewReader(want)); err != nil {
-		t.Error(err)
-	}
+	expectExposition(t, gauge, want)
 	if len(gauge.pairs) != 6 {
 		t.Errorf("%d label pairs kept for the pairs name a and b, type Ready and Launched, status True and False, want 6", len(gauge.pairs))
 	}
@@ -240,4 +232,15 @@ test_compact_gauge{name="b",status="False",type="Ready"} 3
 		}
 	}()
 	gauge.Set(1, "a", "Ready")
+}
+
+// expectExposition checks what a scrape reads of the collector, through a registry that checks
+// every series against the collector's descriptions.
+func expectExposition(t *testing.T, collector prometheus.Collector, want string) {
+	t.Helper()
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(collector)
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
 }
