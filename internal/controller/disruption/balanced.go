@@ -17,6 +17,9 @@ package disruption
 import (
 	"fmt"
 	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
@@ -64,13 +67,7 @@ type poolTotals struct{ cost, disruption float64 }
 
 // nodeDisruption is what disrupting a node costs in Balanced's terms.
 func nodeDisruption(n *StateNode) float64 {
-	cost := 1.0
-	for _, pod := range n.Pods {
-		if podutil.IsReschedulable(pod) {
-			cost += math.Max(0, podEvictionCost(pod))
-		}
-	}
-	return cost
+	return rescheduleCost(slices.DeleteFunc(slices.Clone(n.Pods), func(pod *corev1.Pod) bool { return !podutil.IsReschedulable(pod) }))
 }
 
 // balancedTotals sums, once per snapshot, every Balanced NodePool's nodes: candidates or not.

@@ -42,6 +42,9 @@ type Candidate struct {
 	// DisruptionCost orders candidates, the cheapest to disrupt first: the pods' eviction
 	// costs, discounted by how little of the node's life is left before it expires anyway.
 	DisruptionCost float64
+	// SavingsRatio orders consolidation's candidates (bySavings): the node's price over what
+	// moving its pods costs (rescheduleCost).
+	SavingsRatio float64
 }
 
 // Blocked says why a node that a method would look at is left alone.
@@ -71,6 +74,7 @@ func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []B
 			}
 		}
 		c.DisruptionCost = disruptionCost(c.Reschedulable, n.NodeClaim, s.now)
+		c.SavingsRatio = n.price / rescheduleCost(c.Reschedulable)
 		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b *Candidate) int {
@@ -212,6 +216,25 @@ func disruptionCost(pods []*corev1.Pod, nodeClaim *karpv1.NodeClaim, now time.Ti
 		cost *= math.Max(0, math.Min(1, left))
 	}
 	return cost
+}
+
+// rescheduleCost is what moving the pods costs in upstream Karpenter's savings terms: 1 for the
+// node (draining it), plus each pod's eviction cost where it is positive. It is never below 1.
+func rescheduleCost(pods []*corev1.Pod) float64 {
+	cost := 1.0
+	for _, pod := range pods {
+		cost += math.Max(0, podEvictionCost(pod))
+	}
+	return cost
+}
+
+// bySavings orders consolidation's candidates as upstream Karpenter does since v1.15: the most
+// price saved per unit of disruption first, so that a budget and multi-node consolidation's
+// prefix take the moves worth the most first, and a cheap node with one pod is not moved
+// before an expensive one with a few. Ties keep the order they came in (cheapest to disrupt
+// first, then by name).
+func bySavings(cands []*Candidate) {
+	slices.SortStableFunc(cands, func(a, b *Candidate) int { return cmp.Compare(b.SavingsRatio, a.SavingsRatio) })
 }
 
 // podEvictionCost is 1 for an ordinary pod, more for pods with a positive disruption cost

@@ -32,7 +32,7 @@ func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
 	if cached, ok := s.consolidationCache(); ok {
 		return cached
 	}
-	cands, blocked := s.candidates(func(n *StateNode) bool { return consolidatable(n) && underutilizable(n) })
+	cands, blocked := s.candidates(underusedAndConsolidatable)
 	d.Blocked = append(d.Blocked, blocked...)
 	var priced []*Candidate
 	for _, c := range cands {
@@ -44,6 +44,7 @@ func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
 		priced = append(priced, c)
 	}
 	d.Eligible[karpv1.DisruptionReasonUnderutilized] = len(priced)
+	bySavings(priced)
 	out := s.withinBudget(d, priced, karpv1.DisruptionReasonUnderutilized)
 	s.consolidationCands = &out
 	return out
@@ -56,11 +57,17 @@ func (s *Snapshot) consolidationCache() ([]*Candidate, bool) {
 	return *s.consolidationCands, true
 }
 
+// underusedAndConsolidatable selects consolidation's candidates: empty nodes are emptiness's,
+// so that the Empty budgets, not the Underutilized ones, count them.
+func underusedAndConsolidatable(n *StateNode) bool {
+	return consolidatable(n) && underutilizable(n) && !empty(n)
+}
+
 // consolidate checks whether the candidates can go: all their pods fit on the other nodes,
 // with at most one new node whose every instance type costs less than the candidates
 // together. It returns the command, or why not.
 func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
-	res := s.simulate(cands)
+	res := s.simulate(cands, true)
 	if err := firstPodError(res); err != "" {
 		return nil, "its pods cannot all be placed elsewhere: " + err
 	}
@@ -107,8 +114,9 @@ func (s *Snapshot) approve(cmd *Command) (*Command, string) {
 	return cmd, ""
 }
 
-// simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims.
-func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
+// simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims;
+// consolidation's (settledOnly) not onto nodes within their NodePool's consolidateAfter.
+func (s *Snapshot) simulate(cands []*Candidate, settledOnly bool) *scheduling.Results {
 	schedule := func(in scheduling.Input) *scheduling.Results { return scheduling.Simulate("disruption", in) }
 	exclude := sets.New[string]()
 	var pods []*corev1.Pod
@@ -118,7 +126,7 @@ func (s *Snapshot) simulate(cands []*Candidate) *scheduling.Results {
 		freed[i] = c.StateNode
 		pods = append(pods, c.Reschedulable...)
 	}
-	near, all := s.existingNodes(exclude, pods)
+	near, all := s.existingNodes(exclude, pods, settledOnly)
 	in := s.input(pods, near, freed)
 	res := schedule(in)
 	if all != nil && (len(res.PodErrors) > 0 || len(res.NewNodeClaims) > 0) {

@@ -35,6 +35,9 @@ type dest struct {
 	freeCPU  int64      // millicores
 	freeMem  int64      // bytes
 	freePods int64
+	// settling is a managed node within its NodePool's consolidateAfter: consolidation does
+	// not move pods there (Snapshot.destinations).
+	settling bool
 }
 
 // buildDests lists where pods may be moved to: managed nodes that stay, NodeClaims still
@@ -67,7 +70,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			}
 			continue
 		}
-		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim)}
+		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim), settling: n.settling(s.now)}
 		if n.Node != nil {
 			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, s.csiNodes[n.Node.Name], n.Pods)
 		}
@@ -214,8 +217,8 @@ func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
 // not enough (all is nil when near already holds every destination). Both end with every other
 // node that runs pods, excluded ones aside, marked TopologyOnly: the kube-scheduler counts
 // their pods for spreads and anti-affinity, so the simulation must too.
-func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (near, all []scheduling.ExistingNode) {
-	dests, pruned := s.destinations(exclude, pods)
+func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (near, all []scheduling.ExistingNode) {
+	dests, pruned := s.destinations(exclude, pods, settledOnly)
 	nearCount := nearCount(dests, pods)
 	all = make([]scheduling.ExistingNode, 0, len(dests)+len(pruned))
 	for _, d := range dests {
@@ -233,10 +236,13 @@ func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod) (
 }
 
 // destinations splits the nodes other than the excluded ones into those the pods may be moved
-// to, emptiest first, and the others that run pods, marked TopologyOnly.
+// to, emptiest first, and the others that run pods, marked TopologyOnly. With settledOnly
+// (consolidation), nodes within their NodePool's consolidateAfter are no destination, as in
+// upstream's consolidation simulations (IsConsolidationSimulation): a node whose pods were
+// just removed is left to become empty, not filled with pods from nodes that had none leave.
 //
 //nolint:gocyclo // the split of the destinations and the pruning that keeps a large cluster's simulation small share their loop over the nodes
-func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (dests []*dest, pruned []scheduling.ExistingNode) {
+func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (dests []*dest, pruned []scheduling.ExistingNode) {
 	minCPU, minMem := int64(0), int64(0)
 	for i, pod := range pods {
 		r := scheduling.PodRequests(pod)
@@ -253,6 +259,15 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod) (d
 	dests = make([]*dest, 0, len(s.dests))
 	for _, d := range s.dests {
 		if d.node != nil && exclude.Has(d.node.Name()) {
+			continue
+		}
+		if pods != nil && settledOnly && d.settling {
+			// It still counts for topology, as a domain even when it runs nothing.
+			if topology {
+				e := d.existing
+				e.TopologyOnly = true
+				pruned = append(pruned, e)
+			}
 			continue
 		}
 		if pods != nil && (d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
@@ -304,7 +319,7 @@ func (s *Snapshot) input(pods []*corev1.Pod, dests []scheduling.ExistingNode, fr
 }
 
 func (s *Snapshot) allDests() []scheduling.ExistingNode {
-	near, all := s.existingNodes(nil, nil)
+	near, all := s.existingNodes(nil, nil, false)
 	if all == nil {
 		return near
 	}

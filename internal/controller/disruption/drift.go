@@ -47,7 +47,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 			}
 			continue
 		}
-		res := s.simulate([]*Candidate{c})
+		res := s.simulate([]*Candidate{c}, false)
 		if err := firstPodError(res); err != "" {
 			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
 				Message: "cannot replace the drifted node: " + err})

@@ -18,15 +18,16 @@ import (
 	"slices"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 )
 
-// emptiness deletes consolidatable nodes that run no pods that would have to move, as many at
-// once as the budgets for Empty allow.
+// emptiness deletes consolidatable empty nodes, as many at once as the budgets for Empty allow.
 func (s *Snapshot) emptiness(d *Decision) *Command {
-	cands, blocked := s.candidates(func(n *StateNode) bool { return consolidatable(n) && !hasReschedulable(n) })
+	cands, blocked := s.candidates(emptyAndConsolidatable)
 	d.Blocked = append(d.Blocked, blocked...)
 	d.Eligible[karpv1.DisruptionReasonEmpty] = len(cands)
+	// The most expensive first, as upstream's: when the budget allows fewer than are empty.
+	bySavings(cands)
 	cands = s.withinBudget(d, cands, karpv1.DisruptionReasonEmpty)
 	if len(cands) == 0 {
 		return nil
@@ -34,6 +35,17 @@ func (s *Snapshot) emptiness(d *Decision) *Command {
 	return &Command{Method: MethodEmptiness, Reason: karpv1.DisruptionReasonEmpty, Candidates: cands, Savings: totalPrice(cands)}
 }
 
-func hasReschedulable(n *StateNode) bool {
-	return slices.ContainsFunc(n.Pods, podutil.IsReschedulable)
+// empty reports whether the node is empty as upstream Karpenter counts it since v1.15: moving
+// its pods would cost nothing (rescheduleCost is the node's own 1), because it runs no pod that
+// would have to move or only pods whose eviction cost is not positive (a priority below
+// -2^25, a karpenter.sh/disruption-cost below -2^27). Such a node is emptiness's, under the
+// Empty budgets, and never consolidation's. A node a CapacityBuffer's virtual pod landed on is
+// not empty (upstream's Cluster.HasBufferPods), though such a pod has the lowest priority.
+func empty(n *StateNode) bool {
+	return nodeDisruption(n) <= 1 && !slices.ContainsFunc(n.Pods, capacitybuffer.IsVirtual)
+}
+
+// emptyAndConsolidatable selects emptiness's candidates.
+func emptyAndConsolidatable(n *StateNode) bool {
+	return consolidatable(n) && empty(n)
 }

@@ -130,6 +130,13 @@ var (
 	isConsolidatable = withCondition(karpv1.ConditionTypeConsolidatable, metav1.ConditionTrue)
 )
 
+// withLastPodEvent sets when a pod was last bound to or removed from the node.
+func withLastPodEvent(at time.Time) nodeOpt {
+	return func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+		nodeClaim.Status.LastPodEventTime = metav1.NewTime(at)
+	}
+}
+
 func withNodeAnnotation(k, v string) nodeOpt {
 	return func(_ *karpv1.NodeClaim, n *corev1.Node) { metav1.SetMetaDataAnnotation(&n.ObjectMeta, k, v) }
 }

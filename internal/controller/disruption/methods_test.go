@@ -113,6 +113,31 @@ func TestEmptiness(t *testing.T) {
 			t.Fatalf("want one candidate (budget 2, one node already disrupted), got %+v", d.Command)
 		}
 	})
+	t.Run("the most expensive empty nodes first when the budget allows fewer", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "2"}))
+		c.node("a-small", "default", "m2a.large", isConsolidatable)
+		c.node("b-large", "default", "m2a.4xlarge", isConsolidatable)
+		c.node("c-medium", "default", "m2a.xlarge", isConsolidatable)
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "b-large", "c-medium")
+	})
+	// As upstream's since v1.15: moving pods whose eviction cost is not positive costs nothing,
+	// so their node is empty, emptiness's under the Empty budgets and never consolidation's.
+	t.Run("a node whose pods cost nothing to evict is empty", func(t *testing.T) {
+		lowest := func(p *corev1.Pod) { p.Spec.Priority = new(int32(math.MinInt32)) }
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		e := c.node("e", "default", "m2a.large", isConsolidatable)
+		c.node("room", "default", "m2a.xlarge")
+		c.pods(testPod("placeholder", e, "200m", "1Gi", lowest), testPod("free", e, "200m", "1Gi", withPodAnnotation(karpv1.DisruptionCostAnnotationKey, "-134217728")))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodEmptiness, DecisionDelete, "e")
+
+		// With no Empty disruption allowed, consolidation does not delete it in emptiness's place.
+		c.in.NodePools[0].Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "0", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty}}, {Nodes: "100%"}}
+		expectNoCommand(t, c.snapshot().Decide(Options{}))
+
+		// One pod that costs something to move makes it consolidation's.
+		c.pods(testPod("app", e, "200m", "1Gi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "e")
+	})
 	t.Run("a budget of zero blocks, and says so", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "0", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty}}))
 		c.node("e1", "default", "m2a.large", isConsolidatable)
@@ -572,7 +597,8 @@ func TestConsolidation(t *testing.T) {
 		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
 		pool.Spec.Template.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: kcv1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"m2a"}}}
 		c := newCluster(pool)
-		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		// a is not consolidatable yet, only a place for b's pod.
+		a := c.node("a", "default", "m2a.2xlarge")
 		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
 		c.pods(testPod("foo-1", a, "1500m", "1Gi", apart), testPod("foo-2", a, "1500m", "1Gi", apart), testPod("foo-3", b, "1500m", "1Gi", apart))
 		// Honouring it, foo-3 keeps away from the others: b is replaced by a smaller node.
@@ -580,6 +606,38 @@ func TestConsolidation(t *testing.T) {
 
 		c.in.Policies.IgnorePreferences = true
 		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
+	// As upstream's consolidation simulations (IsConsolidationSimulation): a node a pod was
+	// bound to or removed from within its NodePool's consolidateAfter takes no candidate's pod.
+	t.Run("moves no pod onto a node within consolidateAfter", func(t *testing.T) {
+		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		pool.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("30s")
+		c := newCluster(pool)
+		a := c.node("a", "default", "m2a.large", isConsolidatable)
+		c.node("room", "default", "m2a.xlarge", withLastPodEvent(testNow.Add(-5*time.Second)))
+		c.pods(testPod("a1", a, "200m", "1Gi"))
+		// Only a cheaper node of its own would do.
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
+
+		c.in.NodeClaims[1].Status.LastPodEventTime = metav1.NewTime(testNow.Add(-31 * time.Second))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "a")
+	})
+	t.Run("a node within consolidateAfter still counts for topology spread, empty or not", func(t *testing.T) {
+		spread := func(p *corev1.Pod) {
+			p.Labels = map[string]string{"app": "web"}
+			p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+		}
+		pool := testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+		pool.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("30s")
+		c := newCluster(pool)
+		a := c.node("a", "default", "m2a.large", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge")
+		c.node("emptied", "default", "m2a.large", withLastPodEvent(testNow.Add(-5*time.Second)))
+		c.pods(testPod("web-1", a, "200m", "1Gi", spread), testPod("web-2", b, "200m", "1Gi", spread))
+		// web-1 on b would make it 2 against emptied's 0, which the kube-scheduler refuses; on
+		// emptied it may not go yet: a is replaced, not deleted.
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
 	})
 	t.Run("never replaces a node by fewer instance types than minValues, whatever --min-values-policy", func(t *testing.T) {
 		withMinValues := func(minValues int) *karpv1.NodePool {
@@ -613,12 +671,30 @@ func TestConsolidation(t *testing.T) {
 			t.Errorf("the replacement's requirements %v: want instance types [c2a.large] with the NodePool's minValues", got)
 		}
 	})
-	t.Run("cheapest to disrupt first, within the Underutilized budget", func(t *testing.T) {
+	// As upstream's since v1.15: a node's price over 1 plus its pods' eviction costs, highest
+	// first. full: 24 / 2; b: 3 / 2; a: 3 / 3. Cheapest to disrupt first, as before v1.15,
+	// would have taken b.
+	t.Run("the most saved per unit of disruption first, within the Underutilized budget", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"}))
 		full := c.node("full", "default", "m2a.4xlarge", isConsolidatable)
 		a := c.node("a", "default", "m2a.large", isConsolidatable)
 		b := c.node("b", "default", "m2a.large", isConsolidatable)
 		c.pods(testPod("f", full, "8", "16Gi"), testPod("a1", a, "200m", "1Gi"), testPod("a2", a, "200m", "1Gi"), testPod("b1", b, "200m", "1Gi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "full")
+
+		// With full's pod kept where it is, the budget's one disruption goes to b, then a.
+		c.in.Pods[0].Annotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
+	t.Run("pods' eviction costs count against the savings, a negative one as none", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "1"}))
+		a := c.node("a", "default", "m2a.large", isConsolidatable)
+		b := c.node("b", "default", "m2a.large", isConsolidatable)
+		c.node("room", "default", "m2a.xlarge")
+		// a: 3 / (1 + 1 + 0), its second pod's cost clamped to -10 and counted as 0; b: 3 / (1 + 0.5).
+		// Summed as they are, as before v1.15, a's -9 would have gone before b's 0.5.
+		c.pods(testPod("a1", a, "200m", "1Gi"), testPod("a2", a, "200m", "1Gi", withPodAnnotation(karpv1.DisruptionCostAnnotationKey, "-2147483648")),
+			testPod("b1", b, "200m", "1Gi", withPodAnnotation(karpv1.DisruptionCostAnnotationKey, "-67108864")))
 		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
 	})
 }

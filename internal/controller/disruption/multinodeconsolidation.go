@@ -14,10 +14,10 @@
 
 package disruption
 
-// multiNode looks for the largest prefix of the candidates (cheapest to disrupt first, at most
-// MaxMultiNodeCandidates) whose pods fit on the other nodes plus at most one new node that
-// costs less than all of them: all of them first, then a binary search, as adding candidates
-// mostly only makes it harder.
+// multiNode looks for the largest prefix of the candidates (the most saved per unit of
+// disruption first, bySavings; at most MaxMultiNodeCandidates) whose pods fit on the other
+// nodes plus at most one new node that costs less than all of them: all of them first, then a
+// binary search, as adding candidates mostly only makes it harder.
 func (s *Snapshot) multiNode(d *Decision, opts Options) *Command {
 	cands := s.consolidationCandidates(d)
 	if len(cands) > MaxMultiNodeCandidates {

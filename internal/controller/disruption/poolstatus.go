@@ -34,7 +34,7 @@ func (s *Snapshot) BlockedByPool() map[string]int64 {
 		if n.pool == nil || !n.initialized() || n.markedForDisruption() {
 			continue
 		}
-		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || !hasReschedulable(n)))
+		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || empty(n)))
 		if wanted && s.heldBy(n) != "" {
 			out[n.pool.np.Name]++
 		}

@@ -111,7 +111,7 @@ func (s *Snapshot) repair(d *Decision) *Command {
 		default:
 			// Every pod that will leave is placed first, those a budget holds now too: the
 			// drain bound lets them go.
-			res := s.simulate(cmd.Candidates)
+			res := s.simulate(cmd.Candidates, false)
 			if err := firstPodError(res); err != "" {
 				d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
 					Message: "cannot replace the unhealthy node: " + err})

@@ -15,6 +15,8 @@
 package disruption
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // StateNode is a managed node: a NodeClaim, its Node once registered, and its pods.
@@ -55,6 +58,16 @@ func (n *StateNode) initialized() bool {
 // deleting reports whether the NodeClaim or its node is being deleted.
 func (n *StateNode) deleting() bool {
 	return n.deleted || !n.NodeClaim.DeletionTimestamp.IsZero() || (n.Node != nil && !n.Node.DeletionTimestamp.IsZero())
+}
+
+// settling reports whether the node is within its NodePool's consolidateAfter at now: a pod
+// was bound to or removed from it, or it initialized, more recently than that.
+func (n *StateNode) settling(now time.Time) bool {
+	if n.pool == nil {
+		return false
+	}
+	at, ok := nodeclaimutil.ConsolidateAfterEnds(n.NodeClaim, n.pool.np)
+	return ok && now.Before(at)
 }
 
 // tainted reports whether the node carries karpenter.sh/disrupted.

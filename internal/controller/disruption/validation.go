@@ -34,8 +34,8 @@ const DefaultValidationDelay = 15 * time.Second
 //nolint:gocyclo // every check a command must pass again after the validation delay, in upstream's order, each with the reason it gives
 func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 	eligible := map[karpv1.DisruptionReason]func(*StateNode) bool{
-		karpv1.DisruptionReasonEmpty:         func(n *StateNode) bool { return consolidatable(n) && !hasReschedulable(n) },
-		karpv1.DisruptionReasonUnderutilized: func(n *StateNode) bool { return consolidatable(n) && underutilizable(n) },
+		karpv1.DisruptionReasonEmpty:         emptyAndConsolidatable,
+		karpv1.DisruptionReasonUnderutilized: underusedAndConsolidatable,
 		karpv1.DisruptionReasonDrifted:       drifted,
 	}[cmd.Reason]
 	if eligible == nil {

@@ -14,7 +14,8 @@
 
 // Package nodeclaim holds the one rule for writing a NodeClaim that several controllers
 // write: every patch carries the resourceVersion it was computed from, and every delete the
-// UID of the NodeClaim it means.
+// UID of the NodeClaim it means; and when a NodeClaim's consolidateAfter ends, which its
+// Consolidatable condition and the disruption loop's simulations both read.
 //
 // Of this project it imports api/karpenter/v1, internal/utils/conditions.
 package nodeclaim

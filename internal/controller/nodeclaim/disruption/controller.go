@@ -187,17 +187,12 @@ func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.No
 // consolidateAfter has passed since the last pod was bound to or removed from its node (or
 // since it initialized), False until then; none when the NodePool does not consolidate.
 func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
-	after := np.Spec.Disruption.ConsolidateAfter.Duration
-	initialized := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)
-	if after == nil || initialized == nil || initialized.Status != metav1.ConditionTrue {
+	at, ok := nodeclaimutil.ConsolidateAfterEnds(nodeClaim, np)
+	if !ok {
 		meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, karpv1.ConditionTypeConsolidatable)
 		return reconcile.Result{}
 	}
-	since := initialized.LastTransitionTime.Time
-	if t := nodeClaim.Status.LastPodEventTime.Time; t.After(since) {
-		since = t
-	}
-	at := since.Add(*after)
+	after := np.Spec.Disruption.ConsolidateAfter.Duration
 	set := func(s metav1.ConditionStatus, reason, message string) {
 		conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
 			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message,
