@@ -18,6 +18,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -74,11 +75,21 @@ func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 	total.report(t, "disruption")
 }
 
-// markForDisruption makes every managed node a consolidation candidate and about one in five
+// markForDisruption makes about one managed node in four one that a pod was bound to or
+// removed from within consolidateAfter (no candidate, and no place consolidation may move pods
+// to, though it counts for topology), the others consolidation candidates, about one in five
 // drifted, and adds a PodDisruptionBudget that allows no disruption of one app.
 func (w *world) markForDisruption() {
+	for _, np := range w.nodePools {
+		np.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("30s")
+	}
 	for _, nodeClaim := range w.nodeClaims {
-		meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable"})
+		meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized).LastTransitionTime = metav1.NewTime(w.now.Add(-time.Hour))
+		if w.chance(0.25) {
+			nodeClaim.Status.LastPodEventTime = metav1.NewTime(w.now.Add(-10 * time.Second))
+		} else {
+			meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable"})
+		}
 		if w.chance(0.2) {
 			meta.SetStatusCondition(&nodeClaim.Status.Conditions, metav1.Condition{Type: karpv1.ConditionTypeDrifted, Status: metav1.ConditionTrue, Reason: "NodePoolDrifted"})
 		}
