@@ -24,9 +24,9 @@ import (
 )
 
 // ConsolidateAfterEnds is when the NodePool's consolidateAfter has passed for the NodeClaim:
-// that long after the last pod was bound to or removed from its node, or after it initialized
-// if that was later. ok is false when the NodePool does not consolidate or the NodeClaim has
-// not initialized.
+// that long after the last pod was bound to or removed from its node or, when none has been,
+// after it initialized, as upstream Karpenter counts it. ok is false when the NodePool does not
+// consolidate or the NodeClaim has not initialized.
 func ConsolidateAfterEnds(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (at time.Time, ok bool) {
 	after := np.Spec.Disruption.ConsolidateAfter.Duration
 	initialized := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)
@@ -34,8 +34,8 @@ func ConsolidateAfterEnds(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) (at 
 		return time.Time{}, false
 	}
 	since := initialized.LastTransitionTime.Time
-	if t := nodeClaim.Status.LastPodEventTime.Time; t.After(since) {
-		since = t
+	if !nodeClaim.Status.LastPodEventTime.IsZero() {
+		since = nodeClaim.Status.LastPodEventTime.Time
 	}
 	return since.Add(*after), true
 }
