@@ -17,9 +17,6 @@ package disruption
 import (
 	"fmt"
 	"math"
-	"slices"
-
-	corev1 "k8s.io/api/core/v1"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
@@ -66,8 +63,16 @@ func (s Score) String() string {
 type poolTotals struct{ cost, disruption float64 }
 
 // nodeDisruption is what disrupting a node costs in Balanced's terms.
+// It is also what upstream's savings ratio divides a node's price by (bySavings) and what an
+// empty node costs (empty).
 func nodeDisruption(n *StateNode) float64 {
-	return rescheduleCost(slices.DeleteFunc(slices.Clone(n.Pods), func(pod *corev1.Pod) bool { return !podutil.IsReschedulable(pod) }))
+	cost := 1.0
+	for _, pod := range n.Pods {
+		if podutil.IsReschedulable(pod) {
+			cost += math.Max(0, podEvictionCost(pod))
+		}
+	}
+	return cost
 }
 
 // balancedTotals sums, once per snapshot, every Balanced NodePool's nodes: candidates or not.

@@ -43,7 +43,7 @@ type Candidate struct {
 	// costs, discounted by how little of the node's life is left before it expires anyway.
 	DisruptionCost float64
 	// SavingsRatio orders consolidation's candidates (bySavings): the node's price over what
-	// moving its pods costs (rescheduleCost).
+	// disrupting it costs in upstream's terms (nodeDisruption).
 	SavingsRatio float64
 }
 
@@ -74,7 +74,7 @@ func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []B
 			}
 		}
 		c.DisruptionCost = disruptionCost(c.Reschedulable, n.NodeClaim, s.now)
-		c.SavingsRatio = n.price / rescheduleCost(c.Reschedulable)
+		c.SavingsRatio = n.price / nodeDisruption(n)
 		out = append(out, c)
 	}
 	slices.SortStableFunc(out, func(a, b *Candidate) int {
@@ -214,16 +214,6 @@ func disruptionCost(pods []*corev1.Pod, nodeClaim *karpv1.NodeClaim, now time.Ti
 	if d := nodeClaim.Spec.ExpireAfter.Duration; d != nil && *d > 0 {
 		left := float64(nodeClaim.CreationTimestamp.Add(*d).Sub(now)) / float64(*d)
 		cost *= math.Max(0, math.Min(1, left))
-	}
-	return cost
-}
-
-// rescheduleCost is what moving the pods costs in upstream Karpenter's savings terms: 1 for the
-// node (draining it), plus each pod's eviction cost where it is positive. It is never below 1.
-func rescheduleCost(pods []*corev1.Pod) float64 {
-	cost := 1.0
-	for _, pod := range pods {
-		cost += math.Max(0, podEvictionCost(pod))
 	}
 	return cost
 }

@@ -36,9 +36,9 @@ func (s *Snapshot) emptiness(d *Decision) *Command {
 }
 
 // empty reports whether the node is empty as upstream Karpenter counts it since v1.15: moving
-// its pods would cost nothing (rescheduleCost is the node's own 1), because it runs no pod that
-// would have to move or only pods whose eviction cost is not positive (a priority below
-// -2^25, a karpenter.sh/disruption-cost below -2^27). Such a node is emptiness's, under the
+// its pods would cost nothing (nodeDisruption is the node's own 1), because it runs no pod that
+// would have to move or only pods whose eviction cost is not positive (a priority of -2^25 or
+// lower, a karpenter.sh/disruption-cost of -2^27 or lower). Such a node is emptiness's, under the
 // Empty budgets, and never consolidation's. A node a CapacityBuffer's virtual pod landed on is
 // not empty (upstream's Cluster.HasBufferPods), though such a pod has the lowest priority.
 func empty(n *StateNode) bool {

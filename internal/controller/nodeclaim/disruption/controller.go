@@ -184,8 +184,9 @@ func (r *Reconciler) announceDrift(ctx context.Context, before, after *karpv1.No
 }
 
 // consolidatable sets the Consolidatable condition of an initialized NodeClaim: True once
-// consolidateAfter has passed since the last pod was bound to or removed from its node (or
-// since it initialized), False until then; none when the NodePool does not consolidate.
+// consolidateAfter has passed since the last pod was bound to or removed from its node (or,
+// when none has been, since it initialized), False until then; none when the NodePool does not
+// consolidate.
 func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.NodePool) reconcile.Result {
 	at, ok := nodeclaimutil.ConsolidateAfterEnds(nodeClaim, np)
 	if !ok {
