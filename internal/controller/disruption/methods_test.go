@@ -621,6 +621,15 @@ func TestConsolidation(t *testing.T) {
 
 		c.in.NodeClaims[1].Status.LastPodEventTime = metav1.NewTime(testNow.Add(-31 * time.Second))
 		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "a")
+
+		// A NodePool that never consolidates has no such window: its nodes take pods at once.
+		kept := testPool("kept", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized)
+		kept.Spec.Disruption.ConsolidateAfter = karpv1.MustParseNillableDuration("Never")
+		c = newCluster(pool, kept)
+		a = c.node("a", "default", "m2a.large", isConsolidatable)
+		c.node("room", "kept", "m2a.xlarge", withLastPodEvent(testNow.Add(-5*time.Second)))
+		c.pods(testPod("a1", a, "200m", "1Gi"))
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "a")
 	})
 	t.Run("a node within consolidateAfter still counts for topology spread, empty or not", func(t *testing.T) {
 		spread := func(p *corev1.Pod) {
