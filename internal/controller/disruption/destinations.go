@@ -261,17 +261,10 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, se
 		if d.node != nil && exclude.Has(d.node.Name()) {
 			continue
 		}
-		if pods != nil && settledOnly && d.settling {
-			// It still counts for topology, as a domain even when it runs nothing.
-			if topology {
-				e := d.existing
-				e.TopologyOnly = true
-				pruned = append(pruned, e)
-			}
-			continue
-		}
-		if pods != nil && (d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
-			if topology && len(d.existing.Pods) > 0 {
+		settling := settledOnly && d.settling
+		if pods != nil && (settling || d.freeCPU < minCPU || d.freeMem < minMem || d.freePods < 1) {
+			// A settling node still counts for topology as a domain even when it runs nothing.
+			if topology && (settling || len(d.existing.Pods) > 0) {
 				e := d.existing
 				e.TopologyOnly = true
 				pruned = append(pruned, e)
