@@ -82,7 +82,7 @@ func main() {
 	flag.StringVar(&o.kubectl, "kubectl", "kubectl", "kubectl, to check and clean the cluster between specs")
 	flag.StringVar(&o.operatorLog, "operator-log", "", "the operator's log, whose lines of each spec are kept with it")
 	flag.StringVar(&o.emulator, "emulator", "", "the KakaoCloud emulator's URL, to check that no VM is left at the end")
-	nodeSamples := flag.Bool("node-samples", false, "record every 5 s of each spec its provisioned nodes' offerings and their pods' requests, <spec>-nodes.jsonl")
+	nodeSamples := flag.Bool("node-samples", false, "record each spec's provisioned nodes' offerings and their pods' requests, looked at every second and written when they change, <spec>-nodes.jsonl")
 	flag.BoolVar(&o.list, "list", false, "print the specs and the skip list's decisions, run nothing")
 	flag.Parse()
 	o.suites = strings.Split(*suites, ",")
@@ -102,7 +102,7 @@ func main() {
 	}
 	if *nodeSamples {
 		// The watch lasts as long as the process.
-		samples, err := newSampler(context.Background(), os.Getenv("KUBECONFIG"), 5*time.Second)
+		samples, err := newSampler(context.Background(), os.Getenv("KUBECONFIG"), time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "conformance-upstream: -node-samples:", err)
 			os.Exit(1)

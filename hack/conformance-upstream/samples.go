@@ -88,8 +88,11 @@ func newSampler(ctx context.Context, kubeconfig string, interval time.Duration) 
 	return s, nil
 }
 
-// record writes a sample to file (JSON, one a line) at once and then every interval until ctx
-// ends, and a last one then.
+// record writes a sample to file (JSON, one a line) at once, then each time the nodes or
+// pods differ from the last one written, looking every interval until ctx ends. Written only
+// on a change, the samples can be looked at often and still say what the cluster was at any
+// moment (the last one before it) to within the interval: a phase of upstream's suite ends at
+// any moment, and a scale-out adds nodes every few seconds.
 func (s *sampler) record(ctx context.Context, file string) error {
 	out, err := os.Create(file)
 	if err != nil {
@@ -99,13 +102,17 @@ func (s *sampler) record(ctx context.Context, file string) error {
 	encoder := json.NewEncoder(out)
 	ticker := time.NewTicker(s.interval)
 	defer ticker.Stop()
+	var last *nodeSample
 	for {
 		sample, err := s.sample(time.Now())
 		if err != nil {
 			return err
 		}
-		if err := encoder.Encode(sample); err != nil {
-			return err
+		if last == nil || !sample.sameState(*last) {
+			if err := encoder.Encode(sample); err != nil {
+				return err
+			}
+			last = &sample
 		}
 		select {
 		case <-ctx.Done():
@@ -133,9 +140,16 @@ func (s *sampler) sample(now time.Time) (nodeSample, error) {
 	return summarizeNodes(now, nodes, pods), nil
 }
 
+// sameState is whether two samples found the same nodes and pods, whenever they were taken.
+func (s nodeSample) sameState(other nodeSample) bool {
+	return slices.Equal(s.Nodes, other.Nodes) && s.Pods == other.Pods && s.CPU == other.CPU &&
+		s.MemoryGiB == other.MemoryGiB && s.LastPodCreated.Equal(other.LastPodCreated)
+}
+
 func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nodeSample {
 	sample := nodeSample{Time: now, Nodes: []sampledNode{}}
 	provisioned := map[string]bool{}
+	var milliCPU, memory int64
 	for _, node := range nodes {
 		provisioned[node.Name] = true
 		sample.Nodes = append(sample.Nodes, sampledNode{
@@ -156,8 +170,10 @@ func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nod
 		}
 		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 		sample.Pods++
-		sample.CPU += float64(requests.Cpu().MilliValue()) / 1000
-		sample.MemoryGiB += float64(requests.Memory().Value()) / (1 << 30)
+		milliCPU += requests.Cpu().MilliValue()
+		memory += requests.Memory().Value()
 	}
+	// Summed whole, in the listers' order whatever it is, the same pods give the same figures.
+	sample.CPU, sample.MemoryGiB = float64(milliCPU)/1000, float64(memory)/(1<<30)
 	return sample
 }

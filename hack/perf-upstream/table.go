@@ -57,16 +57,21 @@ type nodeSample struct {
 		Zone         string `json:"zone"`
 		CapacityType string `json:"capacityType"`
 	} `json:"nodes"`
+	Pods           int       `json:"pods"`
 	CPU            float64   `json:"cpu"`
 	MemoryGiB      float64   `json:"memoryGiB"`
 	LastPodCreated time.Time `json:"lastPodCreated"`
 }
 
 // phase is one report of a spec (upstream's scale-out, consolidation or drift), with the cost
-// of the nodes the last sample before its end found, and the lower bound of their pods.
+// of the nodes a sample found at its end (sampleAt), and the lower bound of their pods.
 type phase struct {
 	name   string
 	report report
+	// end is when the phase's time stopped. Its report is written later: the suite first stops
+	// its profiler, which waits for a CPU profile being taken (up to 20 s), so the report's
+	// timestamp can be that much after the end, by chance of the profiler's ticks.
+	end    time.Time
 	cost   float64
 	bound  float64
 	priced bool
@@ -80,11 +85,30 @@ type phase struct {
 	logged                       bool
 }
 
-// specRun is one spec of one run: its outcome and its phases in the order they ended.
+// specRun is one spec of one run: its outcome, its phases in the order they ended, and when
+// each of its steps (Ginkgo's By) began.
 type specRun struct {
 	text    string
 	outcome string
 	phases  []phase
+	steps   []time.Time
+}
+
+// phaseEnd is when p's time stopped: its time after the step it was measured in began, the
+// last step that began before the time could have started. Without such a step, the report's
+// timestamp.
+func (r *specRun) phaseEnd(p report) time.Time {
+	latestStart := p.Timestamp.Add(-p.TotalTime)
+	var step time.Time
+	for _, t := range r.steps {
+		if !t.After(latestStart) {
+			step = t
+		}
+	}
+	if step.IsZero() {
+		return p.Timestamp
+	}
+	return step.Add(p.TotalTime)
 }
 
 // readRun reads the performance suite's specs of a run's results folder.
@@ -124,25 +148,26 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 			if err := json.Unmarshal(data, &p.report); err != nil {
 				return nil, fmt.Errorf("%s: %w", pf, err)
 			}
-			if s, ok := sampleAt(samples, p.report.Timestamp); ok {
+			p.end = run.phaseEnd(p.report)
+			if s, ok := sampleAt(samples, p); ok {
 				p.cost, p.priced = price(s, instanceTypes)
 				p.bound = workload.LowerBound(instanceTypes, s.CPU, s.MemoryGiB)
 				if !s.LastPodCreated.IsZero() {
-					p.afterLastPod = p.report.Timestamp.Sub(s.LastPodCreated)
+					p.afterLastPod = p.end.Sub(s.LastPodCreated)
 				}
 			}
 			run.phases = append(run.phases, p)
 		}
-		slices.SortFunc(run.phases, func(a, b phase) int { return a.report.Timestamp.Compare(b.report.Timestamp) })
+		slices.SortFunc(run.phases, func(a, b phase) int { return a.end.Compare(b.end) })
 		if logged {
-			// A phase's report is written a while after its time stops (the suite collects
-			// its profiles first): its log lines are those after the report before it.
+			// A phase's log lines are those after the end of the phase before it: what the
+			// controller does between two phases is the start of the next one.
 			var start time.Time
 			for i := range run.phases {
 				p := &run.phases[i]
 				p.logged = true
-				p.moves, p.replaces, p.provisioned = activity.during(start, p.report.Timestamp)
-				start = p.report.Timestamp
+				p.moves, p.replaces, p.provisioned = activity.during(start, p.end)
+				start = p.end
 			}
 		}
 		runs[run.text] = run
@@ -150,7 +175,7 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 	return runs, nil
 }
 
-// readSpec reads the spec's text and outcome from the runner's Ginkgo report of it.
+// readSpec reads the spec's text, outcome and steps from the runner's Ginkgo report of it.
 func readSpec(file string) (*specRun, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -165,7 +190,13 @@ func readSpec(file string) (*specRun, error) {
 			if s.LeafNodeType != types.NodeTypeIt || s.State == types.SpecStateSkipped && s.Failure.Message == "" {
 				continue
 			}
-			return &specRun{text: s.FullText(), outcome: fmt.Sprintf("%s in %s", s.State, s.RunTime.Round(time.Second))}, nil
+			run := &specRun{text: s.FullText(), outcome: fmt.Sprintf("%s in %s", s.State, s.RunTime.Round(time.Second))}
+			for _, event := range s.SpecEvents {
+				if event.SpecEventType == types.SpecEventByStart {
+					run.steps = append(run.steps, event.TimelineLocation.Time)
+				}
+			}
+			return run, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: no spec ran", file)
@@ -268,17 +299,22 @@ func (a activity) during(start, end time.Time) (moves, replaces, provisioned int
 	return moves, replaces, provisioned
 }
 
-// sampleAt is the last sample taken at or before t.
-func sampleAt(samples []nodeSample, t time.Time) (nodeSample, bool) {
-	var found nodeSample
-	ok := false
-	for _, s := range samples {
-		if s.Time.After(t) {
-			break
-		}
-		found, ok = s, true
+// sampleAt is the cluster at a phase's end: the last sample taken at or before it. A
+// scale-out ends when all its pods run, so they were all bound then: when that sample was taken
+// before the last of them were, the next one (which has them all) is the nearer.
+func sampleAt(samples []nodeSample, p phase) (nodeSample, bool) {
+	i := -1
+	for i+1 < len(samples) && !samples[i+1].Time.After(p.end) {
+		i++
 	}
-	return found, ok
+	if p.report.TestType == "scale-out" && i+1 < len(samples) && (i < 0 || samples[i].Pods < p.report.TotalPods) &&
+		samples[i+1].Pods >= p.report.TotalPods {
+		return samples[i+1], true
+	}
+	if i < 0 {
+		return nodeSample{}, false
+	}
+	return samples[i], true
 }
 
 // price is what the sampled nodes cost at the compared instance types' prices; false when a

@@ -68,3 +68,61 @@ func TestActivity(t *testing.T) {
 		t.Errorf("a log not kept: logged %v, err %v", logged, err)
 	}
 }
+
+// The suite's basic spec as it ran: its scale-out step began at 13:55:38.5 and the report,
+// 64.4 s long, was written at 13:57:13, 29 s after its time stopped (the profiler was taking a
+// CPU profile).
+func TestPhaseEnd(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, "2026-12-06T"+s+"Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	run := &specRun{steps: []time.Time{at("13:55:38.5"), at("13:57:13.1")}}
+	for _, tc := range []struct {
+		name   string
+		report report
+		want   time.Time
+	}{
+		{name: "written late: the end is the time after its step began",
+			report: report{TotalTime: 64400 * time.Millisecond, Timestamp: at("13:57:13")}, want: at("13:56:42.9")},
+		{name: "written at once",
+			report: report{TotalTime: 60 * time.Second, Timestamp: at("13:58:13.2")}, want: at("13:58:13.1")},
+		{name: "no step before its time began: the timestamp",
+			report: report{TotalTime: 10 * time.Minute, Timestamp: at("13:57:00")}, want: at("13:57:00")},
+	} {
+		if got := run.phaseEnd(tc.report); !got.Equal(tc.want) {
+			t.Errorf("%s: %s; want %s", tc.name, got.Format(time.StampMilli), tc.want.Format(time.StampMilli))
+		}
+	}
+}
+
+func TestSampleAt(t *testing.T) {
+	base := time.Date(2026, 12, 6, 14, 8, 0, 0, time.UTC)
+	samples := []nodeSample{{Time: base, Pods: 961}, {Time: base.Add(5 * time.Second), Pods: 1000}, {Time: base.Add(10 * time.Second), Pods: 870}}
+	for _, tc := range []struct {
+		name string
+		p    phase
+		want int // index of the sample, -1 for none
+	}{
+		{name: "a scale-out whose last pods were bound after the sample before its end: the next",
+			p: phase{end: base.Add(4 * time.Second), report: report{TestType: "scale-out", TotalPods: 1000}}, want: 1},
+		{name: "a scale-out ending before any sample: the first, if it has them all",
+			p: phase{end: base.Add(-time.Second), report: report{TestType: "scale-out", TotalPods: 961}}, want: 0},
+		{name: "a scale-out whose pods the next sample has not all either: the one before",
+			p: phase{end: base.Add(6 * time.Second), report: report{TestType: "scale-out", TotalPods: 1001}}, want: 1},
+		{name: "a consolidation: the last before its end",
+			p: phase{end: base.Add(4 * time.Second), report: report{TestType: "consolidation", TotalPods: 1000}}, want: 0},
+		{name: "nothing before its end", p: phase{end: base.Add(-time.Second), report: report{TestType: "consolidation"}}, want: -1},
+	} {
+		got, ok := sampleAt(samples, tc.p)
+		switch {
+		case tc.want < 0 && ok:
+			t.Errorf("%s: the sample of %s; want none", tc.name, got.Time.Format(time.Stamp))
+		case tc.want >= 0 && (!ok || !got.Time.Equal(samples[tc.want].Time)):
+			t.Errorf("%s: the sample of %s (found %v); want %s", tc.name, got.Time.Format(time.Stamp), ok, samples[tc.want].Time.Format(time.Stamp))
+		}
+	}
+}
