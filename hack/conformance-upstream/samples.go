@@ -15,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,27 +34,31 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
-// nodeSample is what the provisioned nodes were at one moment of a spec: each node's offering
-// (what it costs) and what the pods bound to them request (what any set of nodes holding them
-// must at least cost). Upstream's performance reports count nodes and time but not cost; the
-// samples let the comparison price the nodes each report's moment found.
+// nodeSample is what the provisioned nodes were at one moment of a spec: how many nodes of
+// each offering (what they cost) and what the pods bound to them request (what any set of
+// nodes holding them must at least cost). Upstream's performance reports count nodes and time
+// but not cost; the samples let the comparison price the nodes each report's moment found.
 type nodeSample struct {
-	Time      time.Time     `json:"time"`
-	Nodes     []sampledNode `json:"nodes"`
-	Pods      int           `json:"pods"`
-	CPU       float64       `json:"cpu"`
-	MemoryGiB float64       `json:"memoryGiB"`
+	Time time.Time `json:"time"`
+	// Nodes counts the nodes by offering, not one entry a node: a sample is written each time
+	// the cluster changes, and at a thousand nodes a list of them would make a run's samples
+	// hundreds of megabytes.
+	Nodes     []sampledNodes `json:"nodes"`
+	Pods      int            `json:"pods"`
+	CPU       float64        `json:"cpu"`
+	MemoryGiB float64        `json:"memoryGiB"`
 	// LastPodCreated is when the newest of the specs' pods (outside kube-system) was created:
 	// a scale-out's pods come at the pace of the Deployment controller, and what follows
 	// the last one is the autoscaler's part.
 	LastPodCreated time.Time `json:"lastPodCreated"`
 }
 
-type sampledNode struct {
-	Name         string `json:"name"`
+// sampledNodes are the nodes of one offering.
+type sampledNodes struct {
 	InstanceType string `json:"instanceType"`
 	Zone         string `json:"zone"`
 	CapacityType string `json:"capacityType"`
+	Count        int    `json:"count"`
 }
 
 // nodePoolLabel marks the nodes a NodePool provisioned: the only ones sampled.
@@ -147,19 +152,25 @@ func (s nodeSample) sameState(other nodeSample) bool {
 }
 
 func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nodeSample {
-	sample := nodeSample{Time: now, Nodes: []sampledNode{}}
+	sample := nodeSample{Time: now, Nodes: []sampledNodes{}}
 	provisioned := map[string]bool{}
 	var milliCPU, memory int64
+	counts := map[sampledNodes]int{}
 	for _, node := range nodes {
 		provisioned[node.Name] = true
-		sample.Nodes = append(sample.Nodes, sampledNode{
-			Name:         node.Name,
+		counts[sampledNodes{
 			InstanceType: node.Labels[corev1.LabelInstanceTypeStable],
 			Zone:         node.Labels[corev1.LabelTopologyZone],
 			CapacityType: node.Labels["karpenter.sh/capacity-type"],
-		})
+		}]++
 	}
-	slices.SortFunc(sample.Nodes, func(a, b sampledNode) int { return strings.Compare(a.Name, b.Name) })
+	for offering, count := range counts {
+		offering.Count = count
+		sample.Nodes = append(sample.Nodes, offering)
+	}
+	slices.SortFunc(sample.Nodes, func(a, b sampledNodes) int {
+		return cmp.Or(strings.Compare(a.InstanceType, b.InstanceType), strings.Compare(a.Zone, b.Zone), strings.Compare(a.CapacityType, b.CapacityType))
+	})
 	for _, pod := range pods {
 		if created := pod.CreationTimestamp.Time; pod.Namespace != metav1.NamespaceSystem && created.After(sample.LastPodCreated) {
 			sample.LastPodCreated = created

@@ -58,5 +58,13 @@ func TestSampleSameState(t *testing.T) {
 	pods[3].Spec.NodeName = ""
 	if added := summarizeNodes(now.Add(3*time.Second), append(nodes, node("c")), pods); added.sameState(first) {
 		t.Error("a node added since: the same state; want a new one")
+	} else if len(added.Nodes) != 1 || added.Nodes[0].Count != 3 {
+		t.Errorf("three nodes of one offering: %+v; want one entry counting 3", added.Nodes)
+	}
+	// Nodes are counted by offering: a node replaced by one of the same offering costs the same.
+	replaced := append([]*corev1.Node{node("c")}, nodes[1:]...)
+	pods[0].Spec.NodeName, pods[1].Spec.NodeName = "c", "c"
+	if later := summarizeNodes(now.Add(4*time.Second), replaced, pods); !later.sameState(first) {
+		t.Errorf("a node replaced by one of the same offering, its pods with it: %+v; want the same state as %+v", later, first)
 	}
 }

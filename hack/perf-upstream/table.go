@@ -51,11 +51,14 @@ type report struct {
 
 // The runner's sample of the provisioned nodes (hack/conformance-upstream/samples.go).
 type nodeSample struct {
-	Time  time.Time `json:"time"`
+	Time time.Time `json:"time"`
+	// Nodes counts the nodes by offering; an entry without a count is one node (the samples
+	// listed each node before they counted them).
 	Nodes []struct {
 		InstanceType string `json:"instanceType"`
 		Zone         string `json:"zone"`
 		CapacityType string `json:"capacityType"`
+		Count        int    `json:"count"`
 	} `json:"nodes"`
 	Pods           int       `json:"pods"`
 	CPU            float64   `json:"cpu"`
@@ -330,7 +333,7 @@ func price(s nodeSample, instanceTypes []*cloudprovider.InstanceType) (float64, 
 		if !ok {
 			return 0, false
 		}
-		total += p
+		total += p * float64(max(n.Count, 1))
 	}
 	return total, true
 }

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -123,6 +124,41 @@ func TestSampleAt(t *testing.T) {
 			t.Errorf("%s: the sample of %s; want none", tc.name, got.Time.Format(time.Stamp))
 		case tc.want >= 0 && (!ok || !got.Time.Equal(samples[tc.want].Time)):
 			t.Errorf("%s: the sample of %s (found %v); want %s", tc.name, got.Time.Format(time.Stamp), ok, samples[tc.want].Time.Format(time.Stamp))
+		}
+	}
+}
+
+// A sample counts its nodes by offering; the samples before that listed each node, and both
+// are priced.
+func TestPrice(t *testing.T) {
+	types := comparedInstanceTypes()
+	var counted, listed nodeSample
+	for _, line := range []struct {
+		into *nodeSample
+		json string
+	}{
+		{&counted, `{"nodes":[{"instanceType":"r2a.4xlarge","zone":"kr-central-2-a","capacityType":"on-demand","count":3},{"instanceType":"r2a-2xlarge","zone":"kr-central-2-b","capacityType":"on-demand","count":1}]}`},
+		{&listed, `{"nodes":[{"name":"a","instanceType":"r2a.4xlarge","zone":"kr-central-2-a","capacityType":"on-demand"},{"name":"b","instanceType":"r2a.4xlarge","zone":"kr-central-2-b","capacityType":"on-demand"},{"name":"c","instanceType":"r2a.4xlarge","zone":"kr-central-2-c","capacityType":"on-demand"},{"name":"d","instanceType":"r2a-2xlarge","zone":"kr-central-2-b","capacityType":"on-demand"}]}`},
+	} {
+		if err := json.Unmarshal([]byte(line.json), line.into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := func(name string) float64 {
+		for _, it := range types {
+			if it.Name == name {
+				if of, ok := it.Offerings.Available().Cheapest(); ok {
+					return of.Price
+				}
+			}
+		}
+		t.Fatalf("no offering of %s", name)
+		return 0
+	}
+	want := 3*one("r2a.4xlarge") + one("r2a.2xlarge")
+	for name, s := range map[string]nodeSample{"counted": counted, "listed": listed} {
+		if got, ok := price(s, types); !ok || got != want {
+			t.Errorf("%s: %v (priced %v); want %v", name, got, ok, want)
 		}
 	}
 }
