@@ -67,6 +67,13 @@ func underusedAndConsolidatable(n *StateNode) bool {
 // with at most one new node whose every instance type costs less than the candidates
 // together. It returns the command, or why not.
 func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
+	// Upstream simulates the pending pods with every consolidation's: while some need a new
+	// node, its moves would launch one more node, or that one in provisioning's place, and it
+	// makes none (more than one new NodeClaim) or has them fail validation once provisioning
+	// has launched it. Ours waits until it has.
+	if s.waiting > 0 {
+		return nil, fmt.Sprintf("%d pending pod(s) need a new node first: consolidation waits until provisioning has launched it", s.waiting)
+	}
 	res := s.simulate(cands, true)
 	if err := firstPodError(res); err != "" {
 		return nil, "its pods cannot all be placed elsewhere: " + err

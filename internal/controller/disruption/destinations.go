@@ -103,11 +103,13 @@ func (s *Snapshot) sortDests() {
 // room they take: a node pods are about to land on is neither empty nor spare capacity.
 // Pending pods are those not bound yet and those of nodes being deleted.
 func (s *Snapshot) nominate() {
-	for d := range s.reserve(s.pending) {
+	placed, waiting := s.reserve(s.pending)
+	for d := range placed {
 		if d.node != nil {
 			d.node.nominated = true
 		}
 	}
+	s.waiting = waiting
 }
 
 // holdBuffers places the CapacityBuffers' virtual pods after the pending pods, as provisioning
@@ -117,19 +119,21 @@ func (s *Snapshot) nominate() {
 // pod's, it does not take the node off the candidates: the pod is there again every pass and
 // would hold the node forever. Those that fit no node are provisioning's to launch for.
 func (s *Snapshot) holdBuffers(pods []*corev1.Pod) {
-	for d, placed := range s.reserve(pods) {
+	placed, _ := s.reserve(pods)
+	for d, placed := range placed {
 		if d.node != nil && d.node.Node != nil {
 			d.node.Pods = append(d.node.Pods, placed...)
 		}
 	}
 }
 
-// reserve places pods on the destinations and takes the room they need there. Only their room
-// is reserved: for topology the pods count where they are bound now (a node being deleted) or
-// nowhere yet (unbound or virtual), as the kube-scheduler counts them.
-func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
+// reserve places pods on the destinations and takes the room they need there, and counts the
+// pods that fit none of them (those a new NodeClaim would take). Only their room is reserved:
+// for topology the pods count where they are bound now (a node being deleted) or nowhere yet
+// (unbound or virtual), as the kube-scheduler counts them.
+func (s *Snapshot) reserve(pods []*corev1.Pod) (map[*dest][]*corev1.Pod, int) {
 	if len(pods) == 0 {
-		return nil
+		return nil, 0
 	}
 	res := scheduling.Schedule(s.input(pods, s.allDests(), nil))
 	byName := s.destsByName()
@@ -143,7 +147,11 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) map[*dest][]*corev1.Pod {
 		out[d] = placed
 	}
 	s.sortDests()
-	return out
+	needNode := 0
+	for _, n := range res.NewNodeClaims {
+		needNode += len(n.Pods)
+	}
+	return out, needNode
 }
 
 // destsByName are the destinations by their node's (or in-flight NodeClaim's) name.
@@ -273,10 +281,27 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, se
 		}
 		dests = append(dests, d)
 	}
+	if pods != nil {
+		// A candidate's pod may not move to a node that has not initialized (simulate): as
+		// upstream's scheduler orders existing nodes, those are tried last, so that one with
+		// room to spare, such as a NodeClaim just launched for pending pods, does not take the
+		// pods the initialized nodes could hold and refuse the move.
+		slices.SortStableFunc(dests, func(a, b *dest) int {
+			return cmp.Compare(s.uninitializedDest(a), s.uninitializedDest(b))
+		})
+	}
 	if !topology {
 		return dests, nil
 	}
 	return dests, append(pruned, s.bystanders...)
+}
+
+// uninitializedDest is 1 for a destination whose node has not initialized, else 0.
+func (s *Snapshot) uninitializedDest(d *dest) int {
+	if s.uninitialized.Has(d.existing.Name) {
+		return 1
+	}
+	return 0
 }
 
 // hasTopology reports whether the pod has a topology spread or a pod (anti-)affinity.

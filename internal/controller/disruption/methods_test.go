@@ -511,6 +511,26 @@ func TestConsolidation(t *testing.T) {
 			t.Errorf("savings %v, want the m2a.large's 3", cmd.Savings)
 		}
 	})
+	// As upstream's, whose consolidation simulations place the pending pods too: while one of
+	// them needs a new node, a move would launch it or one more, and none is made.
+	t.Run("waits while pending pods need a new node", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		a := c.node("a", "default", "m2a.2xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.large", isConsolidatable)
+		c.pods(testPod("p1", a, "4", "8Gi"), testPod("p2", a, "2", "8Gi"), testPod("small", b, "500m", "1Gi"),
+			testPod("waiting", "", "8", "8Gi"))
+		d := c.snapshot().Decide(Options{})
+		expectNoCommand(t, d)
+		if len(d.Blocked) == 0 || !strings.Contains(d.Blocked[0].Message, "1 pending pod(s) need a new node first") {
+			t.Errorf("blocked: %+v; want the pending pod named as what consolidation waits for", d.Blocked)
+		}
+
+		// Once provisioning has launched its node (not registered yet), the move is made: the
+		// pod goes to a, which has initialized, though the new NodeClaim has more room left.
+		c.node("launched", "default", "m2a.4xlarge")
+		c.in.Nodes = c.in.Nodes[:len(c.in.Nodes)-1]
+		expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionDelete, "b")
+	})
 	t.Run("replaces one node by a strictly cheaper one only", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
 		big := c.node("big", "default", "m2a.4xlarge", isConsolidatable)

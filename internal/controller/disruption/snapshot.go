@@ -91,7 +91,10 @@ type Snapshot struct {
 	nodes     []*StateNode // managed nodes, by NodeClaim name
 	byName    map[string]*StateNode
 	// pending are pods that need a node: unbound ones and those of nodes being deleted.
-	pending    []*corev1.Pod
+	pending []*corev1.Pod
+	// waiting counts those of them that fit no node or NodeClaim in flight: provisioning is
+	// yet to launch theirs, and consolidation waits for it (consolidate).
+	waiting    int
 	daemons    []*corev1.Pod
 	namespaces map[string]map[string]string
 	volumes    map[*corev1.Pod]scheduling.Requirements
