@@ -119,8 +119,8 @@ func (s *Snapshot) nominate() {
 // pod's, it does not take the node off the candidates: the pod is there again every pass and
 // would hold the node forever. Those that fit no node are provisioning's to launch for.
 func (s *Snapshot) holdBuffers(pods []*corev1.Pod) {
-	placed, _ := s.reserve(pods)
-	for d, placed := range placed {
+	byDest, _ := s.reserve(pods)
+	for d, placed := range byDest {
 		if d.node != nil && d.node.Node != nil {
 			d.node.Pods = append(d.node.Pods, placed...)
 		}
