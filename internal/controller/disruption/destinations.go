@@ -265,6 +265,11 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, se
 	// Nodes that are no destination matter only to pods with topology constraints.
 	topology := s.antiAffinity || slices.ContainsFunc(pods, hasTopology)
 	dests = make([]*dest, 0, len(s.dests))
+	// A candidate's pod may not move to a node that has not initialized (simulate): as
+	// upstream's scheduler orders existing nodes, those are tried last, so that one with room
+	// to spare, such as a NodeClaim just launched for pending pods, does not take the pods the
+	// initialized nodes could hold and refuse the move.
+	var uninitialized []*dest
 	for _, d := range s.dests {
 		if d.node != nil && exclude.Has(d.node.Name()) {
 			continue
@@ -279,29 +284,17 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, se
 			}
 			continue
 		}
+		if pods != nil && s.uninitialized.Has(d.existing.Name) {
+			uninitialized = append(uninitialized, d)
+			continue
+		}
 		dests = append(dests, d)
 	}
-	if pods != nil {
-		// A candidate's pod may not move to a node that has not initialized (simulate): as
-		// upstream's scheduler orders existing nodes, those are tried last, so that one with
-		// room to spare, such as a NodeClaim just launched for pending pods, does not take the
-		// pods the initialized nodes could hold and refuse the move.
-		slices.SortStableFunc(dests, func(a, b *dest) int {
-			return cmp.Compare(s.uninitializedDest(a), s.uninitializedDest(b))
-		})
-	}
+	dests = append(dests, uninitialized...)
 	if !topology {
 		return dests, nil
 	}
 	return dests, append(pruned, s.bystanders...)
-}
-
-// uninitializedDest is 1 for a destination whose node has not initialized, else 0.
-func (s *Snapshot) uninitializedDest(d *dest) int {
-	if s.uninitialized.Has(d.existing.Name) {
-		return 1
-	}
-	return 0
 }
 
 // hasTopology reports whether the pod has a topology spread or a pod (anti-)affinity.
