@@ -25,11 +25,11 @@ import (
 	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // MaxUserDataBytes keeps the script within KakaoCloud's 16 KiB user data once base64-encoded.
@@ -297,8 +297,8 @@ var (
 
 // quantity is value as a canonical, non-negative quantity.
 func quantity(value string) (string, bool) {
-	q, err := resource.ParseQuantity(value)
-	if err != nil || q.Sign() < 0 {
+	q, err := resources.ParseNonNegative(value)
+	if err != nil {
 		return "", false
 	}
 	return q.String(), true

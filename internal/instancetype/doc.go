@@ -17,5 +17,5 @@
 // a relative cost value and availability. docs/instance-types.md describes the formulas.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/kakaocloud.
+// internal/kakaocloud, internal/utils/resources.
 package instancetype

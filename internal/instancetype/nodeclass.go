@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	resourceutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // defaultMaxPods is the kubelet's own default.
@@ -190,7 +191,7 @@ func parseReserved(field string, values map[string]string) (corev1.ResourceList,
 			errs = append(errs, fmt.Errorf("%s[%s]: %q is not a resource that can be reserved (cpu, memory, ephemeral-storage, pid)", field, key, key))
 			continue
 		}
-		q, err := parseNonNegativeQuantity(value)
+		q, err := resourceutil.ParseNonNegative(value)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s[%s]: %w", field, key, err))
 			continue
@@ -229,7 +230,7 @@ var decimalPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 func parseEvictionThreshold(value string) (evictionThreshold, error) {
 	number, isPercentage := strings.CutSuffix(strings.TrimSpace(value), "%")
 	if !isPercentage {
-		q, err := parseNonNegativeQuantity(value)
+		q, err := resourceutil.ParseNonNegative(value)
 		return evictionThreshold{quantity: q}, err
 	}
 	invalid := fmt.Errorf("%q is not a decimal percentage from 0%% to 100%%", value)
@@ -242,15 +243,4 @@ func parseEvictionThreshold(value string) (evictionThreshold, error) {
 		return evictionThreshold{}, invalid
 	}
 	return evictionThreshold{numerator: share.Num().Uint64(), denominator: share.Denom().Uint64()}, nil
-}
-
-func parseNonNegativeQuantity(value string) (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(strings.TrimSpace(value))
-	if err != nil {
-		return resource.Quantity{}, fmt.Errorf("%q is not a quantity", value)
-	}
-	if q.Sign() < 0 {
-		return resource.Quantity{}, fmt.Errorf("%q is negative", value)
-	}
-	return q, nil
 }

@@ -24,7 +24,7 @@ import (
 // FuzzParseEvictionThreshold checks that no value crashes the parser and that a percentage
 // never takes more than the whole capacity, however large the volume.
 func FuzzParseEvictionThreshold(f *testing.F) {
-	for _, seed := range []string{"10%", "7.5%", "100%", "0%", "33.333333333333333%", "150%", "1e1%", "%", "500Mi", "-1Gi", "abc"} {
+	for _, seed := range []string{"10%", "7.5%", "100%", "0%", "33.333333333333333%", "150%", "1e1%", "%", "500Mi", "-1Gi", "abc", "1e-99999999", "1e100"} {
 		f.Add(seed)
 	}
 	capacities := []int64{0, 1, 50 << 30, 5120 << 30, math.MaxInt64}

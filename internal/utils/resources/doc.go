@@ -12,7 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package resources adds and subtracts resource lists, the one way every controller does it.
+// Package resources adds and subtracts resource lists, the one way every controller does it,
+// and reads the quantities a KCNodeClass sets, the one way the operator and the emulator do.
 //
 // It imports nothing of this project.
 package resources

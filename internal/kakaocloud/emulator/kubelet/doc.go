@@ -18,5 +18,6 @@
 // flavor), annotated so that kwok keeps it Ready with a lease and runs its pods. When a VM is
 // gone, its Node is deleted, as a cloud node lifecycle controller would.
 //
-// Of this project it imports internal/kakaocloud, internal/kakaocloud/emulator.
+// Of this project it imports internal/kakaocloud, internal/kakaocloud/emulator,
+// internal/utils/resources.
 package kubelet

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kakaocloud "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	resourceutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // Annotations a registered node carries.
@@ -192,8 +193,8 @@ func resources(inst kakaocloud.Instance, flags Flags) (capacity, allocatable cor
 // pid reservations hold back no schedulable resource.
 func overrideQuantities(list corev1.ResourceList, flag string, values map[string]string) error {
 	for name, value := range values {
-		q, err := resource.ParseQuantity(value)
-		if err != nil || q.Sign() < 0 {
+		q, err := resourceutil.ParseNonNegative(value)
+		if err != nil {
 			return fmt.Errorf("--%s: %s=%q is not a quantity", flag, name, value)
 		}
 		switch corev1.ResourceName(name) {
@@ -243,8 +244,8 @@ func evictionThresholds(capacity corev1.ResourceList, flag map[string]string) (c
 			thresholds[name] = *resource.NewQuantity(whole.Int64(), resource.BinarySI)
 			continue
 		}
-		q, err := resource.ParseQuantity(value)
-		if err != nil || q.Sign() < 0 {
+		q, err := resourceutil.ParseNonNegative(value)
+		if err != nil {
 			return nil, fmt.Errorf("--eviction-hard: %s<%s is not a quantity", signal, value)
 		}
 		thresholds[name] = q
