@@ -14,7 +14,8 @@
 
 // Package uidcache is the one memory controllers keep per object UID across reconciles: a
 // value per UID that expires, so that objects long gone are forgotten without a watch on
-// their deletion.
+// their deletion; and the resourceVersion a controller last wrote each object at, so that a
+// pass on a cached copy older than its own write is not made.
 //
 // It imports nothing of this project.
 package uidcache

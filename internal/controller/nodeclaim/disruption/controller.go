@@ -70,6 +70,9 @@ type Reconciler struct {
 	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
 	// KCNodeClass is unchanged and the answer is younger than DriftRecheck.
 	cloudDrift uidcache.Cache[cloudDriftAnswer]
+	// written is the resourceVersion each NodeClaim's last pass wrote it at: a pass on an older
+	// copy would only write the same conditions again, refused with Conflict.
+	written uidcache.Written
 }
 
 type cloudDriftAnswer struct {
@@ -85,6 +88,10 @@ type cloudDriftAnswer struct {
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
+	return r.written.Pass(nodeClaim, r.now, func() (reconcile.Result, error) { return r.reconcile(ctx, nodeClaim) })
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		r.forget(nodeClaim.UID)
 		return reconcile.Result{}, nil

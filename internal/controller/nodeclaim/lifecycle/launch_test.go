@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -68,6 +69,25 @@ var _ = Describe("Launch", func() {
 		}
 		Expect(env.Emulator.CallCount(emulator.OpCreateInstance)).To(Equal(creates))
 		Expect(vmsNamed(nodeClaim)).To(Equal(1))
+	})
+
+	It("leaves alone a copy older than its last write, whose watch event is still on its way", func() {
+		nodeClaim := test.NodeClaim(nodeClass)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+		stale := nodeClaim.DeepCopy()
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		// The cache would hand the NodeClaim as it was created until the launch's write shows.
+		res, err := controllers.Lifecycle.Reconcile(env.Ctx, stale)
+		Expect(err).NotTo(HaveOccurred())
+		// A pass on it would have written the finalizer from it, been refused with Conflict and
+		// asked to be tried again.
+		Expect(res).To(Equal(reconcile.Result{}))
+		Expect(stale.Finalizers).To(BeEmpty())
+		// The current NodeClaim goes on: it waits for its node.
+		current := ExpectExists(env.Ctx, env.Client, nodeClaim)
+		res, err = controllers.Lifecycle.Reconcile(env.Ctx, current)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.RequeueAfter).To(BeNumerically(">", 0))
 	})
 
 	It("deletes a NodeClaim that no instance type can satisfy, and says why", func() {
