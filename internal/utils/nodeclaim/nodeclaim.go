@@ -40,7 +40,8 @@ import (
 // Then the writer's own changes, and only those (the fields and conditions that differ
 // between the copy it read and the one it made), are applied to the current NodeClaim and
 // written again. Each controller sets only the conditions it owns, so that no two writers
-// change the same one.
+// change the same one. Pod events write one field, status.lastPodEventTime, which no list
+// holds: their patch carries nothing else and needs no resourceVersion.
 
 // PatchStatus writes nodeClaim's status where it differs from stored, the copy it was read
 // as. On success nodeClaim is what the API server holds.

@@ -30,9 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
 // PodEventDedupe is the shortest time between two writes of a NodeClaim's lastPodEventTime;
@@ -58,7 +56,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	stored := nodeClaim.DeepCopy()
 	nodeClaim.Status.LastPodEventTime = metav1.NewTime(now)
-	return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim)))
+	// A patch of this one field, without the resourceVersion, as upstream's: it cannot undo
+	// another writer's change, so it need not be refused when the cached copy is behind, as
+	// it often is while hundreds of pods are bound.
+	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)))
 }
 
 // SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns
