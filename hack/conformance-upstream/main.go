@@ -83,6 +83,7 @@ func main() {
 	flag.StringVar(&o.operatorLog, "operator-log", "", "the operator's log, whose lines of each spec are kept with it")
 	flag.StringVar(&o.emulator, "emulator", "", "the KakaoCloud emulator's URL, to check that no VM is left at the end")
 	nodeSamples := flag.Bool("node-samples", false, "record each spec's provisioned nodes' offerings and their pods' requests, looked at every second and written when they change, <spec>-nodes.jsonl")
+	controllerMetrics := flag.String("controller-metrics", "", "with -node-samples, the controller's metrics URL: its requests to the API server are recorded with the nodes, read every 5 s")
 	flag.BoolVar(&o.list, "list", false, "print the specs and the skip list's decisions, run nothing")
 	flag.Parse()
 	o.suites = strings.Split(*suites, ",")
@@ -102,7 +103,7 @@ func main() {
 	}
 	if *nodeSamples {
 		// The watch lasts as long as the process.
-		samples, err := newSampler(context.Background(), os.Getenv("KUBECONFIG"), time.Second)
+		samples, err := newSampler(context.Background(), os.Getenv("KUBECONFIG"), *controllerMetrics, time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "conformance-upstream: -node-samples:", err)
 			os.Exit(1)

@@ -19,10 +19,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,6 +57,10 @@ type nodeSample struct {
 	// a scale-out's pods come at the pace of the Deployment controller, and what follows
 	// the last one is the autoscaler's part.
 	LastPodCreated time.Time `json:"lastPodCreated"`
+	// APIRequests are the controller's requests to the API server so far, by method and
+	// answer ("PATCH 409"), when its metrics could be read: the load it puts on the API server
+	// the kube-scheduler and kwok share with it.
+	APIRequests map[string]float64 `json:"apiRequests,omitempty"`
 }
 
 // sampledNodes are the nodes of one offering.
@@ -70,10 +80,17 @@ type sampler struct {
 	nodes    corelisters.NodeLister
 	pods     corelisters.PodLister
 	interval time.Duration
+	// metrics is the controller's metrics endpoint, read every apiInterval ("" for none).
+	metrics string
 }
 
+// apiInterval is how often the controller's metrics are read: often enough to count a phase's
+// requests to within a few seconds of its end, seldom enough to cost the controller (whose CPU
+// the suite measures) little beside the suite's own reads every 5 s.
+const apiInterval = 5 * time.Second
+
 // newSampler starts watching the cluster of kubeconfig until ctx ends.
-func newSampler(ctx context.Context, kubeconfig string, interval time.Duration) (*sampler, error) {
+func newSampler(ctx context.Context, kubeconfig, metrics string, interval time.Duration) (*sampler, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -83,7 +100,7 @@ func newSampler(ctx context.Context, kubeconfig string, interval time.Duration) 
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactory(clientset, 0)
-	s := &sampler{nodes: factory.Core().V1().Nodes().Lister(), pods: factory.Core().V1().Pods().Lister(), interval: interval}
+	s := &sampler{nodes: factory.Core().V1().Nodes().Lister(), pods: factory.Core().V1().Pods().Lister(), interval: interval, metrics: metrics}
 	factory.Start(ctx.Done())
 	for informer, synced := range factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
@@ -108,12 +125,22 @@ func (s *sampler) record(ctx context.Context, file string) error {
 	ticker := time.NewTicker(s.interval)
 	defer ticker.Stop()
 	var last *nodeSample
+	var requests map[string]float64
+	var read time.Time
 	for {
-		sample, err := s.sample(time.Now())
+		now := time.Now()
+		sample, err := s.sample(now)
 		if err != nil {
 			return err
 		}
-		if last == nil || !sample.sameState(*last) {
+		if s.metrics != "" && now.Sub(read) >= apiInterval {
+			// A controller restarting answers nothing for a moment: its last counts stand.
+			if current, err := apiRequests(ctx, s.metrics); err == nil {
+				requests, read = current, now
+			}
+		}
+		sample.APIRequests = requests
+		if last == nil || !sample.sameState(*last) || !maps.Equal(sample.APIRequests, last.APIRequests) {
 			if err := encoder.Encode(sample); err != nil {
 				return err
 			}
@@ -187,4 +214,54 @@ func summarizeNodes(now time.Time, nodes []*corev1.Node, pods []*corev1.Pod) nod
 	// Summed whole, in the listers' order whatever it is, the same pods give the same figures.
 	sample.CPU, sample.MemoryGiB = float64(milliCPU)/1000, float64(memory)/(1<<30)
 	return sample
+}
+
+// apiRequests reads the controller's requests to the API server from its metrics: client-go's
+// counter, which controller-runtime serves as rest_client_requests_total and upstream
+// Karpenter as client_go_request_total, summed by method and code.
+func apiRequests(ctx context.Context, url string) (map[string]float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	return countRequests(families), nil
+}
+
+// countRequests sums client-go's request counters by method and code.
+func countRequests(families map[string]*dto.MetricFamily) map[string]float64 {
+	counts := map[string]float64{}
+	for _, name := range []string{"rest_client_requests_total", "client_go_request_total"} {
+		family, ok := families[name]
+		if !ok {
+			continue
+		}
+		for _, m := range family.GetMetric() {
+			var method, code string
+			for _, label := range m.GetLabel() {
+				switch label.GetName() {
+				case "method":
+					method = label.GetValue()
+				case "code":
+					code = label.GetValue()
+				}
+			}
+			counts[method+" "+code] += m.GetCounter().GetValue()
+		}
+	}
+	return counts
 }

@@ -15,9 +15,14 @@
 package main
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -66,5 +71,31 @@ func TestSampleSameState(t *testing.T) {
 	pods[0].Spec.NodeName, pods[1].Spec.NodeName = "c", "c"
 	if later := summarizeNodes(now.Add(4*time.Second), replaced, pods); !later.sameState(first) {
 		t.Errorf("a node replaced by one of the same offering, its pods with it: %+v; want the same state as %+v", later, first)
+	}
+}
+
+// Each controller's client-go counter, as its metrics endpoint serves it: ours under
+// controller-runtime's name, upstream's under its own, summed by method and code over hosts.
+func TestCountRequests(t *testing.T) {
+	const exposition = `# HELP rest_client_requests_total Number of HTTP requests, partitioned by status code, method, and host.
+# TYPE rest_client_requests_total counter
+rest_client_requests_total{code="200",host="127.0.0.1:6443",method="PATCH"} 3145
+rest_client_requests_total{code="409",host="127.0.0.1:6443",method="PATCH"} 1646
+rest_client_requests_total{code="409",host="10.0.0.1:6443",method="PATCH"} 4
+# HELP client_go_request_total Number of HTTP requests, partitioned by status code and method.
+# TYPE client_go_request_total counter
+client_go_request_total{code="201",method="POST"} 1865
+# HELP karpenter_nodeclaims_created_total Number of nodeclaims created.
+# TYPE karpenter_nodeclaims_created_total counter
+karpenter_nodeclaims_created_total{nodepool="default"} 496
+`
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(exposition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"PATCH 200": 3145, "PATCH 409": 1650, "POST 201": 1865}
+	if got := countRequests(families); !maps.Equal(got, want) {
+		t.Errorf("countRequests = %v, want %v", got, want)
 	}
 }

@@ -64,6 +64,9 @@ type nodeSample struct {
 	CPU            float64   `json:"cpu"`
 	MemoryGiB      float64   `json:"memoryGiB"`
 	LastPodCreated time.Time `json:"lastPodCreated"`
+	// APIRequests are the controller's requests to the API server so far, by "METHOD code";
+	// absent when its metrics were not read.
+	APIRequests map[string]float64 `json:"apiRequests"`
 }
 
 // phase is one report of a spec (upstream's scale-out, consolidation or drift), with the cost
@@ -86,6 +89,11 @@ type phase struct {
 	// was kept.
 	moves, replaces, provisioned int
 	logged                       bool
+	// writes counts the controller's writes to the API server (creates, updates, patches and
+	// deletes) from the end of the phase before to this one's, refused those of them the API
+	// server refused with Conflict; known when its metrics were read.
+	writes, refused float64
+	requested       bool
 }
 
 // specRun is one spec of one run: its outcome, its phases in the order they ended, and when
@@ -162,6 +170,7 @@ func readRun(dir string, instanceTypes []*cloudprovider.InstanceType) (map[strin
 			run.phases = append(run.phases, p)
 		}
 		slices.SortFunc(run.phases, func(a, b phase) int { return a.end.Compare(b.end) })
+		countRequests(run.phases, samples)
 		if logged {
 			// A phase's log lines are those after the end of the phase before it: what the
 			// controller does between two phases is the start of the next one.
@@ -302,6 +311,45 @@ func (a activity) during(start, end time.Time) (moves, replaces, provisioned int
 	return moves, replaces, provisioned
 }
 
+// countRequests counts each phase's writes to the API server: from the controller's counts
+// the last sample of the phase before read (the first sample's, for the first phase) to those
+// the last sample of this one read, to within the 5 s the counts are read apart.
+func countRequests(phases []phase, samples []nodeSample) {
+	var read []nodeSample
+	for _, s := range samples {
+		if s.APIRequests != nil {
+			read = append(read, s)
+		}
+	}
+	if len(read) == 0 {
+		return
+	}
+	from := read[0].APIRequests
+	for i := range phases {
+		p := &phases[i]
+		j := -1
+		for j+1 < len(read) && !read[j+1].Time.After(p.end) {
+			j++
+		}
+		if j < 0 {
+			continue
+		}
+		to := read[j].APIRequests
+		for key, n := range to {
+			method, code, _ := strings.Cut(key, " ")
+			if !slices.Contains([]string{"POST", "PUT", "PATCH", "DELETE"}, method) {
+				continue
+			}
+			p.writes += n - from[key]
+			if code == "409" {
+				p.refused += n - from[key]
+			}
+		}
+		p.requested = true
+		from = to
+	}
+}
+
 // sampleAt is the cluster at a phase's end: the last sample taken at or before it. A
 // scale-out ends when all its pods run, so they were all bound then: when that sample was taken
 // before the last of them were, the next one (which has them all) is the nearer.
@@ -400,6 +448,10 @@ var measures = []measure{
 	{name: "disruption commands with a replacement", value: func(p phase) (float64, bool) { return float64(p.replaces), p.logged },
 		unit: count, goal: always(0)},
 	{name: "NodeClaims provisioning created", value: func(p phase) (float64, bool) { return float64(p.provisioned), p.logged },
+		unit: count, goal: always(0)},
+	{name: "controller's writes to the API server", value: func(p phase) (float64, bool) { return p.writes, p.requested },
+		unit: count, goal: always(0)},
+	{name: "of them refused with Conflict", value: func(p phase) (float64, bool) { return p.refused, p.requested },
 		unit: count, goal: always(0)},
 }
 

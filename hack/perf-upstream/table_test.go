@@ -162,3 +162,35 @@ func TestPrice(t *testing.T) {
 		}
 	}
 }
+
+// A phase's writes run from the counts read before the phase before it ended to those read
+// before it ends; reads and samples without counts are left out.
+func TestCountRequests(t *testing.T) {
+	base := time.Date(2026, 12, 6, 19, 5, 40, 0, time.UTC)
+	samples := []nodeSample{
+		{Time: base.Add(-2 * time.Second)},
+		{Time: base, APIRequests: map[string]float64{"PATCH 200": 100, "PATCH 409": 10, "GET 200": 5}},
+		{Time: base.Add(70 * time.Second), APIRequests: map[string]float64{"PATCH 200": 3100, "PATCH 409": 1600, "POST 201": 1600, "GET 200": 20}},
+		{Time: base.Add(75 * time.Second), APIRequests: map[string]float64{"PATCH 200": 3150, "PATCH 409": 1650, "POST 201": 1610, "GET 200": 25}},
+		{Time: base.Add(600 * time.Second), APIRequests: map[string]float64{"PATCH 200": 7500, "PATCH 409": 2330, "POST 201": 2800, "PUT 409": 10, "DELETE 200": 300}},
+	}
+	phases := []phase{
+		{name: "before any count", end: base.Add(-time.Second)},
+		{name: "scale-out", end: base.Add(72 * time.Second)},
+		{name: "consolidation", end: base.Add(700 * time.Second)},
+	}
+	countRequests(phases, samples)
+	for i, want := range []struct {
+		writes, refused float64
+		requested       bool
+	}{
+		{0, 0, false},
+		{3000 + 1590 + 1600, 1590, true},
+		{(7500 - 3100) + (2330 - 1600) + (2800 - 1600) + 10 + 300, (2330 - 1600) + 10, true},
+	} {
+		p := phases[i]
+		if p.writes != want.writes || p.refused != want.refused || p.requested != want.requested {
+			t.Errorf("%s: %v writes, %v refused (counted %v); want %v, %v (%v)", p.name, p.writes, p.refused, p.requested, want.writes, want.refused, want.requested)
+		}
+	}
+}
