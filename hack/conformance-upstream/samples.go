@@ -134,9 +134,10 @@ func (s *sampler) record(ctx context.Context, file string) error {
 			return err
 		}
 		if s.metrics != "" && now.Sub(read) >= apiInterval {
+			read = now
 			// A controller restarting answers nothing for a moment: its last counts stand.
 			if current, err := apiRequests(ctx, s.metrics); err == nil {
-				requests, read = current, now
+				requests = current
 			}
 		}
 		sample.APIRequests = requests
