@@ -40,12 +40,17 @@ type Written struct {
 // reconciled as any other.
 const writtenMemory = time.Minute
 
-// Pass runs a reconcile's pass on obj, unless obj is Behind: then the pass that sees the last
-// write is on its way, and this one returns at once. What the pass wrote obj at (its writes
-// leave the API server's answer in obj) is recorded.
+// behindRecheck is when a pass left alone is tried again. The write's watch event starts a pass
+// too, unless a controller's predicates let it through only for some changes; and what
+// started this one (its node, its NodePool) may be nowhere in that event.
+const behindRecheck = time.Second
+
+// Pass runs a reconcile's pass on obj, unless obj is Behind: then it returns at once, to be
+// tried again after behindRecheck, when the cache has the last write. What the pass wrote obj
+// at (its writes leave the API server's answer in obj) is recorded.
 func (w *Written) Pass(obj metav1.Object, now func() time.Time, pass func() (reconcile.Result, error)) (reconcile.Result, error) {
 	if w.Behind(obj, now()) {
-		return reconcile.Result{}, nil
+		return reconcile.Result{RequeueAfter: behindRecheck}, nil
 	}
 	read := obj.GetResourceVersion()
 	res, err := pass()

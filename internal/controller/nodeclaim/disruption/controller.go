@@ -71,7 +71,8 @@ type Reconciler struct {
 	// KCNodeClass is unchanged and the answer is younger than DriftRecheck.
 	cloudDrift uidcache.Cache[cloudDriftAnswer]
 	// written is the resourceVersion each NodeClaim's last pass wrote it at: a pass on an older
-	// copy would only write the same conditions again, refused with Conflict.
+	// copy would only write the same conditions again, refused with Conflict, and is tried
+	// again shortly instead (nodeClaimChanged may let the write's own event through or not).
 	written uidcache.Written
 }
 

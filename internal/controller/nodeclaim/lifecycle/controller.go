@@ -87,8 +87,8 @@ type Reconciler struct {
 // just written the node (heartbeats, taints), its NodeClaim writes whenever another controller
 // has, and the next pass works on the current object.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
-	// A copy older than the last pass's writes is left alone: their watch event is on its way
-	// and starts the pass that works on them. A pass on it would only redo those writes, each
+	// A copy older than the last pass's writes is left alone, to be tried again once the cache
+	// has them (uidcache.Written.Pass). A pass on it would only redo those writes, each
 	// refused with Conflict and retried on a fresh read; while 1,000 pods scaled out, a quarter
 	// to a third of the operator's patches were refused, on the API server the kube-scheduler's
 	// bindings wait on.

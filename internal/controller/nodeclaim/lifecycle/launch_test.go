@@ -23,7 +23,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -79,10 +78,10 @@ var _ = Describe("Launch", func() {
 		// The cache would hand the NodeClaim as it was created until the launch's write shows.
 		res, err := controllers.Lifecycle.Reconcile(env.Ctx, stale)
 		Expect(err).NotTo(HaveOccurred())
-		// A pass on it would have written the finalizer from it, been refused with Conflict and
-		// asked to be tried again.
-		Expect(res).To(Equal(reconcile.Result{}))
+		// A pass on it would have added the finalizer to it and written it, refused with
+		// Conflict. It is tried again shortly, when the cache has the launch.
 		Expect(stale.Finalizers).To(BeEmpty())
+		Expect(res.RequeueAfter).To(BeNumerically(">", 0))
 		// The current NodeClaim goes on: it waits for its node.
 		current := ExpectExists(env.Ctx, env.Client, nodeClaim)
 		res, err = controllers.Lifecycle.Reconcile(env.Ctx, current)
