@@ -25,10 +25,9 @@ import (
 
 // Written remembers the resourceVersion a controller last wrote each object at, so that a
 // reconcile handed a cached copy older than that can be told apart. The cache serves the copy
-// from before the write until the write's watch event arrives, and that event starts another
-// reconcile: a pass on the older copy would only redo the last one's writes, each refused with
-// Conflict by the API server, and read the object again to retry them. The zero value is ready
-// to use.
+// from before the write until the write's watch event arrives: a pass on the older copy would
+// only redo the last one's writes, each refused with Conflict by the API server, and read the
+// object again to retry them. The zero value is ready to use.
 type Written struct {
 	once     sync.Once
 	versions Cache[string]
@@ -36,8 +35,8 @@ type Written struct {
 
 // writtenMemory is how long a write is remembered: far longer than a cache should trail the
 // API server, and short, because versions that go back (etcd restored from a backup) would
-// hold every pass of an object until then. A copy still older after it is
-// reconciled as any other.
+// hold every pass of an object until then. A copy still older after it is reconciled as any
+// other.
 const writtenMemory = time.Minute
 
 // behindRecheck is when a pass left alone is tried again. The write's watch event starts a pass
