@@ -53,6 +53,18 @@ func TestInstallHelm(t *testing.T) {
 	if _, err := install.RunWithContext(ctx, loadChart(t), values); err != nil {
 		t.Fatalf("helm install: %v", err)
 	}
+	// A failed spec leaves no release behind: its webhook configurations would name a Service
+	// nothing serves any more, and refuse the next install's objects.
+	t.Cleanup(func() {
+		if t.Failed() {
+			uninstall := action.NewUninstall(helm)
+			uninstall.Timeout = 2 * time.Minute
+			uninstall.Wait = true
+			if _, err := uninstall.Run(releaseName); err != nil {
+				t.Logf("helm uninstall after the failure: %v", err)
+			}
+		}
+	})
 
 	deployment := &appsv1.Deployment{}
 	if err := c.kube.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: releaseName}, deployment); err != nil {

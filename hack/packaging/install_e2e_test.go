@@ -86,6 +86,13 @@ func newInstallCluster(t *testing.T) *installCluster {
 		t.Skip("no local cluster without the operator: hack/test-e2e runs this with E2E_INSTALL_CLUSTER_DIR")
 	}
 	env := clusterEnv(t, dir)
+	// A failed spec shows what the Service network refused or could not dial: a webhook the
+	// API server cannot call fails with the proxy's 502 alone.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the Service network's last refusals and failed dials:\n%s", serviceNetworkTrouble(filepath.Join(dir, "logs", "servicenet.log"), 20))
+		}
+	})
 	config, err := clientcmd.BuildConfigFromFlags("", env["KUBECONFIG"])
 	if err != nil {
 		t.Fatal(err)
@@ -353,12 +360,17 @@ type standInKubelet struct {
 	mu        sync.Mutex
 	processes map[string]*podProcess // by pod UID
 	started   []string               // pod names, in order
+	// restarts counts, by pod UID, the times its container exited and was started again;
+	// notBefore is when the next start may be, as a kubelet backs off a crashing container.
+	restarts  map[string]int
+	notBefore map[string]time.Time
 }
 
 // runPods starts the stand-in kubelet for the pods in installNamespace that selector matches;
 // it stops with the test.
 func (c *installCluster) runPods(t *testing.T, selector labels.Selector) *standInKubelet {
-	kubelet := &standInKubelet{t: t, cluster: c, selector: selector, processes: map[string]*podProcess{}}
+	kubelet := &standInKubelet{t: t, cluster: c, selector: selector, processes: map[string]*podProcess{},
+		restarts: map[string]int{}, notBefore: map[string]time.Time{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -371,14 +383,40 @@ func (c *installCluster) runPods(t *testing.T, selector labels.Selector) *standI
 	t.Cleanup(func() {
 		cancel()
 		<-done
+		if t.Failed() {
+			kubelet.logPods()
+		}
 		kubelet.mu.Lock()
 		defer kubelet.mu.Unlock()
 		for uid, process := range kubelet.processes {
+			// A failed spec shows what the operator said, which goes with its folder.
+			if t.Failed() {
+				t.Logf("the container of pod %s (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30))
+			}
 			process.stop()
 			delete(kubelet.processes, uid)
 		}
 	})
 	return kubelet
+}
+
+// logPods says where each pod the stand-in kubelet runs for stands: whether the scheduler
+// bound it, and its phase.
+func (k *standInKubelet) logPods() {
+	pods := &corev1.PodList{}
+	if err := k.cluster.kube.List(context.Background(), pods, client.InNamespace(installNamespace), client.MatchingLabelsSelector{Selector: k.selector}); err != nil {
+		k.t.Logf("listing the pods: %v", err)
+		return
+	}
+	for _, pod := range pods.Items {
+		scheduled := "not yet tried"
+		for _, condition := range pod.Status.Conditions {
+			if condition.Type == corev1.PodScheduled {
+				scheduled = strings.TrimSpace(fmt.Sprintf("%s %s %s", condition.Status, condition.Reason, condition.Message))
+			}
+		}
+		k.t.Logf("pod %s: node %q, phase %s, scheduled: %s, deleted: %t", pod.Name, pod.Spec.NodeName, pod.Status.Phase, scheduled, !pod.DeletionTimestamp.IsZero())
+	}
 }
 
 func (k *standInKubelet) sync(ctx context.Context) {
@@ -392,23 +430,36 @@ func (k *standInKubelet) sync(ctx context.Context) {
 		if pod.Spec.NodeName == "" || !pod.DeletionTimestamp.IsZero() || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		live[string(pod.UID)] = true
+		uid := string(pod.UID)
+		live[uid] = true
 		k.mu.Lock()
-		_, running := k.processes[string(pod.UID)]
+		process, running := k.processes[uid]
 		k.mu.Unlock()
+		if running && process.hasExited() {
+			k.restartLater(uid, process)
+			running = false
+		}
 		if running {
 			k.routePodIP(pod)
+			continue
+		}
+		k.mu.Lock()
+		backingOff := time.Now().Before(k.notBefore[uid])
+		k.mu.Unlock()
+		if backingOff {
 			continue
 		}
 		process, err := k.cluster.startPodProcess(ctx, pod)
 		if err != nil {
 			k.t.Errorf("starting the container of pod %s: %v", pod.Name, err)
-			live[string(pod.UID)] = false
+			live[uid] = false
 			continue
 		}
 		k.mu.Lock()
-		k.processes[string(pod.UID)] = process
-		k.started = append(k.started, pod.Name)
+		k.processes[uid] = process
+		if k.restarts[uid] == 0 {
+			k.started = append(k.started, pod.Name)
+		}
 		k.mu.Unlock()
 	}
 	k.mu.Lock()
@@ -419,6 +470,22 @@ func (k *standInKubelet) sync(ctx context.Context) {
 			delete(k.processes, uid)
 		}
 	}
+}
+
+// restartLater forgets a container that exited, so that the next sync starts it again as a
+// kubelet restarts the container of a pod whose restartPolicy is Always: at once the first
+// time, then after 10 s, 20 s and 40 s at most. The exit and the container's last lines are
+// logged, so that a crash a restart papers over is still seen.
+func (k *standInKubelet) restartLater(uid string, process *podProcess) {
+	k.t.Logf("the container of pod %s exited (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30))
+	process.stop()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.processes, uid)
+	if restarts := k.restarts[uid]; restarts > 0 {
+		k.notBefore[uid] = time.Now().Add(min(10*time.Second<<(restarts-1), 40*time.Second))
+	}
+	k.restarts[uid]++
 }
 
 // routePodIP adds the routes from the pod's IP, once it has one, to where its ports listen:
@@ -453,7 +520,10 @@ func (k *standInKubelet) podsStarted() []string {
 type podProcess struct {
 	pod    string
 	cmd    *exec.Cmd
+	log    string
 	exited chan struct{}
+	// exit is how the process ended, set before exited is closed.
+	exit   string
 	routes []string
 	file   string
 	// ports are the container's ports and the loopback addresses they listen on; podIP is
@@ -595,7 +665,9 @@ func (c *installCluster) startPodProcess(ctx context.Context, pod *corev1.Pod) (
 		environment = append(environment, variable.Name+"="+value)
 	}
 
-	logFile, err := os.Create(filepath.Join(podDir, "container.log"))
+	// A restarted container's log goes on after the earlier one's.
+	logPath := filepath.Join(podDir, "container.log")
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -607,10 +679,14 @@ func (c *installCluster) startPodProcess(ctx context.Context, pod *corev1.Pod) (
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting the manager: %w", err)
 	}
-	process := &podProcess{pod: pod.Name, cmd: command, exited: make(chan struct{}), file: c.env["SERVICE_ROUTES"], ports: ports}
+	process := &podProcess{pod: pod.Name, cmd: command, log: logPath, exited: make(chan struct{}), file: c.env["SERVICE_ROUTES"], ports: ports}
 	go func() {
-		_ = command.Wait()
+		err := command.Wait()
 		_ = logFile.Close()
+		process.exit = "exit status 0"
+		if err != nil {
+			process.exit = err.Error()
+		}
 		close(process.exited)
 	}()
 
@@ -649,6 +725,49 @@ func (c *installCluster) startPodProcess(ctx context.Context, pod *corev1.Pod) (
 		return nil, err
 	}
 	return process, nil
+}
+
+func (p *podProcess) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// state says whether the process runs, or how it ended.
+func (p *podProcess) state() string {
+	if p.hasExited() {
+		return "exited: " + p.exit
+	}
+	return "running"
+}
+
+// lastLines is the end of a log file, at most n lines.
+func lastLines(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// serviceNetworkTrouble is the last n lines of the Service network's log that are not
+// connections made.
+func serviceNetworkTrouble(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	var trouble []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" && !strings.Contains(line, `"msg":"connected"`) {
+			trouble = append(trouble, line)
+		}
+	}
+	return strings.Join(trouble[max(0, len(trouble)-n):], "\n")
 }
 
 // stop ends the process as the kubelet does, SIGTERM then SIGKILL, and removes its routes.
