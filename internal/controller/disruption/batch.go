@@ -61,6 +61,7 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 	next.Tried = unconsolidatable(d, nil)
 	taken := sets.New(d.Command.Names()...)
 	keys := requiredTopologyKeys(in.Pods)
+	replacing := len(d.Command.Replacements) > 0
 	for last := d.Command; unplaced(last, keys) == "" && more(len(batch)); {
 		in = in.After(last)
 		// The methods before the last command's found nothing a moment ago, and carrying a
@@ -72,12 +73,36 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		if e.Command == nil || !e.Command.NeedsValidation() || taken.HasAny(e.Command.Names()...) {
 			break
 		}
+		if replacing && len(e.Command.Replacements) > 0 && !holdsBound(e.Command) {
+			break
+		}
+		replacing = replacing || len(e.Command.Replacements) > 0
 		last = e.Command
 		taken.Insert(last.Names()...)
 		batch = append(batch, last)
 		next.Tried = unconsolidatable(e, next.Tried)
 	}
 	return d, batch
+}
+
+// holdsBound reports whether a pod the command puts on its replacements has a required
+// constraint on the hostname (a spread that does not schedule when unsatisfiable, a pod
+// affinity or anti-affinity): the kube-scheduler has few nodes to put it on, the replacement
+// among them. A batch takes more than one command that launches a replacement only when each
+// after the first holds such a pod. The kube-scheduler places an evicted pod on whichever node
+// scores best (the emptiest, by default), not where the command's simulation put it: with
+// several replacements coming up at once, pods free to go anywhere spread over all of them
+// and the nodes with room, a replacement that holds only such pods ends up with fewer than it
+// was sized for, and a later pass replaces or deletes it again (seen in upstream's Basic
+// Deployment performance scenario). One replacement under way for them is what upstream
+// risks, deciding one command per delay.
+func holdsBound(cmd *Command) bool {
+	for _, placement := range cmd.Placed {
+		if placement.NodeClaim != nil && requiredTopologyKeys([]*corev1.Pod{placement.Pod}).Has(corev1.LabelHostname) {
+			return true
+		}
+	}
+	return false
 }
 
 // untried reports whether the kube-scheduler is yet to try the pod: not bound, not gated, not

@@ -15,6 +15,7 @@
 package disruption
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -27,9 +28,9 @@ import (
 )
 
 // zonalCluster has, in each of the first n zones, an m2a.2xlarge node running one pod of
-// 1 CPU that must stay in that zone: each node can only be replaced by a cheaper one of its
-// own zone, and no one replacement holds two of the pods, so multi-node consolidation finds
-// nothing and single-node consolidation finds one move per node.
+// 1 CPU that must stay in that zone and keeps the others off its node: each node can only be
+// replaced by a cheaper one of its own zone, and no one replacement holds two of the pods, so
+// multi-node consolidation finds nothing and single-node consolidation finds one move per node.
 func zonalCluster(n int, budget string, podOpts ...podOpt) *cluster {
 	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: budget}))
 	for i, zone := range testZones[:n] {
@@ -37,9 +38,20 @@ func zonalCluster(n int, budget string, podOpts ...podOpt) *cluster {
 		nodeClaim, node := testNode(name, "default", typeByName(testInstanceTypes(), "m2a.2xlarge"), zone, isConsolidatable)
 		c.in.NodeClaims, c.in.Nodes = append(c.in.NodeClaims, nodeClaim), append(c.in.Nodes, node)
 		pinned := func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{karpv1.LabelTopologyZone: zone} }
-		c.pods(testPod("p"+name, node.Name, "1", "2Gi", append([]podOpt{ownedByRS, pinned}, podOpts...)...))
+		c.pods(testPod("p"+name, node.Name, "1", "2Gi", append(append([]podOpt{ownedByRS, pinned}, podOpts...), apartOnHostname)...))
 	}
 	return c
+}
+
+// apartOnHostname labels the pod zonal and keeps it off nodes that run another zonal pod.
+func apartOnHostname(p *corev1.Pod) {
+	p.Labels = maps.Clone(p.Labels)
+	if p.Labels == nil {
+		p.Labels = map[string]string{}
+	}
+	p.Labels["zonal"] = "true"
+	p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{
+		{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"zonal": "true"}}, TopologyKey: corev1.LabelHostname}}}}
 }
 
 func batchNames(batch []*Command) [][]string {
@@ -69,6 +81,18 @@ func TestDecideBatch(t *testing.T) {
 		valid, rejected := ValidateBatch(c.in, nil, batch)
 		if len(valid) != 3 || len(rejected) != 0 {
 			t.Errorf("on the same cluster %d commands hold and %v do not, want all 3", len(valid), rejected)
+		}
+	})
+
+	t.Run("one replacement a batch for pods the kube-scheduler may put anywhere", func(t *testing.T) {
+		c := zonalCluster(3, "100%")
+		for _, pod := range c.in.Pods {
+			pod.Spec.Affinity = nil
+		}
+		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		expectCommand(t, d, MethodSingleNode, DecisionReplace, "a")
+		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}}, slices.Equal) {
+			t.Fatalf("batch %v, want a's replacement alone", got)
 		}
 	})
 
