@@ -483,7 +483,7 @@ func (k *standInKubelet) restartLater(uid string, process *podProcess) {
 	defer k.mu.Unlock()
 	delete(k.processes, uid)
 	if restarts := k.restarts[uid]; restarts > 0 {
-		k.notBefore[uid] = time.Now().Add(min(10*time.Second<<(restarts-1), 40*time.Second))
+		k.notBefore[uid] = time.Now().Add(10 * time.Second << min(restarts-1, 2))
 	}
 	k.restarts[uid]++
 }
