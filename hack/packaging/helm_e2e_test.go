@@ -57,10 +57,7 @@ func TestInstallHelm(t *testing.T) {
 	// nothing serves any more, and refuse the next install's objects.
 	t.Cleanup(func() {
 		if t.Failed() {
-			uninstall := action.NewUninstall(helm)
-			uninstall.Timeout = 2 * time.Minute
-			uninstall.Wait = true
-			if _, err := uninstall.Run(releaseName); err != nil {
+			if _, err := newUninstall(helm).Run(releaseName); err != nil {
 				t.Logf("helm uninstall after the failure: %v", err)
 			}
 		}
@@ -124,16 +121,21 @@ func TestInstallHelm(t *testing.T) {
 
 	// Uninstall, in the documents' order.
 	removeNodeClassAndPool()
-	uninstall := action.NewUninstall(helm)
-	uninstall.Timeout = 2 * time.Minute
-	uninstall.Wait = true
-	if _, err := uninstall.Run(releaseName); err != nil {
+	if _, err := newUninstall(helm).Run(releaseName); err != nil {
 		t.Fatalf("helm uninstall: %v", err)
 	}
 	c.deleteCRDs(t)
 	if releases, err := action.NewList(helm).Run(); err != nil || slices.ContainsFunc(releases, func(r *release.Release) bool { return r.Name == releaseName }) {
 		t.Errorf("the release is still listed after uninstall (%v)", err)
 	}
+}
+
+// newUninstall is helm uninstall --wait --timeout 2m.
+func newUninstall(helm *action.Configuration) *action.Uninstall {
+	uninstall := action.NewUninstall(helm)
+	uninstall.Timeout = 2 * time.Minute
+	uninstall.Wait = true
+	return uninstall
 }
 
 func containerEnv(deployment *appsv1.Deployment) map[string]string {

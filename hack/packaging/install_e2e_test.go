@@ -90,7 +90,9 @@ func newInstallCluster(t *testing.T) *installCluster {
 	// API server cannot call fails with the proxy's 502 alone.
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("the Service network's last refusals and failed dials:\n%s", serviceNetworkTrouble(filepath.Join(dir, "logs", "servicenet.log"), 20))
+			t.Logf("the Service network's last refusals and failed dials:\n%s", lastLines(filepath.Join(dir, "logs", "servicenet.log"), 20, func(line string) bool {
+				return line != "" && !strings.Contains(line, `"msg":"connected"`)
+			}))
 		}
 	})
 	config, err := clientcmd.BuildConfigFromFlags("", env["KUBECONFIG"])
@@ -391,7 +393,7 @@ func (c *installCluster) runPods(t *testing.T, selector labels.Selector) *standI
 		for uid, process := range kubelet.processes {
 			// A failed spec shows what the operator said, which goes with its folder.
 			if t.Failed() {
-				t.Logf("the container of pod %s (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30))
+				t.Logf("the container of pod %s (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30, nil))
 			}
 			process.stop()
 			delete(kubelet.processes, uid)
@@ -477,7 +479,7 @@ func (k *standInKubelet) sync(ctx context.Context) {
 // time, then after 10 s, 20 s and 40 s at most. The exit and the container's last lines are
 // logged, so that a crash a restart papers over is still seen.
 func (k *standInKubelet) restartLater(uid string, process *podProcess) {
-	k.t.Logf("the container of pod %s exited (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30))
+	k.t.Logf("the container of pod %s exited (%s); its log ends:\n%s", process.pod, process.state(), lastLines(process.log, 30, nil))
 	process.stop()
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -744,30 +746,20 @@ func (p *podProcess) state() string {
 	return "running"
 }
 
-// lastLines is the end of a log file, at most n lines.
-func lastLines(path string, n int) string {
+// lastLines is the end of a log file: its last n lines that keep accepts (every line when
+// keep is nil).
+func lastLines(path string, n int, keep func(line string) bool) string {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err.Error()
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// serviceNetworkTrouble is the last n lines of the Service network's log that are not
-// connections made.
-func serviceNetworkTrouble(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	var trouble []string
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if line != "" && !strings.Contains(line, `"msg":"connected"`) {
-			trouble = append(trouble, line)
+	var lines []string
+	for line := range strings.SplitSeq(strings.TrimRight(string(data), "\n"), "\n") {
+		if keep == nil || keep(line) {
+			lines = append(lines, line)
 		}
 	}
-	return strings.Join(trouble[max(0, len(trouble)-n):], "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // stop ends the process as the kubelet does, SIGTERM then SIGKILL, and removes its routes.

@@ -61,7 +61,6 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 	next.Tried = unconsolidatable(d, nil)
 	taken := sets.New(d.Command.Names()...)
 	keys := requiredTopologyKeys(in.Pods)
-	replacing := len(d.Command.Replacements) > 0
 	for last := d.Command; unplaced(last, keys) == "" && more(len(batch)); {
 		in = in.After(last)
 		// The methods before the last command's found nothing a moment ago, and carrying a
@@ -73,10 +72,9 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		if e.Command == nil || !e.Command.NeedsValidation() || taken.HasAny(e.Command.Names()...) {
 			break
 		}
-		if replacing && len(e.Command.Replacements) > 0 && !holdsBound(e.Command) {
+		if len(e.Command.Replacements) > 0 && slices.ContainsFunc(batch, replaces) && !holdsBound(e.Command) {
 			break
 		}
-		replacing = replacing || len(e.Command.Replacements) > 0
 		last = e.Command
 		taken.Insert(last.Names()...)
 		batch = append(batch, last)
@@ -84,6 +82,8 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 	}
 	return d, batch
 }
+
+func replaces(cmd *Command) bool { return len(cmd.Replacements) > 0 }
 
 // holdsBound reports whether a pod the command puts on its replacements has a required
 // constraint on the hostname (a spread that does not schedule when unsatisfiable, a pod
