@@ -92,6 +92,9 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 		node := &nodes.Items[i]
 		usage := usageOf(podsByNode[node.Name])
 		labels := g.labelsOf(node, managed[node.Spec.ProviderID])
+		// The six gauges of a resource share its labels (Replace only reads them): a map each
+		// was the pass's largest allocation, 11 MB of a 74 MB heap with 300 nodes.
+		labelsOfResource := map[corev1.ResourceName]prometheus.Labels{}
 		for gauge, list := range map[*metrics.SetGauge]corev1.ResourceList{
 			g.allocatable:         node.Status.Allocatable,
 			g.systemOverhead:      overhead(node),
@@ -101,7 +104,12 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 			g.totalDaemonLimits:   withZeros(usage.daemonLimits, node.Status.Allocatable),
 		} {
 			for name, quantity := range list {
-				values = append(values, metrics.GaugeValue{Gauge: gauge, Labels: withResourceType(labels, name), Value: valueOf(name, quantity)})
+				resourceLabels, ok := labelsOfResource[name]
+				if !ok {
+					resourceLabels = withResourceType(labels, name)
+					labelsOfResource[name] = resourceLabels
+				}
+				values = append(values, metrics.GaugeValue{Gauge: gauge, Labels: resourceLabels, Value: valueOf(name, quantity)})
 			}
 		}
 		values = append(values, metrics.GaugeValue{Gauge: g.currentLifetime, Labels: labels, Value: now.Sub(node.CreationTimestamp.Time).Seconds()})
