@@ -72,7 +72,7 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		if e.Command == nil || !e.Command.NeedsValidation() || taken.HasAny(e.Command.Names()...) {
 			break
 		}
-		if len(e.Command.Replacements) > 0 && slices.ContainsFunc(batch, replaces) && !holdsBound(e.Command) {
+		if replaces(e.Command) && slices.ContainsFunc(batch, replaces) && !holdsBound(e.Command) {
 			break
 		}
 		last = e.Command
@@ -83,6 +83,7 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 	return d, batch
 }
 
+// replaces reports whether the command launches a replacement.
 func replaces(cmd *Command) bool { return len(cmd.Replacements) > 0 }
 
 // holdsBound reports whether a pod the command puts on its replacements has a required
