@@ -131,11 +131,11 @@ var _ = Describe("Fault soak", Label("soak"), func() {
 				stopKiller()
 			})
 			Eventually(func(g Gomega) {
-				left, launching, pool := driftLeft(g, value)
-				g.Expect(left).To(BeEmpty(), "the nodes drift has not replaced yet; NodeClaims launching: %v; the NodePool's last event: %s", launching, pool)
-				pods := podsOf(soakPool)(g)
-				g.Expect(running(pods)).To(Equal(int(up)), "pods not Running: %v", notRunning(pods))
-			}, 10*time.Minute).Should(Succeed(), "every node replaced by drift, every pod Running")
+				for _, node := range nodesOf(soakPool)(g) {
+					g.Expect(node.Labels).To(HaveKeyWithValue(soakCycleLabel, value), "node %s is replaced", node.Name)
+				}
+				g.Expect(running(podsOf(soakPool)(g))).To(Equal(int(up)))
+			}, 10*time.Minute).Should(Succeed(), func() string { return "every node replaced by drift, every pod Running; " + driftLeft(value) })
 			quiet.Stop()
 
 			setMinAvailable(pdb, soakMinAvailable)
@@ -221,26 +221,41 @@ func scaleSoak(replicas int32) {
 	Expect(err).NotTo(HaveOccurred(), out)
 }
 
-// driftLeft describes each node of the soak's pool without the cycle's label value, and each
-// of the pool's NodeClaims without a node (launching), by the conditions of its NodeClaim that
-// are not True and the last event about either, and gives the NodePool's last event (a
-// budget that holds the drift says so there): a drift that does not finish says what holds it.
-func driftLeft(g Gomega, value string) (left, launching []string, pool string) {
-	events := &eventsv1.EventList{}
-	g.Expect(kube.List(ctx, events, client.InNamespace(namespace))).To(Succeed())
-	claims := map[string]karpv1.NodeClaim{}
-	for _, claim := range claimsOf(soakPool)(g) {
+// driftLeft describes, when a drift did not finish, each node of the soak's pool without the
+// cycle's label value and each of the pool's NodeClaims without a node (launching), by the
+// conditions of its NodeClaim that are not True and the last event about either, the
+// NodePool's last event (a budget that holds the drift says so there) and the pods not
+// Running: what holds the drift. It is read once, for the failure's message.
+func driftLeft(value string) string {
+	events, claims, nodes, pods := &eventsv1.EventList{}, &karpv1.NodeClaimList{}, &corev1.NodeList{}, &corev1.PodList{}
+	for _, list := range []struct {
+		into client.ObjectList
+		opts []client.ListOption
+	}{
+		{events, []client.ListOption{client.InNamespace(namespace)}},
+		{claims, []client.ListOption{client.MatchingLabels{karpv1.LabelNodePool: soakPool}}},
+		{nodes, []client.ListOption{client.MatchingLabels{karpv1.LabelNodePool: soakPool}}},
+		{pods, []client.ListOption{client.InNamespace(namespace), client.MatchingLabels{"app": soakPool}}},
+	} {
+		if err := kube.List(ctx, list.into, list.opts...); err != nil {
+			return "listing what holds the drift failed: " + err.Error()
+		}
+	}
+	byNode := map[string]karpv1.NodeClaim{}
+	var left, launching []string
+	for _, claim := range claims.Items {
 		if claim.Status.NodeName == "" {
 			launching = append(launching, describeClaim(claim, events.Items))
 		}
-		claims[claim.Status.NodeName] = claim
+		byNode[claim.Status.NodeName] = claim
 	}
-	for _, node := range nodesOf(soakPool)(g) {
+	for _, node := range nodes.Items {
 		if node.Labels[soakCycleLabel] != value {
-			left = append(left, fmt.Sprintf("node %s: %s", node.Name, describeClaim(claims[node.Name], events.Items)))
+			left = append(left, fmt.Sprintf("node %s: %s", node.Name, describeClaim(byNode[node.Name], events.Items)))
 		}
 	}
-	return left, launching, lastEvent(events.Items, "NodePool", soakPool)
+	return fmt.Sprintf("nodes not replaced: %v; NodeClaims launching: %v; the NodePool's last event: %s; pods not Running: %v",
+		left, launching, lastEvent(events.Items, "NodePool", soakPool), notRunning(pods.Items))
 }
 
 // describeClaim names a NodeClaim, its conditions that are not True and the last event about
