@@ -119,6 +119,7 @@ type options struct {
 	batchIdle          time.Duration
 	batchMax           time.Duration
 	catalogTTL         time.Duration
+	kakaoCloudCalls    kakaoCloudCallBounds
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
@@ -130,6 +131,14 @@ type options struct {
 	schedulerConfig   *scheduling.SchedulerConfiguration
 	featureGateNotes  []string
 	policies          scheduling.Policies
+}
+
+// kakaoCloudCallBounds are the flags that bound the calls to KakaoCloud.
+type kakaoCloudCallBounds struct {
+	qps           float64
+	burst         int
+	callTimeout   time.Duration
+	maxRetryAfter time.Duration
 }
 
 // endpointsFlag registers --kakaocloud-endpoint on flags, starting from KAKAOCLOUD_ENDPOINTS:
@@ -210,6 +219,16 @@ func parseFlags() (options, zap.Options) {
 			"(Upgradeable=False) while a KCNodeClass or its nodes are older (env NEXT_RELEASE_MIN_KUBERNETES_VERSION).")
 	flag.DurationVar(&o.catalogTTL, "catalog-ttl", catalog.DefaultCatalogTTL,
 		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
+	// Shaped as upstream Karpenter's kube-client flags: one bucket for each KakaoCloud service.
+	flag.Float64Var(&o.kakaoCloudCalls.qps, "kakaocloud-client-qps", kakaocloud.DefaultRateLimit.QPS,
+		"The smoothed rate of calls to each KakaoCloud service (compute, network, Kubernetes Engine, IAM), per second.")
+	flag.IntVar(&o.kakaoCloudCalls.burst, "kakaocloud-client-burst", kakaocloud.DefaultRateLimit.Burst,
+		"The most calls to each KakaoCloud service at once, above the smoothed rate.")
+	flag.DurationVar(&o.kakaoCloudCalls.callTimeout, "kakaocloud-call-timeout", kakaocloud.DefaultCallTimeout,
+		"The longest one call to KakaoCloud may take, its retries included; a create that has no answer by then is looked for before it is made again.")
+	flag.DurationVar(&o.kakaoCloudCalls.maxRetryAfter, "kakaocloud-max-retry-after", kakaocloud.DefaultMaxRetryAfter,
+		"The longest wait honoured from KakaoCloud's Retry-After: a throttled call is made again after at most this long, "+
+			"by the next pass of its controller when the wait does not fit in the call.")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
 		"How long provisioning waits for another pending pod after the last new one before it schedules the batch; a pod seen again does not extend it.")
 	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
@@ -266,6 +285,11 @@ func parseFlags() (options, zap.Options) {
 	}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if c := o.kakaoCloudCalls; c.qps <= 0 || c.burst <= 0 || c.callTimeout <= 0 || c.maxRetryAfter <= 0 {
+		fmt.Fprintf(os.Stderr, "invalid --kakaocloud-client-qps %v, --kakaocloud-client-burst %d, --kakaocloud-call-timeout %s or --kakaocloud-max-retry-after %s: all must be positive\n",
+			c.qps, c.burst, c.callTimeout, c.maxRetryAfter)
+		os.Exit(2)
+	}
 	if o.kubeClientQPS <= 0 || o.kubeClientBurst <= 0 {
 		// client-go reads a rate of 0 as its own default, and a negative one as no limit.
 		fmt.Fprintf(os.Stderr, "invalid --kube-client-qps %d or --kube-client-burst %d: both must be positive\n", o.kubeClientQPS, o.kubeClientBurst)
@@ -439,6 +463,9 @@ func main() {
 			Reader: mgr.GetClient(),
 			Secret: types.NamespacedName{Namespace: namespace, Name: o.credentialsSecret},
 		},
+		RateLimit:     kakaocloud.RateLimit{QPS: o.kakaoCloudCalls.qps, Burst: o.kakaoCloudCalls.burst},
+		CallTimeout:   o.kakaoCloudCalls.callTimeout,
+		MaxRetryAfter: o.kakaoCloudCalls.maxRetryAfter,
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create the KakaoCloud client")

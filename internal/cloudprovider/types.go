@@ -241,6 +241,27 @@ func IsCreatePending(err error) bool {
 	return errors.As(err, &e)
 }
 
+// ThrottledError says the cloud refused a call for its rate limit before doing anything:
+// nothing was made or deleted, and the call is to be made again after RetryAfter (0 when the
+// cloud did not say), by the same worker's next pass rather than by the workqueue's backoff,
+// which would keep growing for as long as the throttling lasts.
+type ThrottledError struct {
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *ThrottledError) Error() string { return fmt.Sprintf("throttled: %v", e.Err) }
+func (e *ThrottledError) Unwrap() error { return e.Err }
+
+// Throttled returns how long a ThrottledError in err asks to wait, and whether there is one.
+func Throttled(err error) (time.Duration, bool) {
+	var e *ThrottledError
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	return e.RetryAfter, true
+}
+
 // ProviderID returns the provider id of a KakaoCloud VM.
 func ProviderID(instanceID string) string { return kcv1.ProviderIDPrefix + instanceID }
 

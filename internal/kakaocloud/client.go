@@ -16,6 +16,7 @@ package kakaocloud
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,8 +27,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/utils/clock"
 )
 
@@ -47,6 +50,16 @@ type Config struct {
 	HTTPClient *http.Client
 	// Retry bounds the retries of failed calls.
 	Retry RetryPolicy
+	// CallTimeout bounds one call, its retries and the token it may issue first included;
+	// DefaultCallTimeout when 0. A call that has no answer by then fails as unanswered, which
+	// for a create leaves open whether the VM was made.
+	CallTimeout time.Duration
+	// MaxRetryAfter caps the server's Retry-After: an answer that asks for longer is read as
+	// asking for this long. DefaultMaxRetryAfter when 0.
+	MaxRetryAfter time.Duration
+	// RateLimit is each service's own limit on the calls sent to it; DefaultRateLimit when
+	// its QPS is 0.
+	RateLimit RateLimit
 	// PageSize is the limit asked for per page of list calls.
 	PageSize int
 	// Clock is the clock for token expiry; the real clock when nil.
@@ -61,16 +74,46 @@ type RetryPolicy struct {
 	MaxDelay    time.Duration
 }
 
-// DefaultRetryPolicy tries a call up to 5 times over about 3 s, longer when the server asks.
+// DefaultRetryPolicy tries a call up to 5 times over about 3 s, longer when the server asks,
+// within the call's deadline.
 var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Millisecond, MaxDelay: 10 * time.Second}
+
+// RateLimit is a token bucket: QPS calls a second on average, up to Burst at once.
+type RateLimit struct {
+	QPS   float64
+	Burst int
+}
+
+// Defaults of the call bounds. A call is bounded by DefaultCallTimeout whatever the server
+// does, so that no worker waits on KakaoCloud for minutes. A Retry-After is honoured up to
+// DefaultMaxRetryAfter: a throttled call is tried again within its deadline when the wait fits
+// in what the call has left, and otherwise fails with the (capped) wait, for its caller to try
+// again later while its worker serves other work.
+const (
+	DefaultCallTimeout   = 30 * time.Second
+	DefaultMaxRetryAfter = 30 * time.Second
+)
+
+// DefaultRateLimit is what the client sends to each service at most. KakaoCloud publishes no
+// limit (docs/assumptions.md, A5); a scale-out of a thousand pods launches about 150 VMs with
+// three compute calls each, which this lets through in about three seconds, as fast as the
+// cloud's answers come, while a loop gone wrong is held to it.
+var DefaultRateLimit = RateLimit{QPS: 100, Burst: 200}
 
 // Client calls the KakaoCloud APIs. It is safe for concurrent use.
 type Client struct {
-	endpoints *endpoints
-	http      *http.Client
-	retry     RetryPolicy
-	pageSize  int
-	tokens    *tokenSource
+	endpoints     *endpoints
+	http          *http.Client
+	retry         RetryPolicy
+	callTimeout   time.Duration
+	maxRetryAfter time.Duration
+	rateLimit     RateLimit
+	pageSize      int
+	tokens        *tokenSource
+
+	// limiters are the services' rate limiters, made on a service's first call.
+	limitersMu sync.Mutex
+	limiters   map[string]*rate.Limiter
 }
 
 // New returns a client for the configuration.
@@ -91,6 +134,15 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry = DefaultRetryPolicy
 	}
+	cfg.CallTimeout = cmp.Or(cfg.CallTimeout, DefaultCallTimeout)
+	cfg.MaxRetryAfter = cmp.Or(cfg.MaxRetryAfter, DefaultMaxRetryAfter)
+	if cfg.RateLimit.QPS == 0 {
+		cfg.RateLimit = DefaultRateLimit
+	}
+	if cfg.CallTimeout < 0 || cfg.MaxRetryAfter < 0 || cfg.RateLimit.QPS < 0 || cfg.RateLimit.Burst < 1 {
+		return nil, fmt.Errorf("kakaocloud: call timeout %s, max retry-after %s, rate %v/s and burst %d must be positive",
+			cfg.CallTimeout, cfg.MaxRetryAfter, cfg.RateLimit.QPS, cfg.RateLimit.Burst)
+	}
 	if cfg.PageSize == 0 {
 		cfg.PageSize = 100
 	}
@@ -98,7 +150,8 @@ func New(cfg Config) (*Client, error) {
 		cfg.Clock = clock.RealClock{}
 	}
 	endpoints.now = cfg.Clock.Now
-	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize}
+	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize,
+		callTimeout: cfg.CallTimeout, maxRetryAfter: cfg.MaxRetryAfter, rateLimit: cfg.RateLimit, limiters: map[string]*rate.Limiter{}}
 	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Clock.Now)
 	return c, nil
 }
@@ -134,8 +187,13 @@ func (c *Client) do(ctx context.Context, cl call, out any) (http.Header, error) 
 	return c.doAt(ctx, base, cl, out)
 }
 
-// doAt is do with the service's base URL given.
+// doAt is do with the service's base URL given. The call, its retries and the token it issues
+// first are bounded by the call timeout.
 func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.Header, error) {
+	// The transport names the cause, so an unanswered call says which deadline it met.
+	ctx, cancel := context.WithTimeoutCause(ctx, c.callTimeout,
+		fmt.Errorf("no answer within the call timeout of %s: %w", c.callTimeout, context.DeadlineExceeded))
+	defer cancel()
 	reissued := false
 	for attempt := 1; ; attempt++ {
 		token := ""
@@ -144,6 +202,11 @@ func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.
 			if token, err = c.tokens.token(ctx); err != nil {
 				return nil, err
 			}
+		}
+		if err := c.limiter(cl.service).Wait(ctx); err != nil {
+			// Nothing was sent: a create refused here made no VM.
+			return nil, fmt.Errorf("kakaocloud %s.%s: the client's rate limit of %v calls a second to %s leaves no room before the call's deadline: %w",
+				cl.service, cl.operation, c.rateLimit.QPS, cl.service, ErrRateLimited)
 		}
 		ans, err := c.send(ctx, base, cl, token)
 		if err == nil {
@@ -164,10 +227,28 @@ func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.
 		if !c.retryable(cl, err) || attempt >= c.retry.MaxAttempts {
 			return nil, err
 		}
-		if err := sleep(ctx, c.backoff(attempt, err)); err != nil {
+		delay := c.backoff(attempt, err)
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+			// A wait longer than the call has left is its caller's to take: the error carries
+			// it (APIError.RetryAfter), and the caller's worker is free meanwhile.
+			return nil, err
+		}
+		if err := sleep(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// limiter returns the service's rate limiter, shared by every call to it.
+func (c *Client) limiter(service string) *rate.Limiter {
+	c.limitersMu.Lock()
+	defer c.limitersMu.Unlock()
+	l, ok := c.limiters[service]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(c.rateLimit.QPS), c.rateLimit.Burst)
+		c.limiters[service] = l
+	}
+	return l
 }
 
 func (c *Client) retryable(cl call, err error) bool {
@@ -254,10 +335,10 @@ func (c *Client) send(ctx context.Context, base string, cl call, token string) (
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return answer{header: resp.Header, body: raw}, nil
 	}
-	return answer{}, apiError(cl, resp, raw)
+	return answer{}, apiError(cl, resp, raw, c.maxRetryAfter)
 }
 
-func apiError(cl call, resp *http.Response, raw []byte) *APIError {
+func apiError(cl call, resp *http.Response, raw []byte, maxRetryAfter time.Duration) *APIError {
 	e := &APIError{Service: cl.service, Operation: cl.operation, StatusCode: resp.StatusCode}
 	var body ErrorResponse
 	if json.Unmarshal(raw, &body) == nil {
@@ -273,6 +354,7 @@ func apiError(cl call, resp *http.Response, raw []byte) *APIError {
 		} else if at, err := http.ParseTime(s); err == nil {
 			e.RetryAfter = time.Until(at)
 		}
+		e.RetryAfter = min(e.RetryAfter, maxRetryAfter)
 	}
 	return e
 }

@@ -405,16 +405,106 @@ func TestContextCancellation(t *testing.T) {
 		t.Errorf("slow call: err = %v, want context.DeadlineExceeded", err)
 	}
 
-	// Cancelled while waiting to retry.
+	// A backoff longer than the caller's deadline leaves: the failure is the caller's to
+	// retry (or, when the draw was short, the wait is cut by the deadline).
 	e.emu.InjectFault("ke.ListVersions", emulator.Fault{Status: http.StatusServiceUnavailable, Count: 5})
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel2()
-	if _, err := c.ListVersions(ctx2); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("backoff: err = %v, want context.DeadlineExceeded", err)
+	start := time.Now()
+	if _, err := c.ListVersions(ctx2); !errors.Is(err, kakaocloud.ErrServer) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("backoff: err = %v, want the 503 or context.DeadlineExceeded", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("backoff: the call took %v, past its caller's deadline of 100 ms", waited)
 	}
 	if n := e.emu.CallCount("ke.ListVersions"); n != 2 {
-		t.Errorf("ListVersions calls = %d, want 2 (one ok, one failure, then cancelled while waiting)", n)
+		t.Errorf("ListVersions calls = %d, want 2 (one ok, one failure, then no retry within the deadline)", n)
 	}
+}
+
+func TestRetryAfterLongerThanTheCallIsTheCallersToWait(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, func(cfg *kakaocloud.Config) { cfg.Retry.MaxAttempts = 5 })
+	ctx := context.Background()
+	must(c.ListVersions(ctx))(t) // a token first
+	e.emu.ResetCallCounts()
+
+	// Five minutes asked: the call fails at once with the wait capped, and sends nothing more.
+	e.emu.InjectFault("bcs.CreateInstance", emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Minute})
+	start := time.Now()
+	_, err := c.CreateInstance(ctx, createRequest(t, c, "throttled"))
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("a throttled create held its caller for %v", waited)
+	}
+	if !errors.Is(err, kakaocloud.ErrRateLimited) {
+		t.Fatalf("err = %v, want ErrRateLimited", err)
+	}
+	if got := kakaocloud.RetryAfterOf(err); got != kakaocloud.DefaultMaxRetryAfter {
+		t.Errorf("RetryAfterOf = %v, want the server's 5m capped at %v", got, kakaocloud.DefaultMaxRetryAfter)
+	}
+	if n := e.emu.CallCount("bcs.CreateInstance"); n != 1 {
+		t.Errorf("create calls = %d, want 1: a wait past the call's deadline is not slept in it", n)
+	}
+	if vms := must(c.FindInstancesByName(ctx, "throttled"))(t); len(vms) != 0 {
+		t.Errorf("VMs named throttled = %d, want none: a 429 creates nothing", len(vms))
+	}
+
+	// A short wait that fits in the call is taken in it, up to the cap.
+	e.emu.ClearFaults()
+	c2 := e.client(t, func(cfg *kakaocloud.Config) { cfg.MaxRetryAfter = 300 * time.Millisecond })
+	e.emu.InjectFault("ke.ListVersions", emulator.Fault{Status: http.StatusTooManyRequests, Count: 1, RetryAfter: time.Hour})
+	start = time.Now()
+	must(c2.ListVersions(ctx))(t)
+	if waited := time.Since(start); waited < 300*time.Millisecond || waited > 5*time.Second {
+		t.Errorf("retried after %v, want the hour asked for capped at 300ms", waited)
+	}
+}
+
+func TestCallTimeoutBoundsAnUnansweredCall(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, func(cfg *kakaocloud.Config) { cfg.CallTimeout = 200 * time.Millisecond })
+	ctx := context.Background()
+	must(c.ListVersions(ctx))(t) // a token first
+
+	// KakaoCloud never answers (within the test): the call costs its deadline, not more.
+	e.emu.SetLatency("bcs.ListInstances", time.Minute)
+	start := time.Now()
+	_, err := c.ListInstances(ctx, kakaocloud.InstanceFilter{})
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("an unanswered call held its caller for %v, want about its 200ms deadline", waited)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no answer within the call timeout of 200ms") {
+		t.Errorf("err = %v, want the call timeout named", err)
+	}
+	// No answer is not a refusal: a create that timed out may have made its VM.
+	if kakaocloud.KindOf(err) != "" {
+		t.Errorf("KindOf = %q, want none: nothing answered", kakaocloud.KindOf(err))
+	}
+}
+
+func TestRateLimitIsPerServiceAndSendsNothingItCannotFit(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, func(cfg *kakaocloud.Config) {
+		cfg.RateLimit = kakaocloud.RateLimit{QPS: 2, Burst: 1}
+		cfg.CallTimeout = 200 * time.Millisecond
+	})
+	ctx := context.Background()
+	must(c.GetCluster(ctx, "karpenter-demo"))(t) // a token first (IAM's own bucket), then one of kubernetes-engine's
+	e.emu.ResetCallCounts()
+
+	// The bucket is empty for half a second, longer than the call's deadline: refused unsent.
+	_, err := c.GetCluster(ctx, "karpenter-demo")
+	if !errors.Is(err, kakaocloud.ErrRateLimited) || kakaocloud.KindOf(err) != kakaocloud.ErrRateLimited {
+		t.Fatalf("err = %v, want the client's own ErrRateLimited", err)
+	}
+	if n := e.emu.CallCount("ke.GetCluster"); n != 0 {
+		t.Errorf("GetCluster calls = %d, want 0: the client sent what its rate limit held", n)
+	}
+	// Another service has a bucket of its own.
+	must(c.ListFlavors(ctx, kakaocloud.FlavorFilter{}))(t)
+	// Once the bucket refills, the call goes.
+	time.Sleep(600 * time.Millisecond)
+	must(c.GetCluster(ctx, "karpenter-demo"))(t)
 }
 
 func TestErrorsAreMappedToKinds(t *testing.T) {

@@ -51,7 +51,8 @@ type APIError struct {
 	// Code and Message are the body's error.code and error.message.
 	Code    string
 	Message string
-	// RetryAfter is the server's Retry-After, when it sent one.
+	// RetryAfter is the server's Retry-After, when it sent one, capped at the client's
+	// Config.MaxRetryAfter.
 	RetryAfter time.Duration
 }
 
@@ -70,12 +71,25 @@ func (e *APIError) Is(target error) bool {
 }
 
 // KindOf returns the kind of a client error, or "" for errors that did not come from an
-// answer of KakaoCloud (transport failures, cancelled contexts).
+// answer of KakaoCloud (transport failures, cancelled contexts). A call the client refused to
+// send, for its own rate limit, is of kind ErrRateLimited: it had no effect either.
 func KindOf(err error) Kind {
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Kind
 	}
+	if kind, ok := errors.AsType[Kind](err); ok {
+		return kind
+	}
 	return ""
+}
+
+// RetryAfterOf returns how long a throttled call asks its caller to wait before trying again:
+// the server's Retry-After (capped), or 0 when it gave none or err is not a throttled call.
+func RetryAfterOf(err error) time.Duration {
+	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.Kind == ErrRateLimited {
+		return apiErr.RetryAfter
+	}
+	return 0
 }
 
 // classify maps an HTTP status and error body to a Kind, by the status first. The official

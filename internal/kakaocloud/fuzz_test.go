@@ -56,6 +56,9 @@ func FuzzClientReadsAnyAnswer(f *testing.F) {
 		Endpoints:   endpoints,
 		Credentials: kakaocloud.StaticCredentials{AccessKeyID: emulator.DefaultAccessKeyID, SecretAccessKey: emulator.DefaultSecretAccessKey},
 		Retry:       kakaocloud.RetryPolicy{MaxAttempts: 1, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
+		// Answers whose pagination never ends are read to the client's page bound, faster
+		// than a real cloud's rate allows.
+		RateLimit: kakaocloud.RateLimit{QPS: 1e6, Burst: 1000},
 	})
 	if err != nil {
 		f.Fatal(err)

@@ -138,7 +138,8 @@ func (p *CloudProvider) UnavailableOfferings() *instancetype.UnavailableOffering
 func (p *CloudProvider) Name() string { return "kakaocloud" }
 
 // Create launches (or adopts) the NodeClaim's VM.
-func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*karpv1.NodeClaim, error) {
+func (p *CloudProvider) Create(ctx context.Context, nodeClaim *karpv1.NodeClaim) (_ *karpv1.NodeClaim, err error) {
+	defer func() { err = throttled(err) }()
 	nodeClass, err := p.readyNodeClass(ctx, nodeClaim.Spec.NodeClassRef)
 	if err != nil {
 		return nil, err
@@ -440,6 +441,16 @@ func toNodeClaim(inst kakaocloud.Instance, it *cloudprovider.InstanceType) *karp
 	return nodeClaim
 }
 
+// throttled makes a KakaoCloud refusal for its rate limit the cloud provider's ThrottledError,
+// with the wait it asked for (capped by the client), so that the generic controllers wait as
+// asked instead of failing; other errors are returned as they are.
+func throttled(err error) error {
+	if err == nil || kakaocloud.KindOf(err) != kakaocloud.ErrRateLimited {
+		return err
+	}
+	return &cloudprovider.ThrottledError{RetryAfter: kakaocloud.RetryAfterOf(err), Err: err}
+}
+
 // instanceID reads a KakaoCloud provider id.
 func instanceID(providerID string) (string, error) {
 	id, ok := strings.CutPrefix(providerID, kcv1.ProviderIDPrefix)
@@ -450,7 +461,8 @@ func instanceID(providerID string) (string, error) {
 }
 
 // Delete deletes the NodeClaim's VM once its ownership is proven.
-func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim) (err error) {
+	defer func() { err = throttled(err) }()
 	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
 		// No KakaoCloud VM has such an id: there is nothing of ours to delete.
@@ -469,7 +481,8 @@ func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 }
 
 // Get returns the NodeClaim of a VM.
-func (p *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.NodeClaim, error) {
+func (p *CloudProvider) Get(ctx context.Context, providerID string) (_ *karpv1.NodeClaim, err error) {
+	defer func() { err = throttled(err) }()
 	id, err := instanceID(providerID)
 	if err != nil {
 		// No KakaoCloud VM has such an id, as upstream's providers answer for an id that is not
@@ -493,7 +506,7 @@ func (p *CloudProvider) Get(ctx context.Context, providerID string) (*karpv1.Nod
 func (p *CloudProvider) List(ctx context.Context) ([]*karpv1.NodeClaim, error) {
 	owned, err := p.instances.List(ctx)
 	if err != nil {
-		return nil, err
+		return nil, throttled(err)
 	}
 	out := make([]*karpv1.NodeClaim, 0, len(owned))
 	for _, o := range owned {

@@ -45,7 +45,8 @@ type launchStatuses struct {
 // that the NodeClaim is deleted and its pods go to the next type or zone; otherwise a
 // LaunchFailedError with the action log's message. A VM missing from the listing is left to
 // registration's timeout: a new VM may not be listed yet.
-func (p *CloudProvider) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) error {
+func (p *CloudProvider) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (err error) {
+	defer func() { err = throttled(err) }()
 	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {
 		return nil

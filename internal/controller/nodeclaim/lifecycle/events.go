@@ -33,6 +33,7 @@ const (
 	ReasonNodeClassNotReady        = "NodeClassNotReady"
 	ReasonLaunchFailed             = "LaunchFailed"
 	ReasonAwaitingInstance         = "AwaitingInstance"
+	ReasonThrottled                = "Throttled"
 	ReasonNotLive                  = "NotLive"
 	ReasonNodeDeleted              = "NodeDeleted"
 	ReasonDraining                 = "Draining"
@@ -100,6 +101,13 @@ func awaitingInstance(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim
 	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonAwaitingInstance, "Launch",
 		"the answer to creating the VM was lost or failed (%v); looking for the VM until %s before creating another",
 		err, until.UTC().Format(time.RFC3339))
+}
+
+// launchThrottled says the cloud refused to create the VM for its rate limit, and when the
+// launch tries again.
+func launchThrottled(recorder events.EventRecorder, nodeClaim *karpv1.NodeClaim, wait time.Duration, err error) {
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonThrottled, "Launch",
+		"the cloud refused to create the VM for its rate limit (%v); creating it again in %s", err, wait)
 }
 
 // podEvicted says the drain evicted the pod, and why the node goes.

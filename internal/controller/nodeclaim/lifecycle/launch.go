@@ -15,6 +15,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,10 @@ import (
 // awaitingInstancePoll is how often a launch whose create is in doubt looks for the VM.
 const awaitingInstancePoll = 5 * time.Second
 
+// throttledRetry is when a call the cloud refused for its rate limit, without saying how long
+// to wait, is made again.
+const throttledRetry = 5 * time.Second
+
 // launch creates the NodeClaim's VM once. When no offering has capacity or the node class
 // cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
 // elsewhere; other failures are retried.
@@ -47,6 +52,7 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 		launched, err = r.CloudProvider.Create(ctx, nodeClaim)
 	}
 	var pending *cloudprovider.CreatePendingError
+	wait, throttled := cloudprovider.Throttled(err)
 	switch {
 	case errors.As(err, &pending):
 		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
@@ -56,6 +62,15 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
 		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}}, nil
+	case throttled:
+		// Nothing was created: the next pass creates, once the wait the cloud asked for is
+		// over, and this worker serves other NodeClaims (registrations, terminations) meanwhile.
+		wait = cmp.Or(wait, throttledRetry)
+		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonThrottled {
+			launchThrottled(r.Recorder, nodeClaim, wait, err)
+		}
+		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonThrottled, err.Error())
+		return stepResult{requeue: reconcile.Result{RequeueAfter: wait}}, nil
 	case err != nil:
 		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
 			reason := ReasonInsufficientCapacity

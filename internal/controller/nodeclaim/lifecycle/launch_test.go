@@ -28,6 +28,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
@@ -139,6 +140,31 @@ var _ = Describe("Launch", func() {
 		Expect(launched.Reason).To(Equal(lifecycle.ReasonLaunchFailed))
 		Expect(launched.Message).To(ContainSubstring("no such key pair"))
 
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
+		Expect(vmsNamed(nodeClaim)).To(Equal(1))
+	})
+
+	It("waits out a create KakaoCloud throttled, capped, without failing the pass, says so once, and launches after", func() {
+		env.Emulator.InjectFault(emulator.OpCreateInstance, emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Minute})
+		nodeClaim := test.NodeClaim(nodeClass)
+		ExpectApplied(env.Ctx, env.Client, nodeClaim)
+
+		for range 2 {
+			result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+			Expect(result.RequeueAfter).To(Equal(kakaocloud.DefaultMaxRetryAfter), "the 5 minutes asked for, capped")
+			launched := condition(nodeClaim, karpv1.ConditionTypeLaunched)
+			Expect(launched.Status).To(Equal(metav1.ConditionUnknown))
+			Expect(launched.Reason).To(Equal(lifecycle.ReasonThrottled))
+			Expect(launched.Message).To(ContainSubstring("429"))
+			Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).NotTo(HaveKey(kcv1.AnnotationLaunchAttempt), "no create is in doubt")
+			env.Step(kakaocloud.DefaultMaxRetryAfter)
+		}
+		ExpectEvent(env.Recorder, nodeClaim.Name, lifecycle.ReasonThrottled, "creating it again in 30s")
+		Expect(env.Recorder.Notes(nodeClaim.Name, lifecycle.ReasonThrottled)).To(HaveLen(1), "said once, not on every pass")
+		Expect(vmsNamed(nodeClaim)).To(Equal(0))
+
+		env.Emulator.ClearFaults()
 		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
 		Expect(condition(nodeClaim, karpv1.ConditionTypeLaunched).Status).To(Equal(metav1.ConditionTrue))
 		Expect(vmsNamed(nodeClaim)).To(Equal(1))

@@ -126,6 +126,12 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 		return reconcile.Result{}, false, nil
 	}
 	err = r.CloudProvider.Delete(ctx, nodeClaim)
+	if wait, ok := cloudprovider.Throttled(err); ok {
+		// The cloud deleted nothing: asked again once the wait it asked for is over, not
+		// after the workqueue's backoff, which grows for as long as the throttling lasts.
+		log.FromContext(ctx).Info("deleting the VM was throttled by the cloud; trying again", "after", cmp.Or(wait, throttledRetry), "error", err.Error())
+		return reconcile.Result{RequeueAfter: cmp.Or(wait, throttledRetry)}, true, nil
+	}
 	if err != nil && !cloudprovider.IsNodeClaimNotFound(err) {
 		return reconcile.Result{}, true, fmt.Errorf("deleting the VM: %w", err)
 	}

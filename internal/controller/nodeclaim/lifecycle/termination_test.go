@@ -15,6 +15,7 @@
 package lifecycle_test
 
 import (
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -31,6 +32,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
@@ -363,6 +365,26 @@ var _ = Describe("Termination", func() {
 		for name, was := range timed {
 			ExpectMetric(name, map[string]string{"nodepool": "default"}, Equal(was+1))
 		}
+	})
+
+	It("waits out a VM deletion KakaoCloud throttled, capped, without failing the pass, then deletes it", func() {
+		nodeClaim, _ := initializedNodeClaim()
+		env.Emulator.InjectFault(emulator.OpDeleteInstance, emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Minute})
+		ExpectDeleted(env.Ctx, env.Client, nodeClaim)
+
+		result := ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(result.RequeueAfter).To(Equal(kakaocloud.DefaultMaxRetryAfter), "the 5 minutes asked for, capped")
+		inst, exists := vm(nodeClaim)
+		Expect(exists).To(BeTrue())
+		Expect(inst.Status).NotTo(Equal(kakaocloud.InstanceStatusDeleting))
+
+		env.Emulator.ClearFaults()
+		env.Step(kakaocloud.DefaultMaxRetryAfter)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		Expect(condition(nodeClaim, karpv1.ConditionTypeInstanceTerminating).Status).To(Equal(metav1.ConditionTrue))
+		env.Step(deleteDelay)
+		ExpectReconciled(env.Ctx, nodeClaims, nodeClaim)
+		ExpectNotFound(env.Ctx, env.Client, nodeClaim)
 	})
 
 	It("keeps the NodeClaim, InstanceTerminating, while another finalizer holds its node", func() {
