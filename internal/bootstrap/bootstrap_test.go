@@ -139,6 +139,9 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 	if string(s.Data["auth-extra-groups"]) != bootstrap.TokenGroup || string(s.Data["usage-bootstrap-authentication"]) != "true" {
 		t.Errorf("token usages/groups = %v", s.Data)
 	}
+	if _, signing := s.Data["usage-bootstrap-signing"]; signing {
+		t.Error("the token may sign kube-public/cluster-info: its JWS would be readable by anyone, and the node has the CA from its script")
+	}
 	for _, want := range []string{"token: " + id + "." + secret, "server: https://127.0.0.1:6443", "--node-labels=karpenter.sh/nodepool=default "} {
 		if !strings.Contains(script, want) {
 			t.Errorf("the script lacks %q", want)

@@ -136,9 +136,11 @@ func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (
 			"token-secret":                   secret,
 			"expiration":                     clk.Now().Add(ttl).UTC().Format(time.RFC3339),
 			"usage-bootstrap-authentication": "true",
-			"usage-bootstrap-signing":        "true",
-			"auth-extra-groups":              TokenGroup,
-			"description":                    "joins the node of NodeClaim " + nodeClaim.Name,
+			// Not usage-bootstrap-signing: the join script carries the cluster CA, so the node
+			// needs no signed kube-public/cluster-info, and a signing token would publish a JWS
+			// of its secret there, readable by anyone, for every NodeClaim.
+			"auth-extra-groups": TokenGroup,
+			"description":       "joins the node of NodeClaim " + nodeClaim.Name,
 		},
 	}
 	if nodeClaim.UID != "" {
