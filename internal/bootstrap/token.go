@@ -84,6 +84,11 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster endpoint: %w", err)
 	}
+	// Checked before a token is minted: a script that cannot be written needs none.
+	endpoint, err := APIServerURL(cluster.ControlPlaneEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("checking the API server endpoint of Kubernetes Engine cluster %s: %w", cluster.Name, err)
+	}
 	token, err := b.token(ctx, nodeClaim)
 	if err != nil {
 		return nil, err
@@ -94,7 +99,6 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	}
 	taints := append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...)
 	taints = append(taints, karpv1.UnregisteredNoExecuteTaint)
-	endpoint := fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port)
 	return func(instanceType *cloudprovider.InstanceType) (string, error) {
 		return UserData(Options{
 			Endpoint:      endpoint,
