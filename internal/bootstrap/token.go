@@ -31,15 +31,18 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
-// DefaultTokenTTL outlives a launch and a registration (5 + 15 minutes) with room to spare. A
-// token is deleted well before that once its node has registered (DeleteTokens); expiry only
-// bounds a token whose NodeClaim is stuck.
-const DefaultTokenTTL = time.Hour
+// DefaultTokenTTL is as long as a NodeClaim may still become a node: a token is minted at the
+// NodeClaim's first launch attempt, which is no earlier than its creation, and a NodeClaim whose
+// VM did not launch within the launch timeout, or whose node did not register within the
+// registration timeout of the launch, is deleted. A token is deleted well before it expires
+// once its node has registered (DeleteTokens); expiry bounds a token whose deletion was missed.
+const DefaultTokenTTL = lifecycle.DefaultLaunchTimeout + lifecycle.DefaultRegistrationTimeout
 
 // The labels of a NodeClaim's bootstrap token Secret: the NodeClaim's name, for people, and its
 // UID, which DeleteTokens selects by (a later NodeClaim may have the same name).
@@ -63,6 +66,7 @@ type Bootstrapper struct {
 	Client   client.Client
 	Cluster  ClusterSource
 	CABundle []byte
+	// TokenTTL is how long each token is valid; DefaultTokenTTL when 0.
 	TokenTTL time.Duration
 	// Keyring derives each NodeClaim's token from the NodeClaim's UID, so that every launch
 	// attempt of a NodeClaim hands out the same token and one Secret serves them all; without

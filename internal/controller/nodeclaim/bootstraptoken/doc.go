@@ -19,5 +19,6 @@
 // expired ones. The token Secret of a NodeClaim that is gone is deleted by Kubernetes' garbage
 // collector, through the Secret's owner reference, whether or not this controller ran.
 //
-// Of this project it imports api/karpenter/v1, internal/bootstrap.
+// Of this project it imports api/karpenter/v1, internal/bootstrap,
+// internal/controller/nodeclaim/lifecycle.
 package bootstraptoken
