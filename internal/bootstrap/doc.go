@@ -19,6 +19,5 @@
 // kubelet is not documented; the script's assumptions are listed in docs/assumptions.md (A19).
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/controller/nodeclaim/lifecycle, internal/instancetype, internal/kakaocloud,
-// internal/signing, internal/utils/resources.
+// internal/instancetype, internal/kakaocloud, internal/signing, internal/utils/resources.
 package bootstrap

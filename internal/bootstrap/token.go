@@ -31,7 +31,6 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
@@ -39,10 +38,11 @@ import (
 
 // DefaultTokenTTL is as long as a NodeClaim may still become a node: a token is minted at the
 // NodeClaim's first launch attempt, which is no earlier than its creation, and a NodeClaim whose
-// VM did not launch within the launch timeout, or whose node did not register within the
-// registration timeout of the launch, is deleted. A token is deleted well before it expires
-// once its node has registered (DeleteTokens); expiry bounds a token whose deletion was missed.
-const DefaultTokenTTL = lifecycle.DefaultLaunchTimeout + lifecycle.DefaultRegistrationTimeout
+// VM did not launch within the launch timeout (5 minutes), or whose node did not register
+// within the registration timeout of the launch (15 minutes), is deleted; the operator's tests
+// hold this to the lifecycle controller's two. A token is deleted well before it expires once
+// its node has registered (DeleteTokens); expiry bounds a token whose deletion was missed.
+const DefaultTokenTTL = 20 * time.Minute
 
 // The labels of a NodeClaim's bootstrap token Secret: the NodeClaim's name, for people, and its
 // UID, which DeleteTokens selects by (a later NodeClaim may have the same name).

@@ -197,7 +197,8 @@ func NewControllers(o Options) *Controllers {
 	}
 	var tokens *bootstraptoken.Reconciler
 	if o.Bootstrap != nil {
-		tokens = &bootstraptoken.Reconciler{Client: o.Client, Clock: o.Clock, TokenTTL: o.BootstrapTokenTTL, LaunchTimeout: o.LaunchTimeout}
+		tokens = &bootstraptoken.Reconciler{Client: o.Client, Clock: o.Clock, TokenTTL: o.BootstrapTokenTTL,
+			LaunchTimeout: cmp.Or(o.LaunchTimeout, lifecycle.DefaultLaunchTimeout)}
 	}
 	return &Controllers{
 		BootstrapToken:    tokens,

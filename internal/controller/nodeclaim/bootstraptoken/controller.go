@@ -30,7 +30,6 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/lifecycle"
 )
 
 // Reconciler deletes the bootstrap token of each NodeClaim whose node has registered or that
@@ -38,7 +37,7 @@ import (
 type Reconciler struct {
 	Client client.Client
 	// TokenTTL is how long a token is valid (bootstrap.DefaultTokenTTL when 0), and
-	// LaunchTimeout the lifecycle controller's (lifecycle.DefaultLaunchTimeout when 0). A token
+	// LaunchTimeout the lifecycle controller's, which the operator passes. A token
 	// is minted by a launch attempt, within a launch timeout of the NodeClaim's creation, so a
 	// NodeClaim found at start that is older than the two together has only expired tokens,
 	// which no one can use, and is left to the garbage collector. (Twice the TTL would do only
@@ -71,8 +70,7 @@ func (r *Reconciler) mayHoldValidToken(nodeClaim *karpv1.NodeClaim) bool {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	lastMint := cmp.Or(r.LaunchTimeout, lifecycle.DefaultLaunchTimeout)
-	return clk.Since(nodeClaim.CreationTimestamp.Time) < lastMint+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
+	return clk.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
 }
 
 // SetupWithManager registers the reconciler. A NodeClaim is looked at when its token becomes

@@ -154,7 +154,7 @@ func TestAtStartEveryNodeClaimThatMayHoldAValidTokenIsLookedAt(t *testing.T) {
 		{time.Hour, 64 * time.Minute, true},
 		{time.Hour, 66 * time.Minute, false},
 	} {
-		r := &bootstraptoken.Reconciler{TokenTTL: tc.ttl, Clock: clocktesting.NewFakePassiveClock(now)}
+		r := &bootstraptoken.Reconciler{TokenTTL: tc.ttl, LaunchTimeout: 5 * time.Minute, Clock: clocktesting.NewFakePassiveClock(now)}
 		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "registered", CreationTimestamp: metav1.NewTime(now.Add(-tc.age))}}
 		if got := r.MayHoldValidToken(nodeClaim); got != tc.want {
 			t.Errorf("TTL %s, NodeClaim %s old: looked at %t, want %t", tc.ttl, tc.age, got, tc.want)

@@ -19,6 +19,5 @@
 // expired ones. The token Secret of a NodeClaim that is gone is deleted by Kubernetes' garbage
 // collector, through the Secret's owner reference, whether or not this controller ran.
 //
-// Of this project it imports api/karpenter/v1, internal/bootstrap,
-// internal/controller/nodeclaim/lifecycle.
+// Of this project it imports api/karpenter/v1, internal/bootstrap.
 package bootstraptoken
