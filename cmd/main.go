@@ -120,6 +120,7 @@ type options struct {
 	batchMax           time.Duration
 	catalogTTL         time.Duration
 	kakaoCloudCalls    kakaoCloudCallBounds
+	bootstrapTokenTTL  time.Duration
 
 	disruptionPoll       time.Duration
 	disruptionValidation time.Duration
@@ -131,6 +132,9 @@ type options struct {
 	schedulerConfig   *scheduling.SchedulerConfiguration
 	featureGateNotes  []string
 	policies          scheduling.Policies
+
+	// flagNotes are checkOptions' warnings, logged once the logger is set up.
+	flagNotes []string
 }
 
 // kakaoCloudCallBounds are the flags that bound the calls to KakaoCloud.
@@ -179,10 +183,11 @@ func parseFlags() (options, zap.Options) {
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
 		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
-	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "The address Go's profiles (net/http/pprof) are served on, "+
-		"e.g. 127.0.0.1:6060; empty, the default, serves none.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "The address Go's profiles (net/http/pprof) are served on, without authentication, "+
+		"so a loopback one, e.g. 127.0.0.1:6060 (reached with kubectl port-forward); empty, the default, serves none.")
 	flag.BoolVar(&o.enableProfiling, "enable-profiling", false, "Also serve Go's profiles on the metrics endpoint, under /debug/pprof/, "+
-		"behind its authentication when it is secure, as upstream Karpenter's flag of that name does.")
+		"behind its authentication, as upstream Karpenter's flag of that name does. With --metrics-secure=false it is refused "+
+		"unless the metrics endpoint is bound to a loopback address.")
 	// Upstream Karpenter's flags and defaults, above client-go's own (20 and 30 a second),
 	// which every controller and the event recorder share.
 	flag.IntVar(&o.kubeClientQPS, "kube-client-qps", 200, "The smoothed rate of requests to the API server, per second.")
@@ -229,6 +234,12 @@ func parseFlags() (options, zap.Options) {
 	flag.DurationVar(&o.kakaoCloudCalls.maxRetryAfter, "kakaocloud-max-retry-after", kakaocloud.DefaultMaxRetryAfter,
 		"The longest wait honoured from KakaoCloud's Retry-After: a throttled call is made again after at most this long, "+
 			"by the next pass of its controller when the wait does not fit in the call.")
+	flag.DurationVar(&o.bootstrapTokenTTL, "bootstrap-token-ttl", bootstrap.DefaultTokenTTL,
+		"How long each NodeClaim's bootstrap token is valid: the credential in its VM's user data that registers a node. "+
+			"A token is deleted once its node registers or its NodeClaim goes; this bounds one whose deletion was missed. "+
+			"The default is the launch timeout plus the registration timeout, as long as a NodeClaim may still become a node. "+
+			"Must be positive; shorter than the default is allowed, with a warning: a node slower to join than its token lives "+
+			"does not register, and its NodeClaim is replaced at the registration timeout.")
 	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
 		"How long provisioning waits for another pending pod after the last new one before it schedules the batch; a pod seen again does not extend it.")
 	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
@@ -285,16 +296,12 @@ func parseFlags() (options, zap.Options) {
 	}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	if c := o.kakaoCloudCalls; c.qps <= 0 || c.burst <= 0 || c.callTimeout <= 0 || c.maxRetryAfter <= 0 {
-		fmt.Fprintf(os.Stderr, "invalid --kakaocloud-client-qps %v, --kakaocloud-client-burst %d, --kakaocloud-call-timeout %s or --kakaocloud-max-retry-after %s: all must be positive\n",
-			c.qps, c.burst, c.callTimeout, c.maxRetryAfter)
+	notes, err := checkOptions(o)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "invalid flags: %v\n", err)
 		os.Exit(2)
 	}
-	if o.kubeClientQPS <= 0 || o.kubeClientBurst <= 0 {
-		// client-go reads a rate of 0 as its own default, and a negative one as no limit.
-		fmt.Fprintf(os.Stderr, "invalid --kube-client-qps %d or --kube-client-burst %d: both must be positive\n", o.kubeClientQPS, o.kubeClientBurst)
-		os.Exit(2)
-	}
+	o.flagNotes = notes
 	return o, zapOpts
 }
 
@@ -368,6 +375,9 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	for _, note := range o.featureGateNotes {
 		setupLog.Info(note)
+	}
+	for _, note := range o.flagNotes {
+		setupLog.Info("warning: " + note)
 	}
 	if o.clusterName == "" {
 		setupLog.Error(errors.New("--cluster-name (or CLUSTER_NAME) is required"), "invalid configuration")
@@ -479,7 +489,7 @@ func main() {
 	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
 		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")
 	} else {
-		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca, Keyring: keyring}
+		bootstrapper = &bootstrap.Bootstrapper{Client: mgr.GetClient(), Cluster: cat, CABundle: ca, Keyring: keyring, TokenTTL: o.bootstrapTokenTTL}
 	}
 	upgradeable, err := olmUpgradeable(mgr.GetConfig())
 	if err != nil {
@@ -488,7 +498,7 @@ func main() {
 	}
 	controllers := operator.NewControllers(operator.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), KakaoCloud: kc, Catalog: cat, Keyring: keyring,
-		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper,
+		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper, BootstrapTokenTTL: o.bootstrapTokenTTL,
 		PriceOverrides: instancetype.PriceOverrideSource{
 			Reader:    mgr.GetClient(),
 			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},

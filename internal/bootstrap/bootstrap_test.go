@@ -133,11 +133,14 @@ func TestBootstrapperMintsAShortLivedTokenPerNodeClaim(t *testing.T) {
 	if s.Type != corev1.SecretTypeBootstrapToken || s.Name != "bootstrap-token-"+id || len(id) != 6 || len(secret) != 16 {
 		t.Errorf("Secret %s of type %s with id %q and a %d-character secret; want a bootstrap token", s.Name, s.Type, id, len(secret))
 	}
-	if got := string(s.Data["expiration"]); got != "2026-11-29T13:00:00Z" {
-		t.Errorf("expiration = %s, want an hour from now", got)
+	if got := string(s.Data["expiration"]); got != "2026-11-29T12:20:00Z" {
+		t.Errorf("expiration = %s, want the launch and registration timeouts (5m and 15m) from now", got)
 	}
 	if string(s.Data["auth-extra-groups"]) != bootstrap.TokenGroup || string(s.Data["usage-bootstrap-authentication"]) != "true" {
 		t.Errorf("token usages/groups = %v", s.Data)
+	}
+	if _, signing := s.Data["usage-bootstrap-signing"]; signing {
+		t.Error("the token may sign kube-public/cluster-info: its JWS would be readable by anyone, and the node has the CA from its script")
 	}
 	for _, want := range []string{"token: " + id + "." + secret, "server: https://127.0.0.1:6443", "--node-labels=karpenter.sh/nodepool=default "} {
 		if !strings.Contains(script, want) {

@@ -36,10 +36,13 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
-// DefaultTokenTTL outlives a launch and a registration (5 + 15 minutes) with room to spare. A
-// token is deleted well before that once its node has registered (DeleteTokens); expiry only
-// bounds a token whose NodeClaim is stuck.
-const DefaultTokenTTL = time.Hour
+// DefaultTokenTTL is as long as a NodeClaim may still become a node: a token is minted at the
+// NodeClaim's first launch attempt, which is no earlier than its creation, and a NodeClaim whose
+// VM did not launch within the launch timeout (5 minutes), or whose node did not register
+// within the registration timeout of the launch (15 minutes), is deleted; the operator's tests
+// hold this to the lifecycle controller's two. A token is deleted well before it expires once
+// its node has registered (DeleteTokens); expiry bounds a token whose deletion was missed.
+const DefaultTokenTTL = 20 * time.Minute
 
 // The labels of a NodeClaim's bootstrap token Secret: the NodeClaim's name, for people, and its
 // UID, which DeleteTokens selects by (a later NodeClaim may have the same name).
@@ -63,6 +66,7 @@ type Bootstrapper struct {
 	Client   client.Client
 	Cluster  ClusterSource
 	CABundle []byte
+	// TokenTTL is how long each token is valid; DefaultTokenTTL when 0.
 	TokenTTL time.Duration
 	// Keyring derives each NodeClaim's token from the NodeClaim's UID, so that every launch
 	// attempt of a NodeClaim hands out the same token and one Secret serves them all; without
@@ -84,6 +88,11 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster endpoint: %w", err)
 	}
+	// Checked before a token is minted: a script that cannot be written needs none.
+	endpoint, err := APIServerURL(cluster.ControlPlaneEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("checking the API server endpoint of Kubernetes Engine cluster %s: %w", cluster.Name, err)
+	}
 	token, err := b.token(ctx, nodeClaim)
 	if err != nil {
 		return nil, err
@@ -94,7 +103,6 @@ func (b *Bootstrapper) UserData(ctx context.Context, nodeClaim *karpv1.NodeClaim
 	}
 	taints := append(append([]corev1.Taint{}, nodeClaim.Spec.Taints...), nodeClaim.Spec.StartupTaints...)
 	taints = append(taints, karpv1.UnregisteredNoExecuteTaint)
-	endpoint := fmt.Sprintf("https://%s:%d", cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port)
 	return func(instanceType *cloudprovider.InstanceType) (string, error) {
 		return UserData(Options{
 			Endpoint:      endpoint,
@@ -136,9 +144,11 @@ func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (
 			"token-secret":                   secret,
 			"expiration":                     clk.Now().Add(ttl).UTC().Format(time.RFC3339),
 			"usage-bootstrap-authentication": "true",
-			"usage-bootstrap-signing":        "true",
-			"auth-extra-groups":              TokenGroup,
-			"description":                    "joins the node of NodeClaim " + nodeClaim.Name,
+			// Not usage-bootstrap-signing: the join script carries the cluster CA, so the node
+			// needs no signed kube-public/cluster-info, and a signing token would publish a JWS
+			// of its secret there, readable by anyone, for every NodeClaim.
+			"auth-extra-groups": TokenGroup,
+			"description":       "joins the node of NodeClaim " + nodeClaim.Name,
 		},
 	}
 	if nodeClaim.UID != "" {

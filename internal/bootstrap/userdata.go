@@ -62,16 +62,21 @@ var script = template.Must(template.New("userdata").Parse(`#!/bin/bash
 set -euo pipefail
 {{- if .ExtraUserData }}
 
-# The KCNodeClass's user data runs first.
+# The KCNodeClass's user data runs first. It may hold secrets of its own: the file is root's
+# before they are written into it.
+install -m 0700 /dev/null /var/lib/karpenter-extra-userdata
 cat > /var/lib/karpenter-extra-userdata <<'KARPENTER_EXTRA_EOF'
 {{ .ExtraUserData }}
 KARPENTER_EXTRA_EOF
-chmod 0700 /var/lib/karpenter-extra-userdata
 /var/lib/karpenter-extra-userdata
 {{- end }}
 
 mkdir -p /etc/kubernetes/pki
 echo '{{ .CA }}' | base64 -d > /etc/kubernetes/pki/ca.crt
+# The bootstrap kubeconfig holds a token that can register a node: the file is made root's
+# alone before the token is written into it (a redirect into a file the image left keeps that
+# file's mode).
+install -m 0600 /dev/null /etc/kubernetes/bootstrap-kubelet.conf
 cat > /etc/kubernetes/bootstrap-kubelet.conf <<'KARPENTER_EOF'
 apiVersion: v1
 kind: Config

@@ -81,8 +81,11 @@ type Options struct {
 	// themselves); the KCNodeClass controller still resolves against KakaoCloud.
 	CloudProvider cloudprovider.CloudProvider
 	// Bootstrap writes the join script; without it VMs get only their KCNodeClass's user data.
-	Bootstrap      kakao.Bootstrapper
-	PriceOverrides instancetype.PriceOverrideSource
+	Bootstrap kakao.Bootstrapper
+	// BootstrapTokenTTL is how long the tokens Bootstrap mints are valid, which tells the
+	// controller that deletes spent tokens which NodeClaims may still hold one at start.
+	BootstrapTokenTTL time.Duration
+	PriceOverrides    instancetype.PriceOverrideSource
 
 	BatchIdle, BatchMax                  time.Duration
 	DisruptionPoll, DisruptionValidation time.Duration
@@ -194,7 +197,8 @@ func NewControllers(o Options) *Controllers {
 	}
 	var tokens *bootstraptoken.Reconciler
 	if o.Bootstrap != nil {
-		tokens = &bootstraptoken.Reconciler{Client: o.Client, Clock: o.Clock}
+		tokens = &bootstraptoken.Reconciler{Client: o.Client, Clock: o.Clock, TokenTTL: o.BootstrapTokenTTL,
+			LaunchTimeout: cmp.Or(o.LaunchTimeout, lifecycle.DefaultLaunchTimeout)}
 	}
 	return &Controllers{
 		BootstrapToken:    tokens,

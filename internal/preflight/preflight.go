@@ -144,8 +144,13 @@ func (c *Checker) cluster(ctx context.Context) Result {
 		return Result{Check: "cluster", Warning: true, Detail: "Kubernetes " + cluster.Version.PatchVersion,
 			Err: fmt.Errorf("cluster %q is %s, not Provisioned: nodes launch once it is", c.ClusterName, cluster.Status.Phase)}
 	}
-	return Result{Check: "cluster", Detail: fmt.Sprintf("%s, Kubernetes %s, %s, API server %s:%d", cluster.Name, cluster.Version.PatchVersion,
-		cluster.Status.Phase, cluster.ControlPlaneEndpoint.Host, cluster.ControlPlaneEndpoint.Port)}
+	// The endpoint new nodes are told to join at, checked as the join script checks it.
+	apiServer, err := bootstrap.APIServerURL(cluster.ControlPlaneEndpoint)
+	if err != nil {
+		return Result{Check: "cluster", Err: fmt.Errorf("cluster %q: no node can be told where to join: %w", c.ClusterName, err)}
+	}
+	return Result{Check: "cluster", Detail: fmt.Sprintf("%s, Kubernetes %s, %s, API server %s", cluster.Name, cluster.Version.PatchVersion,
+		cluster.Status.Phase, apiServer)}
 }
 
 // nodeClasses checks each KCNodeClass as the controller would see it now.

@@ -15,6 +15,7 @@
 package bootstraptoken
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -35,11 +36,14 @@ import (
 // is being deleted.
 type Reconciler struct {
 	Client client.Client
-	// TokenTTL is how long a token is valid (bootstrap.DefaultTokenTTL when 0). A NodeClaim
-	// found at start that is older than twice that has only expired tokens, which no one can
-	// use (a token is minted by a launch attempt, within a launch timeout of the NodeClaim's
-	// creation), and is left to the garbage collector.
-	TokenTTL time.Duration
+	// TokenTTL is how long a token is valid (bootstrap.DefaultTokenTTL when 0), and
+	// LaunchTimeout the lifecycle controller's, which the operator passes. A token
+	// is minted by a launch attempt, within a launch timeout of the NodeClaim's creation, so a
+	// NodeClaim found at start that is older than the two together has only expired tokens,
+	// which no one can use, and is left to the garbage collector. (Twice the TTL would do only
+	// while the TTL is at least the launch timeout, which --bootstrap-token-ttl does not demand.)
+	TokenTTL      time.Duration
+	LaunchTimeout time.Duration
 	// Clock tells the time; the real clock when nil.
 	Clock clock.PassiveClock
 }
@@ -60,22 +64,23 @@ func spent(nodeClaim *karpv1.NodeClaim) bool {
 	return !nodeClaim.DeletionTimestamp.IsZero() || meta.IsStatusConditionTrue(nodeClaim.Status.Conditions, karpv1.ConditionTypeRegistered)
 }
 
-// SetupWithManager registers the reconciler. A NodeClaim is looked at when its token becomes
-// spent, and, at start, when it may still hold a valid token that a restart kept this
-// controller from deleting; not on its every update.
-func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	ttl := r.TokenTTL
-	if ttl == 0 {
-		ttl = bootstrap.DefaultTokenTTL
-	}
+// mayHoldValidToken reports whether a token of the NodeClaim may not have expired yet.
+func (r *Reconciler) mayHoldValidToken(nodeClaim *karpv1.NodeClaim) bool {
 	clk := r.Clock
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
+	return clk.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
+}
+
+// SetupWithManager registers the reconciler. A NodeClaim is looked at when its token becomes
+// spent, and, at start, when it may still hold a valid token that a restart kept this
+// controller from deleting; not on its every update.
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	becameSpent := predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
 			nodeClaim, ok := e.Object.(*karpv1.NodeClaim)
-			return ok && spent(nodeClaim) && clk.Since(nodeClaim.CreationTimestamp.Time) < 2*ttl
+			return ok && spent(nodeClaim) && r.mayHoldValidToken(nodeClaim)
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			before, ok := e.ObjectOld.(*karpv1.NodeClaim)

@@ -17,11 +17,13 @@ package bootstraptoken_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -132,5 +134,30 @@ func TestSpentTokensAreDeleted(t *testing.T) {
 	}
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(other), &corev1.Secret{}); err != nil {
 		t.Errorf("another Secret of kube-system: %v", err)
+	}
+}
+
+// At start, a spent NodeClaim is looked at while a token minted by any of its launch attempts
+// may be valid: one minted just before the launch timeout lives a TTL from then, however short
+// the TTL.
+func TestAtStartEveryNodeClaimThatMayHoldAValidTokenIsLookedAt(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ttl  time.Duration
+		age  time.Duration
+		want bool
+	}{
+		{0, 24 * time.Minute, true}, // the default: 5m of launch, then 20m of token
+		{0, 26 * time.Minute, false},
+		{2 * time.Minute, 6 * time.Minute, true}, // shorter than the launch timeout
+		{2 * time.Minute, 8 * time.Minute, false},
+		{time.Hour, 64 * time.Minute, true},
+		{time.Hour, 66 * time.Minute, false},
+	} {
+		r := &bootstraptoken.Reconciler{TokenTTL: tc.ttl, LaunchTimeout: 5 * time.Minute, Clock: clocktesting.NewFakePassiveClock(now)}
+		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "registered", CreationTimestamp: metav1.NewTime(now.Add(-tc.age))}}
+		if got := r.MayHoldValidToken(nodeClaim); got != tc.want {
+			t.Errorf("TTL %s, NodeClaim %s old: looked at %t, want %t", tc.ttl, tc.age, got, tc.want)
+		}
 	}
 }
