@@ -32,7 +32,7 @@ const (
 	ServiceNetwork          = "network"
 	ServiceKubernetesEngine = "kubernetes-engine"
 	// ServiceConfig is the configuration service, which tells a token's holder the endpoints
-	// of the others (its host is heimdall.<region>.kakaocloud.com).
+	// of the others (its host is heimdall.kr-central-2.kakaocloud.com for every region).
 	ServiceConfig = "config"
 )
 
