@@ -248,13 +248,9 @@ func (p *Provider) createRequest(name, description string, c Candidate, req Laun
 		FlavorID:         c.FlavorID,
 		AvailabilityZone: c.Zone,
 		Subnets:          []kakaocloud.SubnetAttachment{{ID: c.SubnetID}},
-		Volumes: []kakaocloud.VolumeSpec{{
-			Size: req.RootVolumeGiB, SourceType: "image", UUID: c.ImageID, TypeID: req.RootVolumeType,
-			// The root volume goes with the VM: nothing is left behind to bill.
-			IsDeleteOnTermination: true,
-		}},
-		SecurityGroups: sgs,
-		KeyName:        req.KeyName,
+		Volumes:          []kakaocloud.VolumeSpec{kakaocloud.BootVolume(req.RootVolumeGiB, req.RootVolumeType)},
+		SecurityGroups:   sgs,
+		KeyName:          req.KeyName,
 	}
 	if c.UserData != "" {
 		ci.UserData = base64.StdEncoding.EncodeToString([]byte(c.UserData))

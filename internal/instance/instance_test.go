@@ -15,12 +15,15 @@
 package instance_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,6 +127,63 @@ func TestLaunchSignsTheVM(t *testing.T) {
 	}
 }
 
+// createBodies keeps the body of every VM create that leaves the client.
+type createBodies struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (c *createBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, kakaocloud.PathInstances) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.bodies = append(c.bodies, body)
+		c.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The boot volume goes as the official Terraform provider sends it: the image only at the top
+// level, and a volume type only when the node class names one.
+func TestBootVolumeAsTheOfficialProviderSendsIt(t *testing.T) {
+	for _, tt := range []struct {
+		typeID     string
+		wantVolume string
+	}{
+		{"", `{"size":50,"is_delete_on_termination":true}`},
+		{"gp2", `{"size":50,"type_id":"gp2","is_delete_on_termination":true}`},
+	} {
+		t.Run("type "+tt.typeID, func(t *testing.T) {
+			sent := &createBodies{}
+			e := newEnv(t, sent)
+			req := e.request("default-boot")
+			req.RootVolumeType = tt.typeID
+			if _, err := e.provider.Launch(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if len(sent.bodies) != 1 {
+				t.Fatalf("%d creates sent, want 1", len(sent.bodies))
+			}
+			var body struct {
+				Instance struct {
+					ImageID string            `json:"image_id"`
+					Volumes []json.RawMessage `json:"volumes"`
+				} `json:"instance"`
+			}
+			if err := json.Unmarshal(sent.bodies[0], &body); err != nil {
+				t.Fatal(err)
+			}
+			if body.Instance.ImageID != e.cands[0].ImageID || len(body.Instance.Volumes) != 1 || string(body.Instance.Volumes[0]) != tt.wantVolume {
+				t.Errorf("image_id %q, volumes %s; want %q and [%s]", body.Instance.ImageID, body.Instance.Volumes, e.cands[0].ImageID, tt.wantVolume)
+			}
+		})
+	}
+}
+
 // TestRetryAfterCrashAdopts is the crash between creating the VM and recording it on the
 // NodeClaim: the second launch for the same NodeClaim must find the first VM.
 func TestRetryAfterCrashAdopts(t *testing.T) {
@@ -189,7 +249,7 @@ func TestForeignVMOfTheSameNameIsNeverAdopted(t *testing.T) {
 	if _, err := e.client.CreateInstance(ctx, kakaocloud.CreateInstance{
 		Name: "default-twin", Description: "made by hand", ImageID: e.cands[0].ImageID, FlavorID: e.cands[0].FlavorID,
 		Subnets: []kakaocloud.SubnetAttachment{{ID: e.cands[0].SubnetID}}, SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "default"}},
-		Volumes: []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: e.cands[0].ImageID}},
+		Volumes: []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -199,6 +199,6 @@ func createFor(name, description string, c instance.Candidate) kakaocloud.Create
 	return kakaocloud.CreateInstance{
 		Name: name, Description: description, ImageID: c.ImageID, FlavorID: c.FlavorID,
 		Subnets: []kakaocloud.SubnetAttachment{{ID: c.SubnetID}}, SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "default"}},
-		Volumes: []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: c.ImageID}},
+		Volumes: []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 	}
 }

@@ -39,10 +39,12 @@ const DefaultRegion = "kr-central-2"
 
 // Config configures a Client.
 type Config struct {
-	// Region picks the hosts <service>.<region>.kakaocloud.com; IAM is global.
+	// Region picks the hosts <service>.<region>.kakaocloud.com used while the configuration
+	// service cannot tell the endpoints; IAM and the configuration service are the same for
+	// every region.
 	Region string
 	// Endpoints overrides the base URL of a service (keys are the Service* names), for other
-	// realms, proxies and the emulator.
+	// realms, proxies and the emulator. Each must be https, but to a loopback host.
 	Endpoints map[string]string
 	// Credentials is the IAM access key to issue tokens with.
 	Credentials CredentialsProvider

@@ -208,7 +208,7 @@ func createRequest(t *testing.T, c *kakaocloud.Client, name string) kakaocloud.C
 		FlavorID:         flavor.ID,
 		AvailabilityZone: subnet.AvailabilityZone,
 		Subnets:          []kakaocloud.SubnetAttachment{{ID: subnet.ID}},
-		Volumes:          []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: image.ID, IsDeleteOnTermination: true}},
+		Volumes:          []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 		SecurityGroups:   []kakaocloud.SecurityGroupRef{{Name: "karpenter-workers"}},
 	}
 }

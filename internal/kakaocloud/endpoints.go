@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -49,21 +50,31 @@ type endpoints struct {
 	failedAt time.Time
 }
 
+// configurationHost is the configuration service the official Terraform provider asks for the
+// endpoints, whatever its region: the SDK's default, in kr-central-2. The token that asks tells
+// it the project, hence the region and realm, whose endpoints it answers.
+const configurationHost = "https://heimdall.kr-central-2.kakaocloud.com"
+
 func newEndpoints(region string, overrides map[string]string) (*endpoints, error) {
 	e := &endpoints{now: time.Now, lock: make(chan struct{}, 1), fixedBases: map[string]string{}, bases: map[string]string{}, overridden: map[string]bool{}}
+	for service := range overrides {
+		if !slices.Contains(Services, service) {
+			return nil, fmt.Errorf("kakaocloud: endpoint override for %q, which is not a service (%s)", service, strings.Join(Services, ", "))
+		}
+	}
 	for _, service := range Services {
 		base := fmt.Sprintf("https://%s.%s.kakaocloud.com", service, region)
 		switch service {
 		case ServiceIAM:
 			base = "https://iam.kakaocloud.com"
 		case ServiceConfig:
-			base = fmt.Sprintf("https://heimdall.%s.kakaocloud.com", region)
+			base = configurationHost
 		}
 		if override := overrides[service]; override != "" {
 			base, e.overridden[service] = override, true
 		}
-		if _, err := url.Parse(base); err != nil {
-			return nil, fmt.Errorf("kakaocloud: endpoint of %s: %w", service, err)
+		if err := checkEndpoint(service, base); err != nil {
+			return nil, fmt.Errorf("kakaocloud: %w", err)
 		}
 		if fixed(service) {
 			e.fixedBases[service] = strings.TrimSuffix(base, "/")
@@ -71,12 +82,33 @@ func newEndpoints(region string, overrides map[string]string) (*endpoints, error
 			e.bases[service] = strings.TrimSuffix(base, "/")
 		}
 	}
-	for service := range overrides {
-		if !slices.Contains(Services, service) {
-			return nil, fmt.Errorf("kakaocloud: endpoint override for %q, which is not a service (%s)", service, strings.Join(Services, ", "))
-		}
-	}
 	return e, nil
+}
+
+// checkEndpoint refuses a base URL that a token or an access key would cross a network to in
+// clear text: every endpoint is https, but for a loopback host (the emulator, a local proxy),
+// whose traffic never leaves the machine.
+func checkEndpoint(service, base string) error {
+	u, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("endpoint of %s: %w", service, err)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("endpoint of %s %q: no host; give a URL such as https://%s.kr-central-2.kakaocloud.com", service, base, service)
+	}
+	if u.Scheme == "https" || u.Scheme == "http" && loopback(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("endpoint of %s %q: the scheme must be https (http only to a loopback host: 127.0.0.0/8, ::1 or localhost)", service, base)
+}
+
+// loopback reports whether host is localhost or a loopback address (127.0.0.0/8, ::1).
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.IsLoopback()
 }
 
 // base returns the base URL of service for a call, resolving the endpoints first when the
@@ -127,7 +159,8 @@ func (e *endpoints) dueLocked() bool {
 }
 
 // resolveLocked asks the configuration service for the endpoints and takes those of the
-// services without an override; the lock is held. On failure the derived hosts stay.
+// services without an override; the lock is held. On failure, an answer with an endpoint
+// checkEndpoint refuses among them, the derived hosts stay.
 func (e *endpoints) resolveLocked(ctx context.Context, c *Client) error {
 	var resp ClientEndpointResponse
 	_, err := c.doAt(ctx, e.fixedBases[ServiceConfig], call{
@@ -140,15 +173,20 @@ func (e *endpoints) resolveLocked(ctx context.Context, c *Client) error {
 		e.failedAt = e.now()
 		return err
 	}
+	// An answer with one endpoint that is not https is refused whole: it would have calls carry
+	// the token in clear text, and the answer is not one to trust in part.
+	taken := map[string]string{}
 	for service, base := range resp.Data.ServiceEndpoints {
 		if _, known := e.bases[service]; !known || e.overridden[service] {
 			continue
 		}
-		if u, parseErr := url.Parse(base); parseErr != nil || u.Host == "" {
-			continue
+		if err := checkEndpoint(service, base); err != nil {
+			e.failedAt = e.now()
+			return fmt.Errorf("kakaocloud config.ResolveClientEndpoint: the answer's %w", err)
 		}
-		e.bases[service] = strings.TrimSuffix(base, "/")
+		taken[service] = strings.TrimSuffix(base, "/")
 	}
+	maps.Copy(e.bases, taken)
 	e.resolved, e.failedAt = true, time.Time{}
 	return nil
 }
@@ -160,8 +198,11 @@ func (e *endpoints) allLocked() map[string]string {
 	return all
 }
 
-// fixed reports whether service's host is fixed by New: IAM (tokens are issued before any
-// resolution) and the configuration service itself.
+// fixed reports whether service's host is fixed by New: the configuration service itself, and
+// IAM. The answer names an IAM endpoint too, but the only IAM call here is issuing the token,
+// and the resolution needs a token first; the official Terraform provider's token manager
+// likewise keeps issuing at the IAM host it was made with (the SDK's default or the override),
+// and uses the answer's only for its other IAM calls, which this client does not make.
 func fixed(service string) bool { return service == ServiceIAM || service == ServiceConfig }
 
 // ResolveEndpoints asks the configuration service for the endpoints of the credentials'

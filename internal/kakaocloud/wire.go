@@ -32,7 +32,7 @@ const (
 	ServiceNetwork          = "network"
 	ServiceKubernetesEngine = "kubernetes-engine"
 	// ServiceConfig is the configuration service, which tells a token's holder the endpoints
-	// of the others (its host is heimdall.<region>.kakaocloud.com).
+	// of the others (its host is heimdall.kr-central-2.kakaocloud.com for every region).
 	ServiceConfig = "config"
 )
 
@@ -117,10 +117,12 @@ type TokenResponse struct {
 
 // TokenInfo describes an issued token.
 type TokenInfo struct {
-	ExpiresAt time.Time  `json:"expires_at"`
-	IssuedAt  time.Time  `json:"issued_at"`
-	Methods   []string   `json:"methods,omitempty"`
-	Project   *IDAndName `json:"project,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// IssuedAt is kept as the text it came as: the official SDK types it a plain string with no
+	// format, and nothing here needs it as a time, so no spelling of it can fail a token issue.
+	IssuedAt string     `json:"issued_at,omitempty"`
+	Methods  []string   `json:"methods,omitempty"`
+	Project  *IDAndName `json:"project,omitempty"`
 }
 
 // IDAndName is a reference to a named object.
@@ -278,13 +280,29 @@ type SubnetAttachment struct {
 	ID string `json:"id"`
 }
 
-// VolumeSpec is a volume created with the VM; the root volume has source_type image.
+// Volume source types of a VolumeSpec, as the official SDK's enum names them.
+const (
+	VolumeSourceImage  = "image"
+	VolumeSourceBlank  = "blank"
+	VolumeSourceVolume = "volume"
+)
+
+// VolumeSpec is a volume created with the VM. Only size is required (official SDK); a source
+// type of image or blank also needs a type_id (official Terraform provider's documentation).
 type VolumeSpec struct {
 	Size                  int    `json:"size"`
-	SourceType            string `json:"source_type"`
+	SourceType            string `json:"source_type,omitempty"`
 	UUID                  string `json:"uuid,omitempty"`
 	TypeID                string `json:"type_id,omitempty"`
 	IsDeleteOnTermination bool   `json:"is_delete_on_termination"`
+}
+
+// BootVolume is the first volume of a create as the official Terraform provider sends it: a
+// size, with no source type and no image, so that the VM boots from the create's image_id;
+// typeID is sent only when given, the account's default volume type serving otherwise. The
+// volume goes with the VM, so that nothing is left behind to bill.
+func BootVolume(sizeGiB int, typeID string) VolumeSpec {
+	return VolumeSpec{Size: sizeGiB, TypeID: typeID, IsDeleteOnTermination: true}
 }
 
 // CreateInstanceResponse is the body of a create: creation goes on asynchronously.
@@ -292,10 +310,12 @@ type CreateInstanceResponse struct {
 	Instance CreatedInstance `json:"instance"`
 }
 
-// CreatedInstance identifies the VM a create started.
+// CreatedInstance identifies the VM a create started; the official SDK requires all three
+// fields in the answer.
 type CreatedInstance struct {
 	ID             string             `json:"id"`
-	SecurityGroups []SecurityGroupRef `json:"security_groups,omitempty"`
+	SecurityGroups []SecurityGroupRef `json:"security_groups"`
+	DiskConfig     string             `json:"disk_config"`
 }
 
 // Flavor is a BCS instance type.

@@ -511,7 +511,7 @@ func createForeignVMs() []foreignVM {
 		created, err := cloud.CreateInstance(ctx, kakaocloud.CreateInstance{
 			Name: w.name, Description: w.description, ImageID: model.Image.ID, FlavorID: model.Flavor.ID,
 			AvailabilityZone: model.AvailabilityZone, Subnets: []kakaocloud.SubnetAttachment{{ID: subnets[0].ID}},
-			Volumes:        []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: model.Image.ID, IsDeleteOnTermination: true}},
+			Volumes:        []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 			SecurityGroups: model.SecurityGroups,
 		})
 		Expect(err).NotTo(HaveOccurred(), "creating %s", w.name)

@@ -98,7 +98,9 @@ func (e *Emulator) createInstance(w http.ResponseWriter, r *http.Request) (int, 
 	e.instances = append(e.instances, in)
 	e.created++
 
-	created := kakaocloud.CreatedInstance{ID: in.ID}
+	// The SDK requires disk_config but names no values; MANUAL is one of OpenStack compute's
+	// two (AUTO, MANUAL), and what the answer says is not read.
+	created := kakaocloud.CreatedInstance{ID: in.ID, SecurityGroups: []kakaocloud.SecurityGroupRef{}, DiskConfig: "MANUAL"}
 	for _, sg := range plan.securityGroups {
 		created.SecurityGroups = append(created.SecurityGroups, kakaocloud.SecurityGroupRef{Name: sg.Name})
 	}
@@ -138,7 +140,7 @@ func (e *Emulator) planInstance(spec kakaocloud.CreateInstance) (instancePlan, e
 		return plan, err
 	}
 	plan.zone = zone
-	if err := validateVolumes(spec.Volumes); err != nil {
+	if err := e.validateVolumes(spec.Volumes); err != nil {
 		return plan, err
 	}
 	if len(spec.SecurityGroups) == 0 {

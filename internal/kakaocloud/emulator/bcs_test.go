@@ -17,6 +17,7 @@ package emulator_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -79,6 +80,22 @@ func TestCreateInstanceValidation(t *testing.T) {
 		{"an empty boot volume", func(s *kakaocloud.CreateInstance) { s.Volumes[0].Size = 0 }, "instance.volumes[0].size 0 must be 1 to 16384 (GiB)"},
 		{"a volume too large", func(s *kakaocloud.CreateInstance) { s.Volumes[0].Size = 16385 }, "instance.volumes[0].size 16385 must be 1 to 16384"},
 		{"an unknown volume source", func(s *kakaocloud.CreateInstance) { s.Volumes[0].SourceType = "snapshot" }, `instance.volumes[0].source_type "snapshot" must be one of image, blank, volume`},
+		// Required by the official Terraform provider's documentation of a volume.
+		{"an image volume without a type", func(s *kakaocloud.CreateInstance) {
+			s.Volumes[0] = kakaocloud.VolumeSpec{Size: 50, SourceType: kakaocloud.VolumeSourceImage, UUID: s.ImageID}
+		}, "instance.volumes[0].type_id is required for source_type image"},
+		{"a blank volume without a type", func(s *kakaocloud.CreateInstance) {
+			s.Volumes = append(s.Volumes, kakaocloud.VolumeSpec{Size: 10, SourceType: kakaocloud.VolumeSourceBlank})
+		}, "instance.volumes[1].type_id is required for source_type blank"},
+		{"a second volume blank by default, without a type", func(s *kakaocloud.CreateInstance) {
+			s.Volumes = append(s.Volumes, kakaocloud.VolumeSpec{Size: 10})
+		}, "instance.volumes[1].type_id is required for source_type blank"},
+		{"an image volume of no image", func(s *kakaocloud.CreateInstance) {
+			s.Volumes[0] = kakaocloud.VolumeSpec{Size: 50, SourceType: kakaocloud.VolumeSourceImage, UUID: h.flavorID("m2a.large"), TypeID: "gp2"}
+		}, `instance.volumes[0].uuid "` + h.flavorID("m2a.large") + `": no such image`},
+		{"a volume of no volume", func(s *kakaocloud.CreateInstance) {
+			s.Volumes = append(s.Volumes, kakaocloud.VolumeSpec{Size: 10, SourceType: kakaocloud.VolumeSourceVolume, UUID: "nope"})
+		}, `instance.volumes[1].uuid "nope": no such volume`},
 		{"no security groups", func(s *kakaocloud.CreateInstance) { s.SecurityGroups = nil }, "instance.security_groups is required"},
 		{"unknown security group", func(s *kakaocloud.CreateInstance) {
 			s.SecurityGroups = append(s.SecurityGroups, kakaocloud.SecurityGroupRef{Name: "missing"})
@@ -121,6 +138,13 @@ func TestCreateInstanceAcceptsTheLimits(t *testing.T) {
 		{"plain Image-service image", func(s *kakaocloud.CreateInstance) { s.ImageID = h.imageID("ubuntu-24.04-x86_64") }},
 		{"zone given and matching", func(s *kakaocloud.CreateInstance) { s.AvailabilityZone = emulator.ZoneA }},
 		{"GPU flavor in zone a", func(s *kakaocloud.CreateInstance) { s.FlavorID = h.flavorID("gn1i.8xlarge") }},
+		{"boot volume of a type", func(s *kakaocloud.CreateInstance) { s.Volumes[0].TypeID = "gp2" }},
+		{"boot volume from the image, typed", func(s *kakaocloud.CreateInstance) {
+			s.Volumes[0] = kakaocloud.VolumeSpec{Size: 50, SourceType: kakaocloud.VolumeSourceImage, UUID: s.ImageID, TypeID: "gp2"}
+		}},
+		{"a typed blank data volume", func(s *kakaocloud.CreateInstance) {
+			s.Volumes = append(s.Volumes, kakaocloud.VolumeSpec{Size: 10, TypeID: "gp2"})
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,6 +191,73 @@ func TestCreateInstance(t *testing.T) {
 		if !check.ok {
 			t.Errorf("%s: instance %+v", check.what, got)
 		}
+	}
+}
+
+// requireKeys fails the test for each key the JSON object lacks; what names it in messages.
+func requireKeys(t *testing.T, what string, object map[string]json.RawMessage, keys ...string) {
+	t.Helper()
+	for _, key := range keys {
+		if _, ok := object[key]; !ok {
+			t.Errorf("%s has no %q, which the official SDK's model requires", what, key)
+		}
+	}
+}
+
+// objects decodes a JSON array of objects.
+func objects(t *testing.T, raw json.RawMessage) []map[string]json.RawMessage {
+	t.Helper()
+	var out []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	return out
+}
+
+// object decodes a JSON object.
+func object(t *testing.T, raw json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	return out
+}
+
+// The create, get and list answers hold every field the official SDK's models of them require,
+// down to the instance's flavor, image, volumes and security groups.
+func TestInstanceAnswersHoldTheSDKsRequiredFields(t *testing.T) {
+	h := newHarness(t, emulator.Options{})
+	createAnswer := h.apiOK(http.MethodPost, instancesPath, kakaocloud.CreateInstanceRequest{Instance: h.validCreate("node-one")}, http.StatusAccepted, nil)
+	created := object(t, object(t, createAnswer.body)["instance"])
+	requireKeys(t, "the create's instance", created, "id", "security_groups", "disk_config")
+	for _, sg := range objects(t, created["security_groups"]) {
+		requireKeys(t, "the create's security group", sg, "name")
+	}
+
+	checkInstance := func(what string, instance map[string]json.RawMessage) {
+		t.Helper()
+		requireKeys(t, what, instance, "id", "flavor", "image", "attached_volumes", "security_groups")
+		requireKeys(t, what+"'s flavor", object(t, instance["flavor"]), "id")
+		requireKeys(t, what+"'s image", object(t, instance["image"]), "id")
+		for _, volume := range objects(t, instance["attached_volumes"]) {
+			requireKeys(t, what+"'s attached volume", volume, "id", "size")
+		}
+		for _, sg := range objects(t, instance["security_groups"]) {
+			requireKeys(t, what+"'s security group", sg, "id")
+		}
+	}
+	var id string
+	if err := json.Unmarshal(created["id"], &id); err != nil {
+		t.Fatal(err)
+	}
+	got := object(t, h.apiOK(http.MethodGet, instancesPath+"/"+id, nil, http.StatusOK, nil).body)
+	requireKeys(t, "the get's answer", got, "instance")
+	checkInstance("the get's instance", object(t, got["instance"]))
+	list := object(t, h.apiOK(http.MethodGet, instancesPath, nil, http.StatusOK, nil).body)
+	requireKeys(t, "the list's answer", list, "instances", "pagination")
+	for _, instance := range objects(t, list["instances"]) {
+		checkInstance("a listed instance", instance)
 	}
 }
 

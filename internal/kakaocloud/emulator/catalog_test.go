@@ -248,7 +248,7 @@ func TestLoadCatalog(t *testing.T) {
 	h.create(kakaocloud.CreateInstance{
 		Name: "lab-node", ImageID: nodeImage.ID, FlavorID: small.ID,
 		Subnets:        []kakaocloud.SubnetAttachment{{ID: subnet.ID}},
-		Volumes:        []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: nodeImage.ID}},
+		Volumes:        []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 		SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "nodes"}},
 	})
 	if got := h.emulator.Instances(); len(got) != 1 || got[0].Addresses[0].PrivateIP != "192.168.0.4" {

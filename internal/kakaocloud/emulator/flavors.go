@@ -30,6 +30,9 @@ var flavorListing = catalogListing[kakaocloud.Flavor]{
 	id:      func(f kakaocloud.Flavor) string { return f.ID },
 	name:    func(f kakaocloud.Flavor) string { return f.Name },
 	check: func(query url.Values) error {
+		if err := validateInstanceType(query); err != nil {
+			return err
+		}
 		if value := query.Get("vcpus"); value != "" {
 			if vcpus, err := strconv.Atoi(value); err != nil || vcpus < 1 {
 				return badRequest("vcpus %q must be a positive integer", value)

@@ -216,7 +216,7 @@ func (h *harness) validCreate(name string) kakaocloud.CreateInstance {
 		ImageID:        imageID,
 		FlavorID:       h.flavorID("m2a.large"),
 		Subnets:        []kakaocloud.SubnetAttachment{{ID: h.subnetID("karpenter-subnet-a")}},
-		Volumes:        []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: imageID, IsDeleteOnTermination: true}},
+		Volumes:        []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 		SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: emulator.DefaultSecurityGroupName}},
 		UserData:       base64.StdEncoding.EncodeToString([]byte("#cloud-config\n")),
 	}

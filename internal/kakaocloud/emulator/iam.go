@@ -29,6 +29,9 @@ import (
 // methodApplicationCredential is the only authentication method KakaoCloud access keys use.
 const methodApplicationCredential = "application_credential"
 
+// keystoneTimeFormat is how Keystone writes a token's times: UTC, with microseconds.
+const keystoneTimeFormat = "2006-01-02T15:04:05.000000Z"
+
 // emulatorProject is the project every token is scoped to: an access key is issued in one.
 var emulatorProject = kakaocloud.IDAndName{ID: stableHexID("project", "karpenter-emulator"), Name: "karpenter-emulator"}
 
@@ -43,7 +46,7 @@ type issuedToken struct {
 func (t issuedToken) response() kakaocloud.TokenResponse {
 	return kakaocloud.TokenResponse{Token: kakaocloud.TokenInfo{
 		ExpiresAt: t.expiresAt,
-		IssuedAt:  t.issuedAt,
+		IssuedAt:  t.issuedAt.Format(keystoneTimeFormat),
 		Methods:   []string{methodApplicationCredential},
 		Project:   &kakaocloud.IDAndName{ID: emulatorProject.ID, Name: emulatorProject.Name},
 	}}

@@ -39,8 +39,9 @@ func TestIssueToken(t *testing.T) {
 	var body kakaocloud.TokenResponse
 	resp.decode(t, &body)
 	now := h.clock.Now()
-	if !body.Token.IssuedAt.Equal(now) || !body.Token.ExpiresAt.Equal(now.Add(time.Hour)) {
-		t.Errorf("issued_at %v, expires_at %v; want %v and an hour later", body.Token.IssuedAt, body.Token.ExpiresAt, now)
+	// Keystone writes issued_at with microseconds, in UTC.
+	if body.Token.IssuedAt != "2026-11-02T09:00:00.000000Z" || !body.Token.ExpiresAt.Equal(now.Add(time.Hour)) {
+		t.Errorf("issued_at %q, expires_at %v; want %v and an hour later", body.Token.IssuedAt, body.Token.ExpiresAt, now)
 	}
 	if second := h.issueToken(emulator.DefaultAccessKeyID, emulator.DefaultSecretAccessKey); second == resp.header.Get(kakaocloud.HeaderSubjectToken) {
 		t.Error("two token issues returned the same token")

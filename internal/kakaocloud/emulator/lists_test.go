@@ -49,6 +49,8 @@ func TestListFlavors(t *testing.T) {
 		})
 	}
 	wantError(t, h.api(http.MethodGet, "/bcs"+kakaocloud.PathFlavors+"?vcpus=two", nil), http.StatusBadRequest, "BadRequest", `vcpus "two"`)
+	// The official SDK's enum of instance types.
+	wantError(t, h.api(http.MethodGet, "/bcs"+kakaocloud.PathFlavors+"?instance_type=VM", nil), http.StatusBadRequest, "BadRequest", `instance_type "VM" must be one of vm, bm, gpu`)
 }
 
 func TestGetFlavor(t *testing.T) {

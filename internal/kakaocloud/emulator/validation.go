@@ -16,6 +16,8 @@ package emulator
 
 import (
 	"encoding/base64"
+	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,21 +40,54 @@ const (
 )
 
 // volumeSourceTypes are the source_type values the official SDK's volume model allows.
-var volumeSourceTypes = []string{"image", "blank", "volume"}
+var volumeSourceTypes = []string{kakaocloud.VolumeSourceImage, kakaocloud.VolumeSourceBlank, kakaocloud.VolumeSourceVolume}
 
-// validateVolumes checks a create's volumes as the official SDK's model requires them: at
-// least the boot volume, each with a size in range and a known source type.
-func validateVolumes(volumes []kakaocloud.VolumeSpec) error {
+// instanceTypes are the instance_type values the official SDK's enum allows, in filters of the
+// flavor listing.
+var instanceTypes = []string{"vm", "bm", "gpu"}
+
+// validateVolumes checks a create's volumes as KakaoCloud's official tools describe them: at
+// least the boot volume (SDK), each with a size in range and a known source type (SDK), a
+// type_id when it is made from an image or blank (Terraform provider's documentation), and a
+// uuid that names what it is made from. The first volume without a source type boots from the
+// create's image_id, as the Terraform provider sends it; a later one is blank, the SDK's
+// default after the first.
+func (e *Emulator) validateVolumes(volumes []kakaocloud.VolumeSpec) error {
 	if len(volumes) == 0 {
 		return badRequest("instance.volumes is required: give the boot volume")
 	}
 	for i, volume := range volumes {
+		field := fmt.Sprintf("instance.volumes[%d]", i)
 		if volume.Size < minVolumeGiB || volume.Size > maxVolumeGiB {
-			return badRequest("instance.volumes[%d].size %d must be %d to %d (GiB)", i, volume.Size, minVolumeGiB, maxVolumeGiB)
+			return badRequest("%s.size %d must be %d to %d (GiB)", field, volume.Size, minVolumeGiB, maxVolumeGiB)
 		}
-		if volume.SourceType != "" && !slices.Contains(volumeSourceTypes, volume.SourceType) {
-			return badRequest("instance.volumes[%d].source_type %q must be one of %s", i, volume.SourceType, strings.Join(volumeSourceTypes, ", "))
+		source := volume.SourceType
+		if source == "" && i > 0 {
+			source = kakaocloud.VolumeSourceBlank
 		}
+		if source != "" && !slices.Contains(volumeSourceTypes, source) {
+			return badRequest("%s.source_type %q must be one of %s", field, source, strings.Join(volumeSourceTypes, ", "))
+		}
+		if (source == kakaocloud.VolumeSourceImage || source == kakaocloud.VolumeSourceBlank) && volume.TypeID == "" {
+			return badRequest("%s.type_id is required for source_type %s: give a volume type", field, source)
+		}
+		switch source {
+		case kakaocloud.VolumeSourceImage:
+			if _, ok := e.imagesByID[volume.UUID]; !ok {
+				return badRequest("%s.uuid %q: no such image, which source_type image needs", field, volume.UUID)
+			}
+		case kakaocloud.VolumeSourceVolume:
+			// The emulator keeps no volumes apart from its VMs', none of them detached.
+			return badRequest("%s.uuid %q: no such volume, which source_type volume needs", field, volume.UUID)
+		}
+	}
+	return nil
+}
+
+// validateInstanceType refuses an instance_type filter the official SDK's enum does not hold.
+func validateInstanceType(query url.Values) error {
+	if value := query.Get("instance_type"); value != "" && !slices.Contains(instanceTypes, value) {
+		return badRequest("instance_type %q must be one of %s", value, strings.Join(instanceTypes, ", "))
 	}
 	return nil
 }

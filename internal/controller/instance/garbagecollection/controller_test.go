@@ -99,7 +99,7 @@ func TestCollectDeletesOnlyLeakedOwnedVMs(t *testing.T) {
 	duplicate, err := kc.CreateInstance(ctx, kakaocloud.CreateInstance{
 		Name: "default-recorded", Description: marker, ImageID: recorded.Image.ID, FlavorID: recorded.Flavor.ID,
 		Subnets: []kakaocloud.SubnetAttachment{{ID: subnetOf(t, kc)}}, SecurityGroups: []kakaocloud.SecurityGroupRef{{Name: "default"}},
-		Volumes: []kakaocloud.VolumeSpec{{Size: 50, SourceType: "image", UUID: recorded.Image.ID}},
+		Volumes: []kakaocloud.VolumeSpec{kakaocloud.BootVolume(50, "")},
 	})
 	if err != nil {
 		t.Fatal(err)
