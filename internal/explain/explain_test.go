@@ -384,6 +384,18 @@ func TestHandler(t *testing.T) {
 			t.Errorf("%s with token %q: %d %v, want %d saying %q", c.method, c.token, recorder.Code, err, c.code, c.says)
 		}
 	}
+	// A flood of forged tokens is refused before its reviews reach the API server.
+	handler = &Handler{Explainer: e, Reviewer: fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithInterceptorFuncs(reviews).Build()}
+	refused := 0
+	for range 3 * reviewBurst {
+		if post(http.MethodPost, "forged", manifest).Code == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused < reviewBurst {
+		t.Errorf("%d of %d questions in a burst refused before their review, want at least %d", refused, 3*reviewBurst, reviewBurst)
+	}
+	handler = &Handler{Explainer: e, Reviewer: fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithInterceptorFuncs(reviews).Build()}
 	recorder := post(http.MethodPost, "good", manifest)
 	answer := &WhatIfAnswer{}
 	if err := json.Unmarshal(recorder.Body.Bytes(), answer); recorder.Code != http.StatusOK || err != nil || len(answer.Drifts) != 1 || answer.Drifts[0].NodeClaim != "a" {

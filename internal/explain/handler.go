@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/time/rate"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +43,14 @@ const TokenHeader = "X-Karpenter-Authorization"
 // maxManifest bounds a question's manifest.
 const maxManifest = 1 << 20
 
+// Questions are taken at most reviewRate a second, reviewBurst at once, before their token is
+// reviewed: each review is two calls to the API server, which a flood of forged tokens would
+// otherwise have the operator make on its behalf.
+const (
+	reviewRate  = 5
+	reviewBurst = 10
+)
+
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
@@ -54,12 +63,22 @@ type Handler struct {
 	// Reviewer creates the TokenReviews and SubjectAccessReviews.
 	Reviewer client.Client
 	busy     sync.Mutex
+
+	reviewsOnce sync.Once
+	reviews     *rate.Limiter
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
 		fail(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "post the manifest to "+Path)
+		return
+	}
+	h.reviewsOnce.Do(func() { h.reviews = rate.NewLimiter(reviewRate, reviewBurst) })
+	if !h.reviews.Allow() {
+		w.Header().Set("Retry-After", "1")
+		fail(w, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests,
+			fmt.Sprintf("more than %d questions a second: ask again in a moment", reviewRate))
 		return
 	}
 	user, code, why := h.authorize(r)
