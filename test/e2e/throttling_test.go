@@ -109,7 +109,9 @@ var _ = Describe("KakaoCloud throttling and silence", func() {
 		})
 		By("holding every create for 10 minutes")
 		emulatorAdmin("POST", "/latency", map[string]any{"operation": emulator.OpCreateInstance, "latency": "10m"})
-		DeferCleanup(func() { emulatorAdmin("POST", "/latency", map[string]any{"operation": emulator.OpCreateInstance, "latency": "0s"}) })
+		DeferCleanup(func() {
+			emulatorAdmin("POST", "/latency", map[string]any{"operation": emulator.OpCreateInstance, "latency": "0s"})
+		})
 		template := podTemplate("unanswered", "1500m")
 		template.Spec.NodeSelector = map[string]string{karpv1.LabelNodePool: "unanswered"}
 		createDeployment("unanswered", 1, template)
