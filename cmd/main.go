@@ -413,7 +413,8 @@ func main() {
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.enableLeaderElection,
-		LeaderElectionID:       "karpenter-leader-election.karpenter.kakaocloud.com",
+		// The Lease's name: the leader election Role of every install path names it.
+		LeaderElectionID: "karpenter-leader-election.karpenter.kakaocloud.com",
 		// The manager's own namespace, which its Role covers, also when it runs outside the
 		// cluster (where controller-runtime cannot find it).
 		LeaderElectionNamespace: cmp.Or(o.leaderElectionNS, namespace),
