@@ -65,7 +65,7 @@ const (
 // SecretCredentials reads the access key from a Secret with the keys access-key-id and
 // secret-access-key. It reads the Secret on every call, so rotating the key is a Secret
 // update, seen as soon as Reader sees it (the operator's reads by name remember an answer for
-// a few seconds: managercache.NamedReader).
+// 30 seconds: managercache.NamedReader).
 type SecretCredentials struct {
 	Reader client.Reader
 	Secret types.NamespacedName

@@ -33,7 +33,7 @@ const (
 
 // SecretKeyring reads the keyring from a Secret on every call, so a rotation (a Secret update)
 // takes effect without a restart, as soon as Reader sees it (the operator's reads by name
-// remember an answer for a few seconds: managercache.NamedReader).
+// remember an answer for 30 seconds: managercache.NamedReader).
 type SecretKeyring struct {
 	Reader client.Reader
 	Secret types.NamespacedName
