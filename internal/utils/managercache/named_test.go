@@ -58,8 +58,9 @@ func TestNamedReader(t *testing.T) {
 		got.Data["k"] = []byte("scribbled")
 		return value
 	}
-	if read() != "1" || read() != "1" || gets != 1 {
-		t.Fatalf("two reads within the TTL asked the server %d times", gets)
+	first, second := read(), read()
+	if first != "1" || second != "1" || gets != 1 {
+		t.Fatalf("two reads within the TTL read %q and %q, asking the server %d times", first, second, gets)
 	}
 	updated := secret.DeepCopy()
 	updated.Data["k"] = []byte("2")
