@@ -236,8 +236,10 @@ func (c *Checker) rbac(ctx context.Context) []Result {
 	}
 	for _, secret := range c.Secrets {
 		checks = append(checks, access{"read Secret " + secret.String(), authorizationv1.ResourceAttributes{Namespace: secret.Namespace, Verb: "get", Resource: "secrets", Name: secret.Name},
-			operatorFix + " (the Helm chart's Role names the Secrets of its values; kustomize's and the bundle's the default names, or those in your patch)"})
+			operatorFix + " (the Helm chart's Role names the Secrets of its values, kustomize's and the bundle's the default names)"})
 	}
+	prices := client.ObjectKey{Namespace: c.ServiceAccount.Namespace, Name: instancetype.PriceOverridesConfigMapName}
+	checks = append(checks, access{"read ConfigMap " + prices.String(), authorizationv1.ResourceAttributes{Namespace: prices.Namespace, Verb: "get", Resource: "configmaps", Name: prices.Name}, operatorFix})
 	checks = append(checks, access{"own nodes by their NodeClaim (nodeclaims/finalizers)", authorizationv1.ResourceAttributes{Verb: "update", Group: "karpenter.sh", Resource: "nodeclaims", Subresource: "finalizers"}, operatorFix})
 	for _, a := range checks {
 		results = append(results, c.review(ctx, "RBAC: the operator may "+a.what, authorizationv1.SubjectAccessReviewSpec{User: operator, ResourceAttributes: &a.attr}, a.fix))
