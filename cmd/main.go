@@ -85,10 +85,12 @@ func init() {
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools;nodeclaims,verbs=get;list;watch
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
-// The KakaoCloud access key is read from a Secret in the controller's own namespace.
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
-// Operators' relative cost overrides live in a ConfigMap in the same namespace.
-// +kubebuilder:rbac:groups="",namespace=system,resources=configmaps,verbs=get;list;watch
+// In its own namespace the controller reads three objects, each by name and nothing else
+// (managercache.NamedReader): the Secrets of the KakaoCloud access key and of the signing keys,
+// under the default names of --credentials-secret and --signing-keyring-secret (the Helm chart
+// names the ones its values give), and the ConfigMap of relative cost overrides.
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get,resourceNames=karpenter-kakaocloud-credentials;karpenter-kakaocloud-signing-keys
+// +kubebuilder:rbac:groups="",namespace=system,resources=configmaps,verbs=get,resourceNames=karpenter-kakaocloud-prices
 
 // options are the manager's command-line settings.
 type options struct {
@@ -445,15 +447,16 @@ func main() {
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.enableLeaderElection,
-		LeaderElectionID:       "karpenter-leader-election.karpenter.kakaocloud.com",
+		// The Lease's name: the leader election Role of every install path names it.
+		LeaderElectionID: "karpenter-leader-election.karpenter.kakaocloud.com",
 		// The manager's own namespace, which its Role covers, also when it runs outside the
 		// cluster (where controller-runtime cannot find it).
 		LeaderElectionNamespace: cmp.Or(o.leaderElectionNS, namespace),
 		// The manager exits right after it loses the lease, so releasing it on a clean
 		// shutdown lets the next replica take over at once.
 		LeaderElectionReleaseOnCancel: true,
-		// Only the controller's own namespace holds the Secrets and ConfigMaps it reads.
-		Cache: managercache.Options(namespace),
+		Cache:                         managercache.Options(),
+		Client:                        managercache.ClientOptions(),
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")
@@ -466,11 +469,13 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	// A rotated access key or signing key, or edited prices, are read within the TTL.
+	named := managercache.NewNamedReader(mgr.GetAPIReader(), managercache.DefaultNamedTTL)
 	kc, err := kakaocloud.New(kakaocloud.Config{
 		Region:    o.region,
 		Endpoints: o.endpoints,
 		Credentials: kakaocloud.SecretCredentials{
-			Reader: mgr.GetClient(),
+			Reader: named,
 			Secret: types.NamespacedName{Namespace: namespace, Name: o.credentialsSecret},
 		},
 		RateLimit:     kakaocloud.RateLimit{QPS: o.kakaoCloudCalls.qps, Burst: o.kakaoCloudCalls.burst},
@@ -484,7 +489,7 @@ func main() {
 	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogTTL: o.catalogTTL})
 
 	recorder := mgr.GetEventRecorder("karpenter")
-	keyring := signing.SecretKeyring{Reader: mgr.GetClient(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
+	keyring := signing.SecretKeyring{Reader: named, Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
 	var bootstrapper kakao.Bootstrapper
 	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
 		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")
@@ -500,7 +505,7 @@ func main() {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), KakaoCloud: kc, Catalog: cat, Keyring: keyring,
 		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper, BootstrapTokenTTL: o.bootstrapTokenTTL,
 		PriceOverrides: instancetype.PriceOverrideSource{
-			Reader:    mgr.GetClient(),
+			Reader:    named,
 			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
 		},
 		BatchIdle: o.batchIdle, BatchMax: o.batchMax,

@@ -58,15 +58,17 @@ func runPreflight(args []string) int {
 		fmt.Fprintf(os.Stderr, "connecting to the API server: %v\n", err)
 		return 2
 	}
-	credentials := kakaocloud.SecretCredentials{Reader: kube, Secret: client.ObjectKey{Namespace: *namespace, Name: *credentialsSecret}}
+	credentialsKey := client.ObjectKey{Namespace: *namespace, Name: *credentialsSecret}
+	keyringKey := client.ObjectKey{Namespace: *namespace, Name: *keyringSecret}
+	credentials := kakaocloud.SecretCredentials{Reader: kube, Secret: credentialsKey}
 	kc, err := kakaocloud.New(kakaocloud.Config{Region: *region, Endpoints: endpoints, Credentials: credentials})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	checker := preflight.New(kube, kc, credentials,
-		signing.SecretKeyring{Reader: kube, Secret: client.ObjectKey{Namespace: *namespace, Name: *keyringSecret}},
-		client.ObjectKey{Namespace: *namespace, Name: *serviceAccount}, *clusterName)
+		signing.SecretKeyring{Reader: kube, Secret: keyringKey},
+		client.ObjectKey{Namespace: *namespace, Name: *serviceAccount}, []client.ObjectKey{credentialsKey, keyringKey}, *clusterName)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	results := checker.Run(ctx)

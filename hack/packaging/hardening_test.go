@@ -16,13 +16,17 @@ package packaging
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/operator-framework/api/pkg/manifests"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,11 +40,16 @@ const operatorNamespace = "karpenter-kakaocloud"
 // kustomizations are the kustomize install paths users apply.
 var kustomizations = []string{"config/default", "config/overlays/production", "config/overlays/monitoring", "config/overlays/local", "config/olm"}
 
-// rendered is what an install path creates: the RBAC rules with where they apply, and the pod
-// templates.
+// olmKubeSystem is the step a cluster admin takes with an OLM install: what the bundle cannot
+// carry.
+const olmKubeSystem = "config/olm-kube-system"
+
+// rendered is what an install path creates: the RBAC rules with where they apply, the pod
+// templates, and every object.
 type rendered struct {
-	rules []scopedRule
-	pods  map[string]corev1.PodSpec
+	rules   []scopedRule
+	pods    map[string]corev1.PodSpec
+	objects []*unstructured.Unstructured
 }
 
 // scopedRule is an RBAC rule and the namespace it applies in ("" for cluster-wide).
@@ -49,14 +58,24 @@ type scopedRule struct {
 	role, namespace string
 }
 
-// TestEveryInstallPathIsLeastPrivilegeAndHardened checks, on the output of every kustomize
-// path, of the OLM bundle and of the Helm chart, that no rule uses a wildcard, that Secrets are
-// created and deleted (by collection: spent bootstrap tokens) only in kube-system (cluster-wide
-// on the OLM path, which cannot make Roles elsewhere, in a rule with those two verbs alone)
-// and read only in the operator's namespace, that the finalizers of NodeClaims and NodePools
-// may be updated (nodes and NodeClaims are owned with blockOwnerDeletion, which OpenShift's
-// owner-reference admission checks), and that the controller runs non-root with a read-only
-// root filesystem, no privilege escalation, no capabilities and the runtime's seccomp profile.
+// secretWrites are the verbs that change Secrets.
+var secretWrites = []string{"create", "update", "patch", "delete", "deletecollection"}
+
+// TestEveryInstallPathIsLeastPrivilegeAndHardened checks the output of every kustomize path,
+// of the OLM bundle with its required kube-system step, and of the Helm chart:
+//   - no rule uses a wildcard;
+//   - no ClusterRole grants anything on Secrets, and Secrets are written only in kube-system
+//     (bootstrap tokens), read only by name (Kubernetes authorizes list and watch with
+//     resourceNames only for a metadata.name field selector);
+//   - an admission policy holds the controller's Secret writes in kube-system to bootstrap
+//     tokens, for the user the kube-system Role is bound to;
+//   - no role aggregates to edit (a KCNodeClass's userData runs as root on new nodes);
+//   - Leases are created, and otherwise touched only by name;
+//   - the finalizers of NodeClaims and NodePools may be updated (nodes and NodeClaims are owned
+//     with blockOwnerDeletion, which OpenShift's owner-reference admission checks);
+//   - the chart has a PodDisruptionBudget and refuses kube-system by default;
+//   - the controller runs non-root with a read-only root filesystem, no privilege escalation,
+//     no capabilities and the runtime's seccomp profile.
 func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 	paths := map[string]rendered{}
 	for _, k := range kustomizations {
@@ -64,42 +83,16 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 	}
 	paths["bundle"] = renderBundle(t)
 	paths["chart"] = renderChart(t)
+	for _, olm := range []string{"bundle", "config/olm"} {
+		paths[olm] = paths[olm].with(renderKustomization(t, olmKubeSystem))
+	}
 	for name, r := range paths {
-		olm := name == "bundle" || name == "config/olm"
 		t.Run(name, func(t *testing.T) {
 			if len(r.rules) == 0 {
 				t.Fatal("no RBAC rules")
 			}
-			finalizers := map[string]bool{}
-			for _, rule := range r.rules {
-				if slices.Contains(rule.APIGroups, "karpenter.sh") && slices.Contains(rule.Verbs, "update") {
-					for _, resource := range rule.Resources {
-						finalizers[resource] = true
-					}
-				}
-				for _, field := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.NonResourceURLs} {
-					if slices.Contains(field, "*") {
-						t.Errorf("%s has a wildcard: %+v", rule.role, rule.PolicyRule)
-					}
-				}
-				if !grants(rule, "secrets") {
-					continue
-				}
-				for _, verb := range rule.Verbs {
-					switch {
-					case (verb == "create" || verb == "deletecollection") && rule.namespace == "kube-system":
-					case (verb == "create" || verb == "deletecollection") && olm && rule.namespace == "" &&
-						len(rule.Verbs) == 2 && slices.Contains(rule.Verbs, "create") && slices.Contains(rule.Verbs, "deletecollection"):
-					case slices.Contains([]string{"get", "list", "watch"}, verb) && rule.namespace == operatorNamespace:
-					default:
-						t.Errorf("%s grants %s on secrets in %q", rule.role, verb, rule.namespace)
-					}
-				}
-			}
-			for _, resource := range []string{"nodeclaims/finalizers", "nodepools/finalizers"} {
-				if !finalizers[resource] {
-					t.Errorf("no rule grants update on karpenter.sh %s", resource)
-				}
+			for _, problem := range leastPrivilegeProblems(r) {
+				t.Error(problem)
 			}
 			// The local overlay installs no Deployment: the manager runs on the machine.
 			if len(r.pods) == 0 && name != "config/overlays/local" {
@@ -109,6 +102,183 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 				checkHardened(t, deployment, pod)
 			}
 		})
+	}
+	t.Run("chart defaults", func(t *testing.T) {
+		if len(paths["chart"].ofKind("PodDisruptionBudget")) == 0 {
+			t.Error("the chart renders no PodDisruptionBudget by default")
+		}
+		values := parseSettings(t, []string{"controller.clusterName=" + testClusterName})
+		if _, err := renderValuesIn(t, tokenNamespace, values); err == nil {
+			t.Error("the chart installs into kube-system by default")
+		}
+	})
+}
+
+// TestLeastPrivilegeCatchesEachExcess puts back, one at a time into the chart's output, each
+// excess the install paths had or could have, and expects it found.
+func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
+	secrets := func(namespace string, verbs ...string) scopedRule {
+		return scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: verbs}, role: "Role excess", namespace: namespace}
+	}
+	for name, c := range map[string]struct {
+		change func(r *rendered)
+		want   string
+	}{
+		"Secret writes cluster-wide (OLM's clusterPermissions)": {func(r *rendered) { r.rules = append(r.rules, secrets("", "create", "deletecollection")) }, "on Secrets cluster-wide"},
+		"every Secret of its namespace listed":                  {func(r *rendered) { r.rules = append(r.rules, secrets(operatorNamespace, "get", "list", "watch")) }, "grants list on every Secret"},
+		"Secret writes in its namespace":                        {func(r *rendered) { r.rules = append(r.rules, secrets(operatorNamespace, "create")) }, "Secrets are written only in kube-system"},
+		"no admission policy": {func(r *rendered) {
+			r.objects = slices.DeleteFunc(slices.Clone(r.objects), func(o *unstructured.Unstructured) bool { return o.GetKind() == "ValidatingAdmissionPolicy" })
+		}, "no ValidatingAdmissionPolicy"},
+		"editor role aggregated to edit": {func(r *rendered) {
+			role := &unstructured.Unstructured{}
+			role.SetKind("ClusterRole")
+			role.SetName("nodepool-editor-role")
+			role.SetLabels(map[string]string{"rbac.authorization.k8s.io/aggregate-to-edit": "true"})
+			r.objects = append(slices.Clone(r.objects), role)
+		}, "aggregates to edit"},
+		"every Lease updated": {func(r *rendered) {
+			r.rules = append(r.rules, scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "update"}}, role: "Role excess", namespace: operatorNamespace})
+		}, "grants update on every Lease"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := renderChart(t)
+			if problems := leastPrivilegeProblems(r); len(problems) != 0 {
+				t.Fatalf("the chart as it is: %v", problems)
+			}
+			c.change(&r)
+			problems := leastPrivilegeProblems(r)
+			if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, c.want) }) {
+				t.Errorf("problems %q, want one saying %q", problems, c.want)
+			}
+		})
+	}
+}
+
+// leastPrivilegeProblems lists what an install path grants beyond what the controller needs.
+func leastPrivilegeProblems(r rendered) []string {
+	var problems []string
+	finalizers := map[string]bool{}
+	for _, rule := range r.rules {
+		if slices.Contains(rule.APIGroups, "karpenter.sh") && slices.Contains(rule.Verbs, "update") {
+			for _, resource := range rule.Resources {
+				finalizers[resource] = true
+			}
+		}
+		for _, field := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs, rule.ResourceNames, rule.NonResourceURLs} {
+			if slices.Contains(field, "*") {
+				problems = append(problems, fmt.Sprintf("%s has a wildcard: %+v", rule.role, rule.PolicyRule))
+			}
+		}
+		if slices.Contains(rule.APIGroups, "coordination.k8s.io") && slices.Contains(rule.Resources, "leases") && len(rule.ResourceNames) == 0 {
+			for _, verb := range rule.Verbs {
+				if verb != "create" {
+					problems = append(problems, fmt.Sprintf("%s grants %s on every Lease of %q; only create cannot be held to the Lease's name", rule.role, verb, rule.namespace))
+				}
+			}
+		}
+		if !grants(rule, "secrets") {
+			continue
+		}
+		for _, verb := range rule.Verbs {
+			switch {
+			case rule.namespace == "":
+				problems = append(problems, fmt.Sprintf("%s grants %s on Secrets cluster-wide", rule.role, verb))
+			case slices.Contains(secretWrites, verb) && rule.namespace != tokenNamespace:
+				problems = append(problems, fmt.Sprintf("%s grants %s on Secrets in %q; Secrets are written only in kube-system", rule.role, verb, rule.namespace))
+			case slices.Contains([]string{"get", "list", "watch"}, verb) && len(rule.ResourceNames) == 0:
+				problems = append(problems, fmt.Sprintf("%s grants %s on every Secret of %q; the controller reads its Secrets by name", rule.role, verb, rule.namespace))
+			}
+		}
+	}
+	for _, resource := range []string{"nodeclaims/finalizers", "nodepools/finalizers"} {
+		if !finalizers[resource] {
+			problems = append(problems, "no rule grants update on karpenter.sh "+resource)
+		}
+	}
+	for _, role := range r.ofKind("ClusterRole") {
+		if role.GetLabels()["rbac.authorization.k8s.io/aggregate-to-edit"] == "true" {
+			problems = append(problems, fmt.Sprintf("ClusterRole %s aggregates to edit; as upstream Karpenter's, editor roles aggregate to admin", role.GetName()))
+		}
+	}
+	return append(problems, tokenPolicyProblems(r)...)
+}
+
+// tokenPolicyProblems checks that the path ships the admission policy that holds the Secret
+// writes of the user bound to the kube-system Role to bootstrap tokens, bound to deny.
+func tokenPolicyProblems(r rendered) []string {
+	var problems []string
+	users := r.tokenWriters()
+	if len(users) == 0 {
+		return []string{"nobody may create bootstrap tokens in kube-system"}
+	}
+	denying := map[string]bool{}
+	for _, object := range r.ofKind("ValidatingAdmissionPolicyBinding") {
+		var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &binding); err == nil && slices.Contains(binding.Spec.ValidationActions, admissionregistrationv1.Deny) {
+			denying[binding.Spec.PolicyName] = true
+		}
+	}
+	for _, user := range users {
+		found := false
+		for _, object := range r.ofKind("ValidatingAdmissionPolicy") {
+			var policy admissionregistrationv1.ValidatingAdmissionPolicy
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &policy); err != nil || !denying[policy.Name] {
+				continue
+			}
+			forUser := slices.ContainsFunc(policy.Spec.MatchConditions, func(c admissionregistrationv1.MatchCondition) bool {
+				return strings.Contains(c.Expression, "'"+user+"'")
+			})
+			tokensOnly := slices.ContainsFunc(policy.Spec.Validations, func(v admissionregistrationv1.Validation) bool {
+				return strings.Contains(v.Expression, "'"+string(corev1.SecretTypeBootstrapToken)+"'")
+			})
+			if forUser && tokensOnly {
+				found = true
+			}
+		}
+		if !found {
+			problems = append(problems, fmt.Sprintf("no ValidatingAdmissionPolicy, bound to deny, holds the Secret writes of %s to bootstrap tokens", user))
+		}
+	}
+	return problems
+}
+
+// tokenWriters are the users of the ServiceAccounts a kube-system RoleBinding lets create
+// Secrets.
+func (r rendered) tokenWriters() []string {
+	var users []string
+	for _, object := range r.ofKind("RoleBinding") {
+		var binding rbacv1.RoleBinding
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &binding) != nil || binding.Namespace != tokenNamespace {
+			continue
+		}
+		for _, subject := range binding.Subjects {
+			if subject.Kind == rbacv1.ServiceAccountKind {
+				users = append(users, "system:serviceaccount:"+subject.Namespace+":"+subject.Name)
+			}
+		}
+	}
+	return users
+}
+
+func (r rendered) ofKind(kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range r.objects {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// with is r and what other creates beside it.
+func (r rendered) with(other rendered) rendered {
+	pods := maps.Clone(r.pods)
+	maps.Copy(pods, other.pods)
+	return rendered{
+		rules:   slices.Concat(r.rules, other.rules),
+		pods:    pods,
+		objects: slices.Concat(r.objects, other.objects),
 	}
 }
 
@@ -173,6 +343,7 @@ func parseObjects(t *testing.T, out []byte) rendered {
 		if err := yaml.Unmarshal(doc, &o.Object); err != nil || o.Object == nil {
 			continue
 		}
+		r.objects = append(r.objects, o)
 		switch o.GetKind() {
 		case "ClusterRole", "Role":
 			var role rbacv1.ClusterRole
@@ -228,14 +399,15 @@ func renderChart(t *testing.T) rendered {
 }
 
 // renderBundle reads what OLM would create from the bundle: clusterPermissions cluster-wide,
-// permissions in the install namespace, and the deployments.
+// permissions in the install namespace, the deployments and the other manifests.
 func renderBundle(t *testing.T) rendered {
 	t.Helper()
 	bundle, err := manifests.GetBundleFromDir(bundleDir)
 	if err != nil {
 		t.Fatalf("loading the bundle (run make bundle): %v", err)
 	}
-	r := rendered{pods: map[string]corev1.PodSpec{}}
+	// The bundle's other manifests (its ClusterRoles among them) OLM creates as they are.
+	r := rendered{pods: map[string]corev1.PodSpec{}, objects: bundle.Objects}
 	install := bundle.CSV.Spec.InstallStrategy.StrategySpec
 	for _, p := range install.ClusterPermissions {
 		for _, rule := range p.Rules {

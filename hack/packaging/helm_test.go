@@ -44,11 +44,13 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsclientset "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
@@ -220,11 +222,16 @@ func render(t *testing.T, settings []string, apiVersions ...string) (rendering, 
 
 func renderValues(t *testing.T, values map[string]any, apiVersions ...string) (rendering, error) {
 	t.Helper()
+	return renderValuesIn(t, releaseNamespace, values, apiVersions...)
+}
+
+func renderValuesIn(t *testing.T, namespace string, values map[string]any, apiVersions ...string) (rendering, error) {
+	t.Helper()
 	install := action.NewInstall(&action.Configuration{Log: t.Logf})
 	install.DryRun = true
 	install.ClientOnly = true
 	install.ReleaseName = releaseName
-	install.Namespace = releaseNamespace
+	install.Namespace = namespace
 	install.KubeVersion = &renderKubeVersion
 	install.APIVersions = apiVersions
 	rendered, err := install.Run(loadChart(t), values)
@@ -323,7 +330,7 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 	for _, object := range rendered.Objects {
 		counts[object.Kind]++
 		switch object.Kind {
-		case "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration":
+		case "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			if object.Namespace != "" {
 				t.Errorf("%s %s has namespace %s, want none", object.Kind, object.Name, object.Namespace)
 			}
@@ -354,6 +361,11 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 		"Service":                        2,
 		"Secret":                         1,
 		"ValidatingWebhookConfiguration": 1,
+		// The controller's writes in kube-system held to bootstrap tokens.
+		"ValidatingAdmissionPolicy":        1,
+		"ValidatingAdmissionPolicyBinding": 1,
+		// Two replicas by default.
+		"PodDisruptionBudget": 1,
 	}
 	if !reflect.DeepEqual(counts, want) {
 		t.Errorf("objects by kind = %v, want %v (no ServiceMonitor or PrometheusRule without the monitoring.coreos.com/v1 API)", counts, want)
@@ -405,6 +417,130 @@ func TestChartSecretNames(t *testing.T) {
 		if secret.Name == "iam-key" || secret.Name == "marker-keys" {
 			t.Errorf("the chart renders Secret %s; users create it", secret.Name)
 		}
+	}
+	// The Role grants reading those two by name, and no other Secret.
+	for _, rule := range roleRules(t, rendered.Objects, "Role", releaseName+"-manager") {
+		if slices.Contains(rule.Resources, "secrets") && !reflect.DeepEqual(rule.ResourceNames, []string{"iam-key", "marker-keys"}) {
+			t.Errorf("the manager Role reads Secrets %v, want iam-key and marker-keys", rule.ResourceNames)
+		}
+	}
+}
+
+// TestChartRefusesKubeSystem checks that the chart does not install into kube-system unless
+// allowKubeSystem says so, and says why.
+func TestChartRefusesKubeSystem(t *testing.T) {
+	values := parseSettings(t, []string{"controller.clusterName=" + testClusterName})
+	if _, err := renderValuesIn(t, tokenNamespace, values); err == nil || !strings.Contains(err.Error(), "allowKubeSystem=true") {
+		t.Errorf("rendering into kube-system gave %v, want a refusal that names allowKubeSystem", err)
+	}
+	values["allowKubeSystem"] = true
+	if _, err := renderValuesIn(t, tokenNamespace, values); err != nil {
+		t.Errorf("rendering into kube-system with allowKubeSystem: %v", err)
+	}
+	if _, err := renderValuesIn(t, releaseNamespace, parseSettings(t, []string{"controller.clusterName=" + testClusterName})); err != nil {
+		t.Errorf("rendering into %s: %v", releaseNamespace, err)
+	}
+}
+
+// TestChartPodDisruptionBudget checks that the controller pods have a budget that selects
+// them when there are two or more, none with one replica or when turned off, and that
+// minAvailable replaces maxUnavailable.
+func TestChartPodDisruptionBudget(t *testing.T) {
+	for name, c := range map[string]struct {
+		settings                     []string
+		want                         bool
+		maxUnavailable, minAvailable string
+	}{
+		"default":      {want: true, maxUnavailable: "1"},
+		"one replica":  {settings: []string{"controller.replicas=1"}},
+		"off":          {settings: []string{"podDisruptionBudget.enabled=false"}},
+		"minAvailable": {settings: []string{"controller.replicas=3", "podDisruptionBudget.minAvailable=2"}, want: true, minAvailable: "2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rendered := mustRender(t, c.settings).Objects
+			budgets := rendered.ofKind("PodDisruptionBudget")
+			if got := len(budgets) == 1; got != c.want || len(budgets) > 1 {
+				t.Fatalf("%d PodDisruptionBudgets, want one: %v", len(budgets), c.want)
+			}
+			if !c.want {
+				return
+			}
+			var budget policyv1.PodDisruptionBudget
+			rendered.decodeOnly(t, "PodDisruptionBudget", &budget)
+			deployment, _ := controllerDeployment(t, rendered)
+			if !reflect.DeepEqual(budget.Spec.Selector, deployment.Spec.Selector) {
+				t.Errorf("the budget selects %v, the Deployment's pods are %v", budget.Spec.Selector, deployment.Spec.Selector)
+			}
+			if got := intOrString(budget.Spec.MaxUnavailable); got != c.maxUnavailable {
+				t.Errorf("maxUnavailable %q, want %q", got, c.maxUnavailable)
+			}
+			if got := intOrString(budget.Spec.MinAvailable); got != c.minAvailable {
+				t.Errorf("minAvailable %q, want %q", got, c.minAvailable)
+			}
+		})
+	}
+}
+
+func intOrString(value *intstr.IntOrString) string {
+	if value == nil {
+		return ""
+	}
+	return value.String()
+}
+
+// TestChartWebhookCertificateFromCertManager checks that with cert-manager the chart renders
+// no key material, the same output twice (what a GitOps tool compares), a Certificate for the
+// webhook Service's names writing the Secret the pods mount, and the CA injection annotation.
+func TestChartWebhookCertificateFromCertManager(t *testing.T) {
+	settings := []string{"webhook.certificate.certManager.enabled=true"}
+	first, second := mustRender(t, settings).Objects, mustRender(t, settings).Objects
+	if !reflect.DeepEqual(first, second) {
+		t.Error("two renders with cert-manager differ")
+	}
+	if secrets := first.ofKind("Secret"); len(secrets) != 0 {
+		t.Errorf("the chart renders Secret %s with cert-manager", secrets[0].Name)
+	}
+	var certificate struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta `json:"metadata"`
+		Spec            struct {
+			SecretName string            `json:"secretName"`
+			DNSNames   []string          `json:"dnsNames"`
+			IssuerRef  map[string]string `json:"issuerRef"`
+		} `json:"spec"`
+	}
+	first.decode(t, "Certificate", releaseName+"-webhook-cert", &certificate)
+	service := releaseName + "-webhook." + releaseNamespace + ".svc"
+	if certificate.Spec.SecretName != releaseName+"-webhook-cert" || !slices.Contains(certificate.Spec.DNSNames, service) {
+		t.Errorf("the Certificate writes %s for %v; want %s-webhook-cert for %s", certificate.Spec.SecretName, certificate.Spec.DNSNames, releaseName, service)
+	}
+	var issuer struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta `json:"metadata"`
+		Spec            map[string]any    `json:"spec"`
+	}
+	first.decode(t, "Issuer", certificate.Spec.IssuerRef["name"], &issuer)
+	if _, ok := issuer.Spec["selfSigned"]; !ok || issuer.Metadata.Namespace != releaseNamespace {
+		t.Errorf("Issuer %s in %q: %v; want a self-signed one in %s", issuer.Metadata.Name, issuer.Metadata.Namespace, issuer.Spec, releaseNamespace)
+	}
+	var webhooks admissionregistrationv1.ValidatingWebhookConfiguration
+	first.decodeOnly(t, "ValidatingWebhookConfiguration", &webhooks)
+	if got := webhooks.Annotations["cert-manager.io/inject-ca-from"]; got != releaseNamespace+"/"+releaseName+"-webhook-cert" {
+		t.Errorf("inject-ca-from %q", got)
+	}
+	for _, webhook := range webhooks.Webhooks {
+		if len(webhook.ClientConfig.CABundle) != 0 {
+			t.Errorf("webhook %s has a caBundle; cert-manager injects it", webhook.Name)
+		}
+	}
+
+	own := mustRender(t, append(settings, "webhook.certificate.certManager.issuerRef.kind=ClusterIssuer", "webhook.certificate.certManager.issuerRef.name=internal-ca")).Objects
+	if issuers := own.ofKind("Issuer"); len(issuers) != 0 {
+		t.Error("the chart makes an Issuer although one is given")
+	}
+	own.decode(t, "Certificate", releaseName+"-webhook-cert", &certificate)
+	if certificate.Spec.IssuerRef["kind"] != "ClusterIssuer" || certificate.Spec.IssuerRef["name"] != "internal-ca" {
+		t.Errorf("issuerRef %v, want the ClusterIssuer given", certificate.Spec.IssuerRef)
 	}
 }
 
@@ -737,7 +873,7 @@ func roleRules(t *testing.T, objects manifest, kind, name string) []rbacv1.Polic
 // config/rbac and config/rbac-bootstrap grant it (role.yaml being generated from the code's
 // RBAC markers), binds every role to the chart's ServiceAccount, uses no wildcard, and lets
 // the controller create and delete Secrets only in kube-system and read them only in its
-// namespace.
+// namespace, by name.
 func TestChartRBACMatchesKustomize(t *testing.T) {
 	rendered := mustRender(t, nil).Objects
 	generated := readManifestFile(t, filepath.Join(configDir, "rbac", "role.yaml"))
@@ -779,9 +915,9 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 				}
 				for _, verb := range rule.Verbs {
 					managingTokens := (verb == "create" || verb == "deletecollection") && object.Namespace == tokenNamespace
-					reading := slices.Contains([]string{"get", "list", "watch"}, verb) && object.Namespace == releaseNamespace
+					reading := verb == "get" && len(rule.ResourceNames) > 0 && object.Namespace == releaseNamespace
 					if kind == "ClusterRole" || (!managingTokens && !reading) {
-						t.Errorf("%s %s grants %s on Secrets in %q; want create and deletecollection in %s and reading in %s only", kind, object.Name, verb, object.Namespace, tokenNamespace, releaseNamespace)
+						t.Errorf("%s %s grants %s on Secrets in %q; want create and deletecollection in %s and get by name in %s only", kind, object.Name, verb, object.Namespace, tokenNamespace, releaseNamespace)
 					}
 				}
 			}

@@ -41,6 +41,7 @@ import (
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -151,6 +152,7 @@ func TestInstallOLM(t *testing.T) {
 	c.approveInstallPlan(t, current.csv)
 	csv := c.csvSucceeded(t, current.csv)
 	c.expectOLMMadeTheInstall(t, csv)
+	c.applyKubeSystemStep(t)
 
 	deployment := &appsv1.Deployment{}
 	if err := c.kube.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "karpenter-kakaocloud-controller-manager"}, deployment); err != nil {
@@ -382,6 +384,35 @@ func nextRelease(t *testing.T, current catalogBundle, version, dir string) catal
 // expectOLMMadeTheInstall checks what OLM created for the CSV: the CRDs (an InstallPlan step
 // each), the ServiceAccount and roles bound to it, and the webhook configurations, whose CA
 // is OLM's own and signed the serving certificate OLM put in the webhook Secret.
+// applyKubeSystemStep takes the step the README requires of a cluster admin with an OLM
+// install, config/olm-kube-system, after checking that the bundle alone gave the operator no
+// right on Secrets in kube-system; and then that it has the rights it needs there.
+func (c *installCluster) applyKubeSystemStep(t *testing.T) {
+	t.Helper()
+	ctx := t.Context()
+	operator := "system:serviceaccount:" + installNamespace + ":karpenter-kakaocloud-controller-manager"
+	may := func(verb string) bool {
+		t.Helper()
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: operator,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "kube-system", Verb: verb, Resource: "secrets"}}}
+		if err := c.kube.Create(ctx, review); err != nil {
+			t.Fatal(err)
+		}
+		return review.Status.Allowed
+	}
+	if may("create") || may("deletecollection") {
+		t.Fatal("the bundle alone lets the operator write Secrets in kube-system")
+	}
+	for _, object := range renderKustomization(t, olmKubeSystem).objects {
+		if err := c.kube.Create(ctx, object); err != nil {
+			t.Fatalf("applying %s: %s %s: %v", olmKubeSystem, object.GetKind(), object.GetName(), err)
+		}
+	}
+	if !may("create") || !may("deletecollection") {
+		t.Fatalf("after %s the operator may not create and delete bootstrap tokens in kube-system", olmKubeSystem)
+	}
+}
+
 func (c *installCluster) expectOLMMadeTheInstall(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
 	t.Helper()
 	ctx := t.Context()

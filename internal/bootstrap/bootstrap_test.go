@@ -17,17 +17,21 @@ package bootstrap_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -194,4 +198,26 @@ func render(t *testing.T, b *bootstrap.Bootstrapper, nodeClaim *karpv1.NodeClaim
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A token write the operator has no right to fails saying what was being done and what grants
+// the right.
+func TestRefusedTokenWritesSayWhatGrantsThem(t *testing.T) {
+	forbidden := apierrors.NewForbidden(corev1.Resource("secrets"), "", errors.New("no RBAC policy matched"))
+	kube := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return forbidden },
+		DeleteAllOf: func(context.Context, client.WithWatch, client.Object, ...client.DeleteAllOfOption) error {
+			return forbidden
+		},
+	}).Build()
+	_, kc := test.Cloud(t, emulator.Options{})
+	b := &bootstrap.Bootstrapper{Client: kube, Cluster: catalog.New(kc, catalog.Options{ClusterName: "karpenter-demo"}), CABundle: []byte(ca)}
+	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", UID: "uid-1"}}
+	_, createErr := b.UserData(context.Background(), nodeClaim, &kcv1.KCNodeClass{})
+	deleteErr := bootstrap.DeleteTokens(context.Background(), kube, nodeClaim.UID)
+	for what, err := range map[string]error{"creating a bootstrap token for NodeClaim default-abcde in kube-system": createErr, "deleting the bootstrap token of NodeClaim uid-1 in kube-system": deleteErr} {
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), "config/olm-kube-system") {
+			t.Errorf("the refusal reads %v; want Forbidden, %q and the manifest that grants it", err, what)
+		}
+	}
 }

@@ -80,6 +80,19 @@ type Bootstrapper struct {
 // server reads bootstrap tokens, and deleting them `deletecollection` there: a Role in
 // kube-system (config/rbac-bootstrap), not a ClusterRole.
 
+// TokenRightsFix says where the operator's rights in kube-system come from, for a refused
+// token write and for preflight: the OLM bundle cannot carry them, its users apply them.
+const TokenRightsFix = "the operator's ServiceAccount needs create and deletecollection on Secrets in kube-system: " +
+	"the Helm chart and config/default install them; with OLM, apply config/olm-kube-system (README, OperatorHub / OLM)"
+
+// explainRefusal adds to a refused write in kube-system what grants it.
+func explainRefusal(err error) error {
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("%w; %s", err, TokenRightsFix)
+	}
+	return err
+}
+
 // UserData returns the NodeClaim's join script for each instance type it may launch as: one
 // bootstrap token serves them all, and each tells the kubelet what its instance type's model
 // holds back.
@@ -162,7 +175,7 @@ func (b *Bootstrapper) token(ctx context.Context, nodeClaim *karpv1.NodeClaim) (
 	// A derived token's Secret that exists already is this NodeClaim's, from an earlier attempt:
 	// its value is the one derived again here, so nothing needs reading back.
 	if err := b.Client.Create(ctx, s); err != nil && !(apierrors.IsAlreadyExists(err) && b.Keyring != nil && nodeClaim.UID != "") {
-		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s: %w", nodeClaim.Name, err)
+		return "", fmt.Errorf("creating a bootstrap token for NodeClaim %s in kube-system: %w", nodeClaim.Name, explainRefusal(err))
 	}
 	return id + "." + secret, nil
 }
@@ -176,7 +189,7 @@ func DeleteTokens(ctx context.Context, c client.Client, nodeClaimUID types.UID) 
 		client.MatchingFields{"type": string(corev1.SecretTypeBootstrapToken)},
 	)
 	if err != nil {
-		return fmt.Errorf("deleting the bootstrap token of NodeClaim %s: %w", nodeClaimUID, err)
+		return fmt.Errorf("deleting the bootstrap token of NodeClaim %s in kube-system: %w", nodeClaimUID, explainRefusal(err))
 	}
 	return nil
 }

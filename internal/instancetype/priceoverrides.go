@@ -58,8 +58,8 @@ func ParsePriceOverrides(cm *corev1.ConfigMap) (map[string]float64, error) {
 	return overrides, nil
 }
 
-// PriceOverrideSource reads price overrides from a ConfigMap. Reader may be the manager's
-// client if its cache covers ConfigMap's namespace, or its API reader otherwise.
+// PriceOverrideSource reads price overrides from a ConfigMap, by name (the operator's Role
+// grants nothing more).
 type PriceOverrideSource struct {
 	Reader    client.Reader
 	ConfigMap types.NamespacedName

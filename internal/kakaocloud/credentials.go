@@ -63,8 +63,9 @@ const (
 )
 
 // SecretCredentials reads the access key from a Secret with the keys access-key-id and
-// secret-access-key. Given the manager's cached client, every read sees the Secret's latest
-// version, so rotating the key is a Secret update.
+// secret-access-key. It reads the Secret on every call, so rotating the key is a Secret
+// update, seen as soon as Reader sees it (the operator's reads by name remember an answer for
+// 30 seconds: managercache.NamedReader).
 type SecretCredentials struct {
 	Reader client.Reader
 	Secret types.NamespacedName

@@ -59,12 +59,15 @@ type Checker struct {
 	Keyring       signing.KeyringSource
 	// ServiceAccount is the operator's, whose rights are checked.
 	ServiceAccount client.ObjectKey
-	ClusterName    string
+	// Secrets are the ones the operator reads (its credentials and signing keys): its Role
+	// grants reading them by name, so each is asked about by name.
+	Secrets     []client.ObjectKey
+	ClusterName string
 }
 
 // New assembles the checks from a client of the cluster and one of KakaoCloud, as the operator
 // with these settings would use them.
-func New(kube client.Client, kc *kakaocloud.Client, credentials kakaocloud.CredentialsProvider, keyring signing.KeyringSource, serviceAccount client.ObjectKey, clusterName string) *Checker {
+func New(kube client.Client, kc *kakaocloud.Client, credentials kakaocloud.CredentialsProvider, keyring signing.KeyringSource, serviceAccount client.ObjectKey, secrets []client.ObjectKey, clusterName string) *Checker {
 	cat := catalog.New(kc, catalog.Options{ClusterName: clusterName})
 	return &Checker{
 		Kube: kube, Credentials: credentials, KakaoCloud: kc, Catalog: cat,
@@ -72,6 +75,7 @@ func New(kube client.Client, kc *kakaocloud.Client, credentials kakaocloud.Crede
 		InstanceTypes:  instancetype.NewProvider(cat, nil, nil),
 		Keyring:        keyring,
 		ServiceAccount: serviceAccount,
+		Secrets:        secrets,
 		ClusterName:    clusterName,
 	}
 }
@@ -229,12 +233,20 @@ func (c *Checker) rbac(ctx context.Context) []Result {
 	operator := "system:serviceaccount:" + c.ServiceAccount.Namespace + ":" + c.ServiceAccount.Name
 	operatorFix := "install the operator's RBAC (config/rbac and config/rbac-bootstrap, the Helm chart, or the OLM bundle) bound to ServiceAccount " + c.ServiceAccount.String()
 	var results []Result
-	for _, a := range []access{
-		{"create bootstrap token Secrets in kube-system", authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceSystem, Verb: "create", Resource: "secrets"}, operatorFix},
-		{"delete spent bootstrap tokens in kube-system", authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceSystem, Verb: "deletecollection", Resource: "secrets"}, operatorFix},
-		{"read its Secrets in " + c.ServiceAccount.Namespace, authorizationv1.ResourceAttributes{Namespace: c.ServiceAccount.Namespace, Verb: "get", Resource: "secrets"}, operatorFix},
-		{"own nodes by their NodeClaim (nodeclaims/finalizers)", authorizationv1.ResourceAttributes{Verb: "update", Group: "karpenter.sh", Resource: "nodeclaims", Subresource: "finalizers"}, operatorFix},
-	} {
+	// The rights in kube-system come apart from the rest on the OLM path (a bundle cannot
+	// grant them in one namespace), so their fix names the manifest that grants them there.
+	checks := []access{
+		{"create bootstrap token Secrets in kube-system", authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceSystem, Verb: "create", Resource: "secrets"}, bootstrap.TokenRightsFix},
+		{"delete spent bootstrap tokens in kube-system", authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceSystem, Verb: "deletecollection", Resource: "secrets"}, bootstrap.TokenRightsFix},
+	}
+	for _, secret := range c.Secrets {
+		checks = append(checks, access{"read Secret " + secret.String(), authorizationv1.ResourceAttributes{Namespace: secret.Namespace, Verb: "get", Resource: "secrets", Name: secret.Name},
+			operatorFix + " (the Helm chart's Role names the Secrets of its values, kustomize's and the bundle's the default names)"})
+	}
+	prices := client.ObjectKey{Namespace: c.ServiceAccount.Namespace, Name: instancetype.PriceOverridesConfigMapName}
+	checks = append(checks, access{"read ConfigMap " + prices.String(), authorizationv1.ResourceAttributes{Namespace: prices.Namespace, Verb: "get", Resource: "configmaps", Name: prices.Name}, operatorFix})
+	checks = append(checks, access{"own nodes by their NodeClaim (nodeclaims/finalizers)", authorizationv1.ResourceAttributes{Verb: "update", Group: "karpenter.sh", Resource: "nodeclaims", Subresource: "finalizers"}, operatorFix})
+	for _, a := range checks {
 		results = append(results, c.review(ctx, "RBAC: the operator may "+a.what, authorizationv1.SubjectAccessReviewSpec{User: operator, ResourceAttributes: &a.attr}, a.fix))
 	}
 	node := authorizationv1.SubjectAccessReviewSpec{User: "system:bootstrap:preflight", Groups: []string{"system:bootstrappers", bootstrap.TokenGroup, "system:authenticated"}}

@@ -129,9 +129,9 @@ func newSetup(t *testing.T) *setup {
 }
 
 func checker(kube client.Client, kc *kakaocloud.Client, credentials kakaocloud.CredentialsProvider, clusterName string) *preflight.Checker {
-	return preflight.New(kube, kc, credentials,
-		signing.SecretKeyring{Reader: kube, Secret: client.ObjectKey{Namespace: namespace, Name: "karpenter-kakaocloud-signing-keys"}},
-		client.ObjectKey{Namespace: namespace, Name: serviceAccount}, clusterName)
+	keyring := client.ObjectKey{Namespace: namespace, Name: "karpenter-kakaocloud-signing-keys"}
+	return preflight.New(kube, kc, credentials, signing.SecretKeyring{Reader: kube, Secret: keyring},
+		client.ObjectKey{Namespace: namespace, Name: serviceAccount}, []client.ObjectKey{{Namespace: namespace, Name: "karpenter-kakaocloud-credentials"}, keyring}, clusterName)
 }
 
 // roles reads the Roles and ClusterRoles of files under config/.
@@ -219,7 +219,7 @@ func TestPreflightFailures(t *testing.T) {
 			if err := s.kube.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "karpenter-kakaocloud-bootstrap-tokens"}}); err != nil {
 				t.Fatal(err)
 			}
-		}, "RBAC: the operator may create bootstrap token Secrets in kube-system", "install the operator's RBAC",
+		}, "RBAC: the operator may create bootstrap token Secrets in kube-system", "with OLM, apply config/olm-kube-system",
 			[]string{"RBAC: the operator may delete spent bootstrap tokens in kube-system"}},
 		{"no certificates for joining nodes", func(t *testing.T, s *setup) {
 			if err := s.kube.Delete(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "karpenter-system-node-bootstrapper"}}); err != nil {
@@ -233,6 +233,9 @@ func TestPreflightFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "signing keys", "create it with activeKeyID", nil},
+		{"operator reads another credentials Secret than its Role names", func(t *testing.T, s *setup) {
+			s.checker.Secrets[0].Name = "iam-key"
+		}, "RBAC: the operator may read Secret " + namespace + "/iam-key", "install the operator's RBAC", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSetup(t)

@@ -31,8 +31,9 @@ const (
 	SecretKeyPrefix      = "keys."
 )
 
-// SecretKeyring reads the keyring from a Secret on every call. Given the manager's cached
-// client that read is cheap, and a rotation (a Secret update) takes effect without a restart.
+// SecretKeyring reads the keyring from a Secret on every call, so a rotation (a Secret update)
+// takes effect without a restart, as soon as Reader sees it (the operator's reads by name
+// remember an answer for 30 seconds: managercache.NamedReader).
 type SecretKeyring struct {
 	Reader client.Reader
 	Secret types.NamespacedName

@@ -18,7 +18,6 @@ import (
 	"net/http/httptest"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -100,7 +99,7 @@ func StartCluster(withWebhooks bool) (*Cluster, error) {
 		_ = env.Stop()
 		return nil, err
 	}
-	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Cache: managercache.Options(metav1.NamespaceAll)}
+	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Cache: managercache.Options(), Client: managercache.ClientOptions()}
 	if withWebhooks {
 		w := env.WebhookInstallOptions
 		opts.WebhookServer = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir})

@@ -12,8 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package managercache holds the options of the manager's cache, so that the operator and the
-// test suites' managers cache the same way.
+// Package managercache holds the options of the manager's cache and client, so that the
+// operator and the test suites' managers cache the same way, and the reader by name the
+// operator reads its Secrets and ConfigMap with.
 //
 // It imports nothing of this project.
 package managercache

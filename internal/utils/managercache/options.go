@@ -16,25 +16,26 @@ package managercache
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Options are the cache options of a manager running in namespace: the Secrets and ConfigMaps
-// it reads are its own namespace's, every namespace's when namespace is empty.
-func Options(namespace string) cache.Options {
-	options := cache.Options{
+// Options are the cache options of the manager.
+func Options() cache.Options {
+	return cache.Options{
 		// Nothing here reads managed fields, and with every node, pod and NodeClaim cached they
 		// were a tenth of the live heap. Writes from the cache keep the server's: an update or a
 		// patch without managed fields leaves them as they are.
 		DefaultTransform: cache.TransformStripManagedFields(),
 	}
-	if namespace != metav1.NamespaceAll {
-		options.ByObject = map[client.Object]cache.ByObject{
-			&corev1.Secret{}:    {Namespaces: map[string]cache.Config{namespace: {}}},
-			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{namespace: {}}},
-		}
-	}
-	return options
+}
+
+// ClientOptions are the options of the manager's client: Secrets and ConfigMaps are never
+// cached. An informer would list and watch every Secret of a namespace, which the operator's
+// Role does not grant (it may get its credentials and keyring Secrets and its price ConfigMap
+// by name, nothing else) and which it has no business holding in memory; a Get of either kind
+// through the manager's client goes to the API server instead of starting such an informer.
+// The operator's own reads go through a NamedReader.
+func ClientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}}
 }

@@ -39,7 +39,7 @@ func TestManagedFieldsStrippedAndKept(t *testing.T) {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	options := managercache.Options("karpenter")
+	options := managercache.Options()
 	options.Scheme = testenv.Scheme()
 	informers, err := cache.New(cfg, options)
 	if err != nil {
