@@ -226,19 +226,28 @@ func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.
 			attempt--
 			continue
 		}
-		if !c.retryable(cl, err) || attempt >= c.retry.MaxAttempts {
-			return nil, err
-		}
-		delay := c.backoff(attempt, err)
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
-			// A wait longer than the call has left is its caller's to take: the error carries
-			// it (APIError.RetryAfter), and the caller's worker is free meanwhile.
+		delay, again := c.retryDelay(ctx, cl, attempt, err)
+		if !again {
 			return nil, err
 		}
 		if err := sleep(ctx, delay); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// retryDelay returns how long to wait before trying the failed call again, and whether to. A
+// wait longer than the call has left is its caller's to take: the error carries it
+// (APIError.RetryAfter), and the caller's worker is free meanwhile.
+func (c *Client) retryDelay(ctx context.Context, cl call, attempt int, err error) (time.Duration, bool) {
+	if !c.retryable(cl, err) || attempt >= c.retry.MaxAttempts {
+		return 0, false
+	}
+	delay := c.backoff(attempt, err)
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+		return 0, false
+	}
+	return delay, true
 }
 
 // limiter returns the service's rate limiter, shared by every call to it.

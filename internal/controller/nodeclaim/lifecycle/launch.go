@@ -51,38 +51,8 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 	if !cached {
 		launched, err = r.CloudProvider.Create(ctx, nodeClaim)
 	}
-	var pending *cloudprovider.CreatePendingError
-	wait, throttled := cloudprovider.Throttled(err)
-	switch {
-	case errors.As(err, &pending):
-		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
-		// again only once the window has passed.
-		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonAwaitingInstance {
-			awaitingInstance(r.Recorder, nodeClaim, pending.Until, pending.Err)
-		}
-		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
-		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}}, nil
-	case throttled:
-		// Nothing was created: the next pass creates, once the wait the cloud asked for is
-		// over, and this worker serves other NodeClaims (registrations, terminations) meanwhile.
-		wait = cmp.Or(wait, throttledRetry)
-		if c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched); c == nil || c.Reason != ReasonThrottled {
-			launchThrottled(r.Recorder, nodeClaim, wait, err)
-		}
-		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonThrottled, err.Error())
-		return stepResult{requeue: reconcile.Result{RequeueAfter: wait}}, nil
-	case err != nil:
-		if cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err) {
-			reason := ReasonInsufficientCapacity
-			if cloudprovider.IsNodeClassNotReady(err) {
-				reason = ReasonNodeClassNotReady
-			}
-			launchAbandoned(r.Recorder, nodeClaim, reason, err)
-			log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
-			return r.deleteNodeClaim(ctx, nodeClaim)
-		}
-		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
-		return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("launching nodeclaim: %w", err)
+	if err != nil {
+		return r.launchFailed(ctx, nodeClaim, err)
 	}
 
 	// What the cloud resolved goes under what the NodeClaim already says.
@@ -111,4 +81,48 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 		"instance-type", nodeClaim.Labels[karpv1.LabelInstanceType], "zone", nodeClaim.Labels[karpv1.LabelTopologyZone],
 		"capacity-type", nodeClaim.Labels[karpv1.LabelCapacityType], "allocatable", nodeClaim.Status.Allocatable)
 	return stepResult{requeue: reconcile.Result{}}, nil
+}
+
+// launchFailed decides what a failed create means: a VM that may exist is looked for, a
+// throttled create is made again once the wait is over, a launch that cannot succeed deletes
+// the NodeClaim, and any other failure is retried.
+func (r *Reconciler) launchFailed(ctx context.Context, nodeClaim *karpv1.NodeClaim, err error) (stepResult, error) {
+	var pending *cloudprovider.CreatePendingError
+	wait, throttled := cloudprovider.Throttled(err)
+	switch {
+	case errors.As(err, &pending):
+		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
+		// again only once the window has passed.
+		if !launchedBecause(nodeClaim, ReasonAwaitingInstance) {
+			awaitingInstance(r.Recorder, nodeClaim, pending.Until, pending.Err)
+		}
+		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
+		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}}, nil
+	case throttled:
+		// Nothing was created: the next pass creates, once the wait the cloud asked for is
+		// over, and this worker serves other NodeClaims (registrations, terminations) meanwhile.
+		wait = cmp.Or(wait, throttledRetry)
+		if !launchedBecause(nodeClaim, ReasonThrottled) {
+			launchThrottled(r.Recorder, nodeClaim, wait, err)
+		}
+		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonThrottled, err.Error())
+		return stepResult{requeue: reconcile.Result{RequeueAfter: wait}}, nil
+	case cloudprovider.IsInsufficientCapacity(err) || cloudprovider.IsNodeClassNotReady(err):
+		reason := ReasonInsufficientCapacity
+		if cloudprovider.IsNodeClassNotReady(err) {
+			reason = ReasonNodeClassNotReady
+		}
+		launchAbandoned(r.Recorder, nodeClaim, reason, err)
+		log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
+		return r.deleteNodeClaim(ctx, nodeClaim)
+	}
+	r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
+	return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("launching nodeclaim: %w", err)
+}
+
+// launchedBecause reports whether the NodeClaim's Launched condition already has reason: an
+// event that says why a launch waits is recorded when the wait starts, not on every pass.
+func launchedBecause(nodeClaim *karpv1.NodeClaim, reason string) bool {
+	c := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeLaunched)
+	return c != nil && c.Reason == reason
 }

@@ -125,6 +125,12 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 	if nodeClaim.Status.ProviderID == "" {
 		return reconcile.Result{}, false, nil
 	}
+	return r.deleteVM(ctx, nodeClaim)
+}
+
+// deleteVM deletes the NodeClaim's VM and says whether its termination still waits for it to
+// be gone.
+func (r *Reconciler) deleteVM(ctx context.Context, nodeClaim *karpv1.NodeClaim) (next reconcile.Result, waiting bool, err error) {
 	err = r.CloudProvider.Delete(ctx, nodeClaim)
 	if wait, ok := cloudprovider.Throttled(err); ok {
 		// The cloud deleted nothing: asked again once the wait it asked for is over, not
