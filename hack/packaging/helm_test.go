@@ -1180,11 +1180,9 @@ func envtestAssets(t *testing.T) string {
 	return os.Getenv("KUBEBUILDER_ASSETS")
 }
 
-// TestChartHelmLifecycle runs what the product documents tell operators to do, with the Helm
-// SDK against a real API server: install, upgrade --reuse-values with a new image tag,
-// history, rollback to revision 1, uninstall. Nothing waits for pods: envtest runs no
-// kubelet, and what is tested is what Helm does to the API objects.
-func TestChartHelmLifecycle(t *testing.T) {
+// startAPIServer starts a kube-apiserver and etcd (envtest) for the test, stopped when it ends.
+func startAPIServer(t *testing.T) *rest.Config {
+	t.Helper()
 	assets := envtestAssets(t)
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
 		t.Skipf("no kube-apiserver in KUBEBUILDER_ASSETS=%q (make test-packaging sets it): %v", assets, err)
@@ -1199,6 +1197,15 @@ func TestChartHelmLifecycle(t *testing.T) {
 			t.Errorf("stopping envtest: %v", err)
 		}
 	})
+	return config
+}
+
+// TestChartHelmLifecycle runs what the product documents tell operators to do, with the Helm
+// SDK against a real API server: install, upgrade --reuse-values with a new image tag,
+// history, rollback to revision 1, uninstall. Nothing waits for pods: envtest runs no
+// kubelet, and what is tested is what Helm does to the API objects.
+func TestChartHelmLifecycle(t *testing.T) {
+	config := startAPIServer(t)
 	ctx := t.Context()
 	clients := kubernetes.NewForConfigOrDie(config)
 	crdClient := apiextensionsclientset.NewForConfigOrDie(config)

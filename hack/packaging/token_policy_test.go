@@ -17,8 +17,6 @@ package packaging
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // tokenPolicyMessage is what the admission policy of every install path answers.
@@ -41,20 +38,7 @@ const tokenPolicyMessage = "may write only bootstrap token Secrets (type bootstr
 // ServiceAccount, finds an Opaque Secret refused with the policy's message, a bootstrap token
 // Secret allowed, and a delete by label refused when it reaches a Secret that is not a token.
 func TestTokenSecretsPolicyOnAPIServer(t *testing.T) {
-	assets := envtestAssets(t)
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		t.Skipf("no kube-apiserver in KUBEBUILDER_ASSETS=%q (make test-packaging sets it): %v", assets, err)
-	}
-	environment := &envtest.Environment{BinaryAssetsDirectory: assets}
-	config, err := environment.Start()
-	if err != nil {
-		t.Fatalf("starting envtest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := environment.Stop(); err != nil {
-			t.Errorf("stopping envtest: %v", err)
-		}
-	})
+	config := startAPIServer(t)
 	admin, err := client.New(config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
