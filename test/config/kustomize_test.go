@@ -99,7 +99,17 @@ func TestDefaultOverlay(t *testing.T) {
 			"webhooks[0].clientConfig.service.namespace", "karpenter-kakaocloud"},
 		{"ClusterRoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
 		{"RoleBinding", "karpenter-kakaocloud-manager-rolebinding", "roleRef.name", "karpenter-kakaocloud-manager-role"},
-		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources", "[configmaps secrets]"},
+		// Its own Secrets and price ConfigMap by name, nothing else of its namespace.
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resources", "[configmaps]"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].resourceNames", "[karpenter-kakaocloud-prices]"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[0].verbs", "[get]"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[1].resources", "[secrets]"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[1].resourceNames", "[karpenter-kakaocloud-credentials karpenter-kakaocloud-signing-keys]"},
+		{"Role", "karpenter-kakaocloud-manager-role", "rules[1].verbs", "[get]"},
+		// Its kube-system writes held to bootstrap tokens, for its ServiceAccount.
+		{"ValidatingAdmissionPolicy", "karpenter-kakaocloud-bootstrap-token-secrets", "spec.matchConditions[0].expression",
+			"request.userInfo.username == 'system:serviceaccount:karpenter-kakaocloud:karpenter-kakaocloud-controller-manager'"},
+		{"ValidatingAdmissionPolicyBinding", "karpenter-kakaocloud-bootstrap-token-secrets", "spec.validationActions", "[Deny]"},
 		{"Role", "karpenter-kakaocloud-bootstrap-tokens", "rules[0].verbs", "[create deletecollection]"},
 		{"RoleBinding", "karpenter-kakaocloud-bootstrap-tokens", "subjects[0].name", "karpenter-kakaocloud-controller-manager"},
 	}
