@@ -71,6 +71,7 @@ func TestInstallHelm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.expectOperatorSecretRights(t, deployment.Spec.Template.Spec.ServiceAccountName, "karpenter-kakaocloud-credentials", "karpenter-kakaocloud-signing-keys")
 	kubelet := c.runPods(t, selector)
 	removeNodeClassAndPool := c.nodeClassAndPool(t, "helm", "1.36")
 	t.Logf("pods run after install: %s", strings.Join(kubelet.podsStarted(), ", "))

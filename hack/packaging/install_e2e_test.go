@@ -47,6 +47,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -157,6 +158,52 @@ func (c *installCluster) emulatorEndpoints() string {
 		endpoints = append(endpoints, service+"="+c.env["KAKAOCLOUD_EMULATOR_URL"]+"/"+service)
 	}
 	return strings.Join(endpoints, ",")
+}
+
+// expectOperatorSecretRights asks the API server, as `kubectl auth can-i --as` does, what the
+// installed operator's ServiceAccount may do with Secrets: in kube-system create and
+// deletecollection (its bootstrap tokens, which an admission policy holds to that type) and
+// nothing else; in its own namespace get of its own Secrets by name and nothing else; in any
+// other namespace, and across all of them, nothing at all.
+func (c *installCluster) expectOperatorSecretRights(t *testing.T, serviceAccount string, ownSecrets ...string) {
+	t.Helper()
+	user := "system:serviceaccount:" + installNamespace + ":" + serviceAccount
+	verbs := []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+	type question struct{ namespace, verb, name string }
+	allowed := map[question]bool{
+		{"kube-system", "create", ""}:           true,
+		{"kube-system", "deletecollection", ""}: true,
+	}
+	var questions []question
+	for _, namespace := range []string{"", "default", "kube-system", installNamespace} {
+		for _, verb := range verbs {
+			questions = append(questions, question{namespace, verb, ""})
+		}
+	}
+	for _, name := range ownSecrets {
+		allowed[question{installNamespace, "get", name}] = true
+		for _, verb := range verbs {
+			questions = append(questions, question{installNamespace, verb, name})
+		}
+	}
+	for _, q := range questions {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + installNamespace, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: q.namespace, Verb: q.verb, Resource: "secrets", Name: q.name}}}
+		if err := c.kube.Create(t.Context(), review); err != nil {
+			t.Fatalf("asking whether %s may %s Secrets: %v", user, q.verb, err)
+		}
+		if review.Status.Allowed != allowed[q] {
+			what, where := "secrets", "--all-namespaces"
+			if q.name != "" {
+				what += "/" + q.name
+			}
+			if q.namespace != "" {
+				where = "-n " + q.namespace
+			}
+			t.Errorf("kubectl auth can-i %s %s %s --as %s: %t, want %t (%s)", q.verb, what, where, user, review.Status.Allowed, allowed[q], review.Status.Reason)
+		}
+	}
 }
 
 // eventually polls check until it returns true, failing the test after timeout with what

@@ -153,6 +153,7 @@ func TestInstallOLM(t *testing.T) {
 	csv := c.csvSucceeded(t, current.csv)
 	c.expectOLMMadeTheInstall(t, csv)
 	c.applyKubeSystemStep(t)
+	c.expectOperatorSecretRights(t, "karpenter-kakaocloud-controller-manager", "karpenter-kakaocloud-credentials", "karpenter-kakaocloud-signing-keys")
 
 	deployment := &appsv1.Deployment{}
 	if err := c.kube.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "karpenter-kakaocloud-controller-manager"}, deployment); err != nil {
