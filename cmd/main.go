@@ -469,13 +469,14 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	// A rotated access key or signing key, or edited prices, are read within the TTL.
+	// The Secrets of keys are read from the API server on each use, by name, so that a
+	// rotation takes effect at once; edited prices within the TTL.
 	named := managercache.NewNamedReader(mgr.GetAPIReader(), managercache.DefaultNamedTTL)
 	kc, err := kakaocloud.New(kakaocloud.Config{
 		Region:    o.region,
 		Endpoints: o.endpoints,
 		Credentials: kakaocloud.SecretCredentials{
-			Reader: named,
+			Reader: mgr.GetAPIReader(),
 			Secret: types.NamespacedName{Namespace: namespace, Name: o.credentialsSecret},
 		},
 		RateLimit:     kakaocloud.RateLimit{QPS: o.kakaoCloudCalls.qps, Burst: o.kakaoCloudCalls.burst},
@@ -489,7 +490,7 @@ func main() {
 	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogTTL: o.catalogTTL})
 
 	recorder := mgr.GetEventRecorder("karpenter")
-	keyring := signing.SecretKeyring{Reader: named, Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
+	keyring := signing.SecretKeyring{Reader: mgr.GetAPIReader(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
 	var bootstrapper kakao.Bootstrapper
 	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
 		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")

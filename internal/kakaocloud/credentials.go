@@ -64,8 +64,8 @@ const (
 
 // SecretCredentials reads the access key from a Secret with the keys access-key-id and
 // secret-access-key. It reads the Secret on every call, so rotating the key is a Secret
-// update, seen as soon as Reader sees it (the operator's reads by name remember an answer for
-// 30 seconds: managercache.NamedReader).
+// update, seen as soon as Reader sees it (the operator reads it from the API server, by name,
+// each time a token is issued).
 type SecretCredentials struct {
 	Reader client.Reader
 	Secret types.NamespacedName

@@ -32,8 +32,8 @@ const (
 )
 
 // SecretKeyring reads the keyring from a Secret on every call, so a rotation (a Secret update)
-// takes effect without a restart, as soon as Reader sees it (the operator's reads by name
-// remember an answer for 30 seconds: managercache.NamedReader).
+// takes effect without a restart, as soon as Reader sees it: the operator reads it from the API
+// server each time, by name, which costs less than the KakaoCloud call each read goes with.
 type SecretKeyring struct {
 	Reader client.Reader
 	Secret types.NamespacedName

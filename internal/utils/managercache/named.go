@@ -25,19 +25,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// DefaultNamedTTL bounds how long a rotated Secret (credentials, signing keys) or an edited
-// price ConfigMap goes unseen, at two API requests a minute per object.
+// DefaultNamedTTL bounds how long an edited price ConfigMap goes unseen, at two API requests a
+// minute however many readers ask. (The Secrets of keys are read afresh each time: a rotation
+// takes effect at once.)
 const DefaultNamedTTL = 30 * time.Second
 
 // ErrListByName is returned by NamedReader's List: it reads single objects by name only.
 var ErrListByName = errors.New("a NamedReader reads objects by name only: the operator may not list them")
 
 // NamedReader reads single objects by name from the API server and remembers each answer,
-// the object or its absence, for a TTL. It serves the few Secrets and ConfigMaps the operator
-// reads, which its Role names one by one: Kubernetes authorizes a list or a watch with
-// resourceNames only when it selects metadata.name, and a controller-runtime informer can
-// select one name per kind, so a read by name with a short memory replaces the informer. A
-// change to one of them is seen within the TTL.
+// the object or its absence, for a TTL. It serves the price ConfigMap, which the operator's
+// Role names: Kubernetes authorizes a list or a watch with resourceNames only when it selects
+// metadata.name, and a controller-runtime informer can select one name per kind, so a read by
+// name with a short memory replaces the informer for an object read often and changed
+// rarely. A change is seen within the TTL.
 type NamedReader struct {
 	reader client.Reader
 	ttl    time.Duration
