@@ -18,9 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 )
 
 // checkOptions refuses flags that cannot work or that would expose what must not be, and
@@ -66,12 +66,5 @@ func beyondLoopback(address string) bool {
 		return false
 	}
 	host, _, err := net.SplitHostPort(address)
-	if err != nil || host == "" {
-		return true
-	}
-	if host == "localhost" {
-		return false
-	}
-	ip, err := netip.ParseAddr(host)
-	return err != nil || !ip.IsLoopback()
+	return err != nil || !kakaocloud.LoopbackHost(host)
 }

@@ -27,7 +27,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -112,10 +111,9 @@ type Client struct {
 	rateLimit     RateLimit
 	pageSize      int
 	tokens        *tokenSource
-
-	// limiters are the services' rate limiters, made on a service's first call.
-	limitersMu sync.Mutex
-	limiters   map[string]*rate.Limiter
+	// limiters are the services' rate limiters, one each, shared by every call to it; made
+	// by New and only read afterwards.
+	limiters map[string]*rate.Limiter
 }
 
 // New returns a client for the configuration.
@@ -154,6 +152,9 @@ func New(cfg Config) (*Client, error) {
 	endpoints.now = cfg.Clock.Now
 	c := &Client{endpoints: endpoints, http: cfg.HTTPClient, retry: cfg.Retry, pageSize: cfg.PageSize,
 		callTimeout: cfg.CallTimeout, maxRetryAfter: cfg.MaxRetryAfter, rateLimit: cfg.RateLimit, limiters: map[string]*rate.Limiter{}}
+	for _, service := range Services {
+		c.limiters[service] = rate.NewLimiter(rate.Limit(cfg.RateLimit.QPS), cfg.RateLimit.Burst)
+	}
 	c.tokens = newTokenSource(c, cfg.Credentials, cfg.Clock.Now)
 	return c, nil
 }
@@ -205,7 +206,7 @@ func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.
 				return nil, err
 			}
 		}
-		if err := c.limiter(cl.service).Wait(ctx); err != nil {
+		if err := c.limiters[cl.service].Wait(ctx); err != nil {
 			// Nothing was sent: a create refused here made no VM.
 			return nil, fmt.Errorf("kakaocloud %s.%s: the client's rate limit of %v calls a second to %s leaves no room before the call's deadline: %w",
 				cl.service, cl.operation, c.rateLimit.QPS, cl.service, ErrRateLimited)
@@ -248,18 +249,6 @@ func (c *Client) retryDelay(ctx context.Context, cl call, attempt int, err error
 		return 0, false
 	}
 	return delay, true
-}
-
-// limiter returns the service's rate limiter, shared by every call to it.
-func (c *Client) limiter(service string) *rate.Limiter {
-	c.limitersMu.Lock()
-	defer c.limitersMu.Unlock()
-	l, ok := c.limiters[service]
-	if !ok {
-		l = rate.NewLimiter(rate.Limit(c.rateLimit.QPS), c.rateLimit.Burst)
-		c.limiters[service] = l
-	}
-	return l
 }
 
 func (c *Client) retryable(cl call, err error) bool {

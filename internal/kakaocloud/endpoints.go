@@ -96,14 +96,15 @@ func checkEndpoint(service, base string) error {
 	if u.Host == "" {
 		return fmt.Errorf("endpoint of %s %q: no host; give a URL such as https://%s.kr-central-2.kakaocloud.com", service, base, service)
 	}
-	if u.Scheme == "https" || u.Scheme == "http" && loopback(u.Hostname()) {
+	if u.Scheme == "https" || u.Scheme == "http" && LoopbackHost(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("endpoint of %s %q: the scheme must be https (http only to a loopback host: 127.0.0.0/8, ::1 or localhost)", service, base)
 }
 
-// loopback reports whether host is localhost or a loopback address (127.0.0.0/8, ::1).
-func loopback(host string) bool {
+// LoopbackHost reports whether host is localhost or a loopback address (127.0.0.0/8, ::1):
+// traffic to it never leaves the machine.
+func LoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}

@@ -37,6 +37,13 @@ const awaitingInstancePoll = 5 * time.Second
 // to wait, is made again.
 const throttledRetry = 5 * time.Second
 
+// throttledWait returns how long to wait before a call the cloud throttled is made again, and
+// whether err is such a refusal.
+func throttledWait(err error) (time.Duration, bool) {
+	wait, throttled := cloudprovider.Throttled(err)
+	return cmp.Or(wait, throttledRetry), throttled
+}
+
 // launch creates the NodeClaim's VM once. When no offering has capacity or the node class
 // cannot launch, the NodeClaim is deleted so that the next provisioning round places its pods
 // elsewhere; other failures are retried.
@@ -88,7 +95,7 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 // the NodeClaim, and any other failure is retried.
 func (r *Reconciler) launchFailed(ctx context.Context, nodeClaim *karpv1.NodeClaim, err error) (stepResult, error) {
 	var pending *cloudprovider.CreatePendingError
-	wait, throttled := cloudprovider.Throttled(err)
+	wait, throttled := throttledWait(err)
 	switch {
 	case errors.As(err, &pending):
 		// Not a failure: the VM may exist and not be listed yet. Look again soon, and create
@@ -101,7 +108,6 @@ func (r *Reconciler) launchFailed(ctx context.Context, nodeClaim *karpv1.NodeCla
 	case throttled:
 		// Nothing was created: the next pass creates, once the wait the cloud asked for is
 		// over, and this worker serves other NodeClaims (registrations, terminations) meanwhile.
-		wait = cmp.Or(wait, throttledRetry)
 		if !launchedBecause(nodeClaim, ReasonThrottled) {
 			launchThrottled(r.Recorder, nodeClaim, wait, err)
 		}

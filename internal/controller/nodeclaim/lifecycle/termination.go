@@ -132,11 +132,11 @@ func (r *Reconciler) takeDown(ctx context.Context, nodeClaim *karpv1.NodeClaim, 
 // be gone.
 func (r *Reconciler) deleteVM(ctx context.Context, nodeClaim *karpv1.NodeClaim) (next reconcile.Result, waiting bool, err error) {
 	err = r.CloudProvider.Delete(ctx, nodeClaim)
-	if wait, ok := cloudprovider.Throttled(err); ok {
+	if wait, ok := throttledWait(err); ok {
 		// The cloud deleted nothing: asked again once the wait it asked for is over, not
 		// after the workqueue's backoff, which grows for as long as the throttling lasts.
-		log.FromContext(ctx).Info("deleting the VM was throttled by the cloud; trying again", "after", cmp.Or(wait, throttledRetry), "error", err.Error())
-		return reconcile.Result{RequeueAfter: cmp.Or(wait, throttledRetry)}, true, nil
+		log.FromContext(ctx).Info("deleting the VM was throttled by the cloud; trying again", "after", wait, "error", err.Error())
+		return reconcile.Result{RequeueAfter: wait}, true, nil
 	}
 	if err != nil && !cloudprovider.IsNodeClaimNotFound(err) {
 		return reconcile.Result{}, true, fmt.Errorf("deleting the VM: %w", err)
