@@ -14,7 +14,8 @@
 
 // Command bundle writes the OLM bundle (registry+v1) from the kustomize output of
 // config/manifests, read on stdin: the CSV base completed with the Deployment, the RBAC bound
-// to its ServiceAccount, the webhooks as webhookdefinitions and the samples as alm-examples;
+// to its ServiceAccount, the webhooks as webhookdefinitions, the APIServices as
+// apiservicedefinitions and the samples as alm-examples;
 // the CRDs and the other objects a bundle may carry beside it; and the bundle's metadata.
 // The output depends only on its input and flags, so that a clean tree regenerates to itself.
 package main
@@ -27,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +50,8 @@ import (
 const (
 	packageName = "karpenter-provider-kakaocloud"
 	channel     = "candidate"
-	// webhookServerPort is where the manager serves its webhooks; OLM's Service sends 443 there.
+	// webhookServerPort is where the manager serves its webhooks and its aggregated API; OLM's
+	// Service sends 443 there.
 	webhookServerPort = 9443
 )
 
@@ -92,8 +95,26 @@ type input struct {
 	clusterBindings []rbacv1.ClusterRoleBinding
 	bindings        []rbacv1.RoleBinding
 	webhooks        []admissionregistrationv1.ValidatingWebhookConfiguration
+	// webhookService is the Service of the webhooks, which OLM replaces with its own.
+	webhookService  string
+	apiServices     []apiService
 	examples        []any
 	serviceAccounts map[string]bool
+}
+
+// apiService is what the bundle reads of an apiregistration.k8s.io/v1 APIService: the group
+// and version it serves and the Service that serves them.
+type apiService struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Service *struct {
+			Name string `json:"name"`
+		} `json:"service"`
+	} `json:"spec"`
 }
 
 //nolint:gocyclo // one case per kind of manifest the bundle is made from
@@ -130,10 +151,13 @@ func readInput(objects []*unstructured.Unstructured) (*input, error) {
 			err = appendConverted(o, &in.bindings)
 		case kind == "ValidatingWebhookConfiguration":
 			err = appendConverted(o, &in.webhooks)
+		case kind == "APIService":
+			err = appendConverted(o, &in.apiServices)
 		case kind == "Namespace":
 			// OLM installs into the namespace of the OperatorGroup.
 		case kind == "Service" && strings.HasSuffix(o.GetName(), "webhook-service"):
 			// OLM makes the webhook Service from the webhookdefinitions.
+			in.webhookService = o.GetName()
 		case o.GetAPIVersion() == "karpenter.kakaocloud.com/v1" || o.GetAPIVersion() == "karpenter.sh/v1" || o.GetAPIVersion() == "autoscaling.x-k8s.io/v1beta1":
 			in.examples = append(in.examples, o.Object)
 		default:
@@ -197,6 +221,9 @@ func assemble(objects []*unstructured.Unstructured, version, image string) (*bun
 	}
 	csv.Spec.InstallStrategy = operatorsv1alpha1.NamedInstallStrategy{StrategyName: operatorsv1alpha1.InstallStrategyNameDeployment, StrategySpec: install}
 	if csv.Spec.WebhookDefinitions, err = webhookDefinitions(in.webhooks, deployment.Name); err != nil {
+		return nil, err
+	}
+	if csv.Spec.APIServiceDefinitions.Owned, err = apiServiceDefinitions(csv.Spec.APIServiceDefinitions.Owned, in.apiServices, in.webhookService, deployment.Name); err != nil {
 		return nil, err
 	}
 
@@ -290,6 +317,38 @@ func webhookDefinitions(configurations []admissionregistrationv1.ValidatingWebho
 				WebhookPath:             w.ClientConfig.Service.Path,
 			})
 		}
+	}
+	return definitions, nil
+}
+
+// apiServiceDefinitions completes the CSV base's owned APIServices (kind, resource and what
+// OperatorHub shows of them) with where they are served: OLM makes each APIService, with the
+// Service and certificate it makes for the webhooks, and binds the operator's ServiceAccount
+// to system:auth-delegator and, in kube-system, to extension-apiserver-authentication-reader.
+// Every APIService of the input must be served by the webhook Service, which OLM replaces with
+// the Deployment's, and have its entry in the base; every entry of the base its APIService.
+func apiServiceDefinitions(owned []operatorsv1alpha1.APIServiceDescription, services []apiService, webhookService, deployment string) ([]operatorsv1alpha1.APIServiceDescription, error) {
+	served := map[string]bool{}
+	for _, service := range services {
+		if service.Spec.Service == nil || service.Spec.Service.Name != webhookService {
+			return nil, fmt.Errorf("APIService %s is not served by the webhook Service %s, the one OLM replaces with the Deployment's", service.Metadata.Name, webhookService)
+		}
+		served[service.Spec.Version+"."+service.Spec.Group] = true
+	}
+	var definitions []operatorsv1alpha1.APIServiceDescription
+	for _, definition := range owned {
+		if !served[definition.GetName()] {
+			return nil, fmt.Errorf("the CSV base owns APIService %s, which is not in the input", definition.GetName())
+		}
+		delete(served, definition.GetName())
+		definition.DeploymentName = deployment
+		// OLM points the APIService at this port of its Service and sends it to the same port
+		// of the container: an APIService has no target port as a webhook has.
+		definition.ContainerPort = webhookServerPort
+		definitions = append(definitions, definition)
+	}
+	if len(served) > 0 {
+		return nil, fmt.Errorf("APIServices %v have no entry in the CSV base's apiservicedefinitions.owned (kind, resource name, display name and description)", slices.Sorted(maps.Keys(served)))
 	}
 	return definitions, nil
 }
