@@ -29,6 +29,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -50,6 +51,10 @@ type rendered struct {
 	rules   []scopedRule
 	pods    map[string]corev1.PodSpec
 	objects []*unstructured.Unstructured
+	// byOLM is set for what OLM installs from: OLM issues the serving certificate, and makes
+	// from the CSV the Service and APIService of whatif's aggregated API with the bindings an
+	// aggregated API server needs (in kube-system, to extension-apiserver-authentication-reader).
+	byOLM bool
 }
 
 // scopedRule is an RBAC rule and the namespace it applies in ("" for cluster-wide).
@@ -69,6 +74,14 @@ var secretWrites = []string{"create", "update", "patch", "delete", "deletecollec
 //     resourceNames only for a metadata.name field selector);
 //   - an admission policy holds the controller's Secret writes in kube-system to bootstrap
 //     tokens, for the user the kube-system Role is bound to;
+//   - in kube-system, only Secrets are written, and the only other binding there is of the
+//     operator's ServiceAccount to Kubernetes' Role extension-apiserver-authentication-reader
+//     (whatif's aggregated API reads the front-proxy CA), which OLM makes itself;
+//   - only the metrics endpoint reviews tokens (whatif's users come authenticated by the API
+//     server);
+//   - kubectl karpenter's reader role may create whatifs and nothing on webhook configurations,
+//     and no role proxies to a Service (whatif asks through the APIService);
+//   - the APIService of whatif is served by the webhooks' Service and certificate;
 //   - no role aggregates to edit (a KCNodeClass's userData runs as root on new nodes);
 //   - Leases are created, and otherwise touched only by name;
 //   - the finalizers of NodeClaims and NodePools may be updated (nodes and NodeClaims are owned
@@ -78,11 +91,9 @@ var secretWrites = []string{"create", "update", "patch", "delete", "deletecollec
 //     no capabilities and the runtime's seccomp profile.
 func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 	paths := map[string]rendered{}
-	for _, k := range kustomizations {
-		paths[k] = renderKustomization(t, k)
+	for _, path := range append(slices.Clone(kustomizations), "bundle", "chart") {
+		paths[path] = renderPath(t, path)
 	}
-	paths["bundle"] = renderBundle(t)
-	paths["chart"] = renderChart(t)
 	for _, olm := range []string{"bundle", "config/olm"} {
 		paths[olm] = paths[olm].with(renderKustomization(t, olmKubeSystem))
 	}
@@ -91,7 +102,7 @@ func TestEveryInstallPathIsLeastPrivilegeAndHardened(t *testing.T) {
 			if len(r.rules) == 0 {
 				t.Fatal("no RBAC rules")
 			}
-			for _, problem := range leastPrivilegeProblems(r) {
+			for _, problem := range slices.Concat(leastPrivilegeProblems(r), aggregatedAPIProblems(r)) {
 				t.Error(problem)
 			}
 			// The local overlay installs no Deployment: the manager runs on the machine.
@@ -120,6 +131,27 @@ func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
 	secrets := func(namespace string, verbs ...string) scopedRule {
 		return scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: verbs}, role: "Role excess", namespace: namespace}
 	}
+	authReader := func(r rendered) *unstructured.Unstructured {
+		for _, o := range r.ofKind("RoleBinding") {
+			if name, _, _ := unstructured.NestedString(o.Object, "roleRef", "name"); name == authReaderRole {
+				return o
+			}
+		}
+		t.Fatalf("no RoleBinding to %s", authReaderRole)
+		return nil
+	}
+	// editPluginReader edits the rules of the plugin's reader ClusterRole.
+	editPluginReader := func(r *rendered, edit func(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule) {
+		r.editObjects("ClusterRole", func(o *unstructured.Unstructured) {
+			if !strings.Contains(o.GetName(), "plugin-reader") {
+				return
+			}
+			var role rbacv1.ClusterRole
+			fromUnstructured(t, o, &role)
+			role.Rules = edit(role.Rules)
+			o.Object = toUnstructured(t, &role)
+		})
+	}
 	for name, c := range map[string]struct {
 		change func(r *rendered)
 		want   string
@@ -127,9 +159,7 @@ func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
 		"Secret writes cluster-wide (OLM's clusterPermissions)": {func(r *rendered) { r.rules = append(r.rules, secrets("", "create", "deletecollection")) }, "on Secrets cluster-wide"},
 		"every Secret of its namespace listed":                  {func(r *rendered) { r.rules = append(r.rules, secrets(operatorNamespace, "get", "list", "watch")) }, "grants list on every Secret"},
 		"Secret writes in its namespace":                        {func(r *rendered) { r.rules = append(r.rules, secrets(operatorNamespace, "create")) }, "Secrets are written only in kube-system"},
-		"no admission policy": {func(r *rendered) {
-			r.objects = slices.DeleteFunc(slices.Clone(r.objects), func(o *unstructured.Unstructured) bool { return o.GetKind() == "ValidatingAdmissionPolicy" })
-		}, "no ValidatingAdmissionPolicy"},
+		"no admission policy":                                   {func(r *rendered) { r.removeObjects("ValidatingAdmissionPolicy") }, "no ValidatingAdmissionPolicy"},
 		"editor role aggregated to edit": {func(r *rendered) {
 			role := &unstructured.Unstructured{}
 			role.SetKind("ClusterRole")
@@ -140,6 +170,49 @@ func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
 		"every Lease updated": {func(r *rendered) {
 			r.rules = append(r.rules, scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "update"}}, role: "Role excess", namespace: operatorNamespace})
 		}, "grants update on every Lease"},
+		"no binding to read the front-proxy CA": {func(r *rendered) {
+			binding := authReader(*r)
+			r.objects = slices.DeleteFunc(slices.Clone(r.objects), func(o *unstructured.Unstructured) bool { return o == binding })
+		}, "is not bound to Role " + authReaderRole},
+		"the front-proxy CA read through a ClusterRole": {func(r *rendered) {
+			name := authReader(*r).GetName()
+			r.editObjects("RoleBinding", func(o *unstructured.Unstructured) {
+				if o.GetName() == name {
+					_ = unstructured.SetNestedField(o.Object, "ClusterRole", "roleRef", "kind")
+				}
+			})
+		}, "binds ClusterRole " + authReaderRole + " in kube-system"},
+		"another role bound in kube-system": {func(r *rendered) {
+			binding := authReader(*r).DeepCopy()
+			binding.SetName("excess")
+			_ = unstructured.SetNestedField(binding.Object, "system:controller:bootstrap-signer", "roleRef", "name")
+			r.objects = append(slices.Clone(r.objects), binding)
+		}, "binds Role system:controller:bootstrap-signer in kube-system"},
+		"ConfigMaps read in kube-system": {func(r *rendered) {
+			r.rules = append(r.rules, scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}, role: "Role excess", namespace: tokenNamespace})
+		}, "in kube-system; there the operator only writes bootstrap tokens"},
+		"the plugin's proxy role (whatif before its APIService)": {func(r *rendered) {
+			role := &rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+				ObjectMeta: metav1.ObjectMeta{Name: "plugin-proxy", Namespace: operatorNamespace}, Rules: []rbacv1.PolicyRule{
+					{APIGroups: []string{""}, Resources: []string{"services/proxy"}, ResourceNames: []string{"https:karpenter-provider-kakaocloud-webhook:443"}, Verbs: []string{"create"}},
+				}}
+			r.objects = append(slices.Clone(r.objects), &unstructured.Unstructured{Object: toUnstructured(t, role)})
+		}, "on services/proxy"},
+		"the plugin reader on webhook configurations": {func(r *rendered) {
+			editPluginReader(r, func(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+				return append(rules, rbacv1.PolicyRule{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"validatingwebhookconfigurations"}, Verbs: []string{"get", "list"}})
+			})
+		}, "whatif asks the APIService, not the webhooks"},
+		"the plugin reader posting to the operator's URL": {func(r *rendered) {
+			editPluginReader(r, func(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+				return append(rules, rbacv1.PolicyRule{NonResourceURLs: []string{"/explain/whatif"}, Verbs: []string{"post"}})
+			})
+		}, "whatif is a resource of the aggregated API"},
+		"the plugin reader without whatifs": {func(r *rendered) {
+			editPluginReader(r, func(rules []rbacv1.PolicyRule) []rbacv1.PolicyRule {
+				return slices.DeleteFunc(rules, func(rule rbacv1.PolicyRule) bool { return slices.Contains(rule.Resources, explainResource) })
+			})
+		}, "may not create whatifs"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := renderChart(t)
@@ -152,6 +225,24 @@ func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
 				t.Errorf("problems %q, want one saying %q", problems, c.want)
 			}
 		})
+	}
+}
+
+// TestLeastPrivilegeLeavesOLMItsAuthReaderBinding puts back, into an OLM install's required
+// kube-system step, the binding to extension-apiserver-authentication-reader that OLM makes
+// itself for the CSV's APIService, and expects it found.
+func TestLeastPrivilegeLeavesOLMItsAuthReaderBinding(t *testing.T) {
+	r := renderPath(t, "bundle").with(renderKustomization(t, olmKubeSystem))
+	if problems := leastPrivilegeProblems(r); len(problems) != 0 {
+		t.Fatalf("the bundle with %s as it is: %v", olmKubeSystem, problems)
+	}
+	r.objects = append(slices.Clone(r.objects), slices.DeleteFunc(renderKustomization(t, "config/rbac-bootstrap").ofKind("RoleBinding"), func(o *unstructured.Unstructured) bool {
+		name, _, _ := unstructured.NestedString(o.Object, "roleRef", "name")
+		return name != authReaderRole
+	})...)
+	want := "OLM makes that binding itself"
+	if problems := leastPrivilegeProblems(r); !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) }) {
+		t.Errorf("problems %q, want one saying %q", problems, want)
 	}
 }
 
@@ -201,7 +292,105 @@ func leastPrivilegeProblems(r rendered) []string {
 			problems = append(problems, fmt.Sprintf("ClusterRole %s aggregates to edit; as upstream Karpenter's, editor roles aggregate to admin", role.GetName()))
 		}
 	}
-	return append(problems, tokenPolicyProblems(r)...)
+	return slices.Concat(problems, tokenPolicyProblems(r), kubeSystemProblems(r), pluginRoleProblems(r))
+}
+
+// authReaderRole is Kubernetes' own Role in kube-system that reads the API server's
+// front-proxy configuration (the ConfigMap extension-apiserver-authentication, by name), which
+// every aggregated API server needs.
+const authReaderRole = "extension-apiserver-authentication-reader"
+
+// kubeSystemProblems checks what a path grants in kube-system: rules on Secrets alone (the
+// bootstrap tokens, whose verbs leastPrivilegeProblems checks), and bindings of the path's own
+// Roles and of authReaderRole, to which the operator's ServiceAccount must be bound, by the
+// path or, for the CSV's APIService, by OLM.
+func kubeSystemProblems(r rendered) []string {
+	var problems []string
+	for _, rule := range r.rules {
+		if rule.namespace == tokenNamespace && (!slices.Equal(rule.APIGroups, []string{""}) || !slices.Equal(rule.Resources, []string{"secrets"})) {
+			problems = append(problems, fmt.Sprintf("%s grants %v on %v of %v in kube-system; there the operator only writes bootstrap tokens", rule.role, rule.Verbs, rule.Resources, rule.APIGroups))
+		}
+	}
+	own := map[string]bool{}
+	for _, role := range r.ofKind("Role") {
+		if role.GetNamespace() == tokenNamespace {
+			own[role.GetName()] = true
+		}
+	}
+	readers := map[string]bool{}
+	for _, binding := range r.bindingsIn(tokenNamespace) {
+		switch {
+		case binding.RoleRef.Kind == "Role" && binding.RoleRef.Name == authReaderRole && r.byOLM:
+			problems = append(problems, fmt.Sprintf("RoleBinding %s binds Role %s in kube-system; OLM makes that binding itself for the CSV's APIService", binding.Name, authReaderRole))
+		case binding.RoleRef.Kind == "Role" && binding.RoleRef.Name == authReaderRole:
+			for _, user := range serviceAccountUsers(binding.Subjects) {
+				readers[user] = true
+			}
+		case binding.RoleRef.Kind != "Role" || !own[binding.RoleRef.Name]:
+			problems = append(problems, fmt.Sprintf("RoleBinding %s binds %s %s in kube-system; there only the path's own Role and Role %s are bound", binding.Name, binding.RoleRef.Kind, binding.RoleRef.Name, authReaderRole))
+		}
+	}
+	if r.byOLM {
+		return problems
+	}
+	for _, user := range r.tokenWriters() {
+		if !readers[user] {
+			problems = append(problems, fmt.Sprintf("%s is not bound to Role %s in kube-system: whatif's aggregated API cannot read the API server's front-proxy CA", user, authReaderRole))
+		}
+	}
+	return problems
+}
+
+// pluginRoleProblems checks kubectl karpenter's roles: its reader ClusterRole may create
+// whatifs, which is what the API server authorizes whatif by, and nothing else than reading;
+// and no role of the path proxies to a Service, since whatif asks through the APIService.
+func pluginRoleProblems(r rendered) []string {
+	var problems []string
+	readers := 0
+	for _, kind := range []string{"ClusterRole", "Role"} {
+		for _, object := range r.ofKind(kind) {
+			var role rbacv1.ClusterRole // a Role has the same fields
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &role) != nil {
+				continue
+			}
+			for _, rule := range role.Rules {
+				if slices.Contains(rule.Resources, "services/proxy") {
+					problems = append(problems, fmt.Sprintf("%s %s grants %v on services/proxy; whatif asks the operator through its APIService", kind, role.Name, rule.Verbs))
+				}
+			}
+			if kind == "ClusterRole" && strings.Contains(role.Name, "plugin-reader") {
+				readers++
+				problems = append(problems, pluginReaderProblems(role)...)
+			}
+		}
+	}
+	if readers != 1 {
+		problems = append(problems, fmt.Sprintf("%d plugin reader ClusterRoles, want the one kubectl karpenter's users are bound to", readers))
+	}
+	return problems
+}
+
+// pluginReaderProblems checks the reader ClusterRole: create on whatifs, and neither webhook
+// configurations (whatif no longer looks for the operator's webhooks) nor non-resource URLs
+// (whatif was a post to /explain/whatif).
+func pluginReaderProblems(role rbacv1.ClusterRole) []string {
+	var problems []string
+	createsWhatIfs := false
+	for _, rule := range role.Rules {
+		if slices.Contains(rule.APIGroups, explainGroup) && slices.Contains(rule.Resources, explainResource) && slices.Contains(rule.Verbs, "create") {
+			createsWhatIfs = true
+		}
+		if slices.Contains(rule.APIGroups, admissionregistrationv1.GroupName) {
+			problems = append(problems, fmt.Sprintf("ClusterRole %s grants %v on %v of %s; whatif asks the APIService, not the webhooks", role.Name, rule.Verbs, rule.Resources, admissionregistrationv1.GroupName))
+		}
+		if len(rule.NonResourceURLs) > 0 {
+			problems = append(problems, fmt.Sprintf("ClusterRole %s grants %v on %v; whatif is a resource of the aggregated API", role.Name, rule.Verbs, rule.NonResourceURLs))
+		}
+	}
+	if !createsWhatIfs {
+		problems = append(problems, fmt.Sprintf("ClusterRole %s may not create %s.%s: the API server refuses kubectl karpenter whatif", role.Name, explainResource, explainGroup))
+	}
+	return problems
 }
 
 // tokenPolicyProblems checks that the path ships the admission policy that holds the Secret
@@ -244,18 +433,45 @@ func tokenPolicyProblems(r rendered) []string {
 }
 
 // tokenWriters are the users of the ServiceAccounts a kube-system RoleBinding lets create
-// Secrets.
+// Secrets, through a Role of the path.
 func (r rendered) tokenWriters() []string {
-	var users []string
-	for _, object := range r.ofKind("RoleBinding") {
-		var binding rbacv1.RoleBinding
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &binding) != nil || binding.Namespace != tokenNamespace {
+	writers := map[string]bool{}
+	for _, object := range r.ofKind("Role") {
+		var role rbacv1.Role
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &role) != nil || role.Namespace != tokenNamespace {
 			continue
 		}
-		for _, subject := range binding.Subjects {
-			if subject.Kind == rbacv1.ServiceAccountKind {
-				users = append(users, "system:serviceaccount:"+subject.Namespace+":"+subject.Name)
-			}
+		writers[role.Name] = slices.ContainsFunc(role.Rules, func(rule rbacv1.PolicyRule) bool {
+			return grants(scopedRule{PolicyRule: rule}, "secrets") && slices.Contains(rule.Verbs, "create")
+		})
+	}
+	var users []string
+	for _, binding := range r.bindingsIn(tokenNamespace) {
+		if binding.RoleRef.Kind == "Role" && writers[binding.RoleRef.Name] {
+			users = append(users, serviceAccountUsers(binding.Subjects)...)
+		}
+	}
+	return users
+}
+
+// bindingsIn are the path's RoleBindings in a namespace.
+func (r rendered) bindingsIn(namespace string) []rbacv1.RoleBinding {
+	var bindings []rbacv1.RoleBinding
+	for _, object := range r.ofKind("RoleBinding") {
+		var binding rbacv1.RoleBinding
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &binding) == nil && binding.Namespace == namespace {
+			bindings = append(bindings, binding)
+		}
+	}
+	return bindings
+}
+
+// serviceAccountUsers are the users of the ServiceAccounts among subjects.
+func serviceAccountUsers(subjects []rbacv1.Subject) []string {
+	var users []string
+	for _, subject := range subjects {
+		if subject.Kind == rbacv1.ServiceAccountKind {
+			users = append(users, "system:serviceaccount:"+subject.Namespace+":"+subject.Name)
 		}
 	}
 	return users
@@ -279,7 +495,31 @@ func (r rendered) with(other rendered) rendered {
 		rules:   slices.Concat(r.rules, other.rules),
 		pods:    pods,
 		objects: slices.Concat(r.objects, other.objects),
+		byOLM:   r.byOLM || other.byOLM,
 	}
+}
+
+// installedByOLM is r as what OLM installs from.
+func (r rendered) installedByOLM() rendered {
+	r.byOLM = true
+	return r
+}
+
+// editObjects replaces each object of a kind with an edited copy, leaving the objects r was
+// rendered with as they are.
+func (r *rendered) editObjects(kind string, edit func(o *unstructured.Unstructured)) {
+	r.objects = slices.Clone(r.objects)
+	for i, o := range r.objects {
+		if o.GetKind() == kind {
+			r.objects[i] = o.DeepCopy()
+			edit(r.objects[i])
+		}
+	}
+}
+
+// removeObjects leaves out the objects of a kind.
+func (r *rendered) removeObjects(kind string) {
+	r.objects = slices.DeleteFunc(slices.Clone(r.objects), func(o *unstructured.Unstructured) bool { return o.GetKind() == kind })
 }
 
 func grants(rule scopedRule, resource string) bool {
@@ -430,4 +670,13 @@ func fromUnstructured(t *testing.T, o *unstructured.Unstructured, into any) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
 		t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
 	}
+}
+
+func toUnstructured(t *testing.T, object runtime.Object) map[string]any {
+	t.Helper()
+	converted, err := runtime.DefaultUnstructuredConverter.ToUnstructured(object)
+	if err != nil {
+		t.Fatalf("converting %T: %v", object, err)
+	}
+	return converted
 }

@@ -22,7 +22,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -321,22 +320,23 @@ func TestChartMetadata(t *testing.T) {
 
 // TestChartDefaultsRenderControllerRBACAndWebhooks renders the defaults (with the required
 // cluster name) for a cluster without the Prometheus Operator: the controller, its RBAC, the
-// Services and the webhooks are there, every namespaced object is in the release namespace
-// but the bootstrap token Role and its binding (kube-system), and the notes tell to delete
-// NodeClaims before uninstalling.
+// Services, the webhooks and whatif's APIService are there, every namespaced object is in the
+// release namespace but the bootstrap token Role and its binding and the binding that reads
+// the front-proxy CA (kube-system), and the notes tell to delete NodeClaims before
+// uninstalling.
 func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 	rendered := mustRender(t, nil)
 	counts := map[string]int{}
 	for _, object := range rendered.Objects {
 		counts[object.Kind]++
 		switch object.Kind {
-		case "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+		case "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "APIService":
 			if object.Namespace != "" {
 				t.Errorf("%s %s has namespace %s, want none", object.Kind, object.Name, object.Namespace)
 			}
 		case "Role", "RoleBinding":
 			want := releaseNamespace
-			if object.Name == releaseName+"-bootstrap-tokens" {
+			if object.Name == releaseName+"-bootstrap-tokens" || object.Name == releaseName+"-auth-reader" {
 				want = tokenNamespace
 			}
 			if object.Namespace != want {
@@ -355,12 +355,14 @@ func TestChartDefaultsRenderControllerRBACAndWebhooks(t *testing.T) {
 		"ServiceAccount":                 1,
 		"ClusterRole":                    4,
 		"ClusterRoleBinding":             4,
-		"Role":                           4,
-		"RoleBinding":                    3,
+		"Role":                           3,
+		"RoleBinding":                    4,
 		"Deployment":                     1,
 		"Service":                        2,
 		"Secret":                         1,
 		"ValidatingWebhookConfiguration": 1,
+		// kubectl karpenter whatif's aggregated API.
+		"APIService": 1,
 		// The controller's writes in kube-system held to bootstrap tokens.
 		"ValidatingAdmissionPolicy":        1,
 		"ValidatingAdmissionPolicyBinding": 1,
@@ -871,9 +873,9 @@ func roleRules(t *testing.T, objects manifest, kind, name string) []rbacv1.Polic
 
 // TestChartRBACMatchesKustomize checks that the chart grants the controller exactly what
 // config/rbac and config/rbac-bootstrap grant it (role.yaml being generated from the code's
-// RBAC markers), binds every role to the chart's ServiceAccount, uses no wildcard, and lets
-// the controller create and delete Secrets only in kube-system and read them only in its
-// namespace, by name.
+// RBAC markers), Kubernetes' Role that reads the front-proxy CA included, binds every role to
+// the chart's ServiceAccount, uses no wildcard, and lets the controller create and delete
+// Secrets only in kube-system and read them only in its namespace, by name.
 func TestChartRBACMatchesKustomize(t *testing.T) {
 	rendered := mustRender(t, nil).Objects
 	generated := readManifestFile(t, filepath.Join(configDir, "rbac", "role.yaml"))
@@ -882,6 +884,8 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 	metricsReader := readManifestFile(t, filepath.Join(configDir, "rbac", "metrics_reader_role.yaml"))
 	pluginReader := readManifestFile(t, filepath.Join(configDir, "rbac", "plugin_reader_role.yaml"))
 	bootstrapTokens := readManifestFile(t, filepath.Join(configDir, "rbac-bootstrap", "role.yaml"))
+	var authReader rbacv1.RoleBinding
+	readManifestFile(t, filepath.Join(configDir, "rbac-bootstrap", "auth_reader_role_binding.yaml")).decodeOnly(t, "RoleBinding", &authReader)
 	for _, pair := range []struct {
 		kind, chartName string
 		source          manifest
@@ -957,50 +961,32 @@ func TestChartRBACMatchesKustomize(t *testing.T) {
 			if !reflect.DeepEqual(binding.Subjects, wantSubjects) {
 				t.Errorf("%s %s subjects %+v, want %+v", kind, binding.Name, binding.Subjects, wantSubjects)
 			}
+			bound[binding.RoleRef.Kind+"/"+binding.RoleRef.Name] = true
+			// Kubernetes' own Role, bound where kustomize binds it.
+			if binding.RoleRef == authReader.RoleRef {
+				if binding.Namespace != authReader.Namespace {
+					t.Errorf("%s %s binds %s in %q, want %s", kind, binding.Name, authReader.RoleRef.Name, binding.Namespace, authReader.Namespace)
+				}
+				continue
+			}
 			if !slices.ContainsFunc(rendered.ofKind(binding.RoleRef.Kind), func(role manifestObject) bool {
 				return role.Name == binding.RoleRef.Name && role.Namespace == binding.Namespace
 			}) {
 				t.Errorf("%s %s refers to %s %s, which the chart does not render next to it", kind, binding.Name, binding.RoleRef.Kind, binding.RoleRef.Name)
 			}
-			bound[binding.RoleRef.Kind+"/"+binding.RoleRef.Name] = true
 		}
 	}
 	for role := range nodeBindings {
 		t.Errorf("the chart does not bind ClusterRole %s to the joining nodes' group, as config/rbac-bootstrap does", role)
 	}
-	// kubectl karpenter's whatif may proxy to the Service of the chart's webhooks, and only to
-	// it; kustomize's role names config/default's and OLM's Services the same way.
-	var webhooks admissionregistrationv1.ValidatingWebhookConfiguration
-	rendered.decodeOnly(t, "ValidatingWebhookConfiguration", &webhooks)
-	service := webhooks.Webhooks[0].ClientConfig.Service
-	wantProxy := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"services/proxy"}, Verbs: []string{"create"},
-		ResourceNames: []string{proxyName(service)}}}
-	if got := roleRules(t, rendered, "Role", releaseName+"-plugin-proxy"); !reflect.DeepEqual(got, wantProxy) {
-		t.Errorf("Role %s-plugin-proxy rules %+v, want %+v", releaseName, got, wantProxy)
-	}
-	kustomizeProxy := roleRules(t, readManifestFile(t, filepath.Join(configDir, "rbac", "plugin_proxy_role.yaml")), "Role", "plugin-proxy-role")
-	var kustomizeWebhooks admissionregistrationv1.ValidatingWebhookConfiguration
-	kustomizeBuild(t, "default").decodeOnly(t, "ValidatingWebhookConfiguration", &kustomizeWebhooks)
-	kustomizeService := kustomizeWebhooks.Webhooks[0].ClientConfig.Service
-	if len(kustomizeProxy) != 1 || !slices.Contains(kustomizeProxy[0].ResourceNames, proxyName(kustomizeService)) {
-		t.Errorf("config/rbac's plugin-proxy-role %+v does not name config/default's webhook Service %s", kustomizeProxy, kustomizeService.Name)
-	}
 	// Every role but metrics-reader and the plugin's, which are for scrapers and people, is
 	// bound to the controller.
-	for _, name := range []string{"ClusterRole/" + releaseName + "-manager", "Role/" + releaseName + "-manager", "Role/" + releaseName + "-leader-election", "Role/" + releaseName + "-bootstrap-tokens", "ClusterRole/" + releaseName + "-metrics-auth"} {
+	for _, name := range []string{"ClusterRole/" + releaseName + "-manager", "Role/" + releaseName + "-manager", "Role/" + releaseName + "-leader-election", "Role/" + releaseName + "-bootstrap-tokens",
+		"ClusterRole/" + releaseName + "-metrics-auth", "Role/" + authReaderRole} {
 		if !bound[name] {
 			t.Errorf("%s is not bound to the controller's ServiceAccount", name)
 		}
 	}
-}
-
-// proxyName is the name the API server's proxy to a webhook's Service is authorized by.
-func proxyName(service *admissionregistrationv1.ServiceReference) string {
-	port := int32(443)
-	if service.Port != nil {
-		port = *service.Port
-	}
-	return fmt.Sprintf("https:%s:%d", service.Name, port)
 }
 
 // TestChartDeploymentMatchesKustomize checks that the chart runs the controller as the
@@ -1099,6 +1085,41 @@ func TestChartWebhooksMatchKustomize(t *testing.T) {
 	}
 
 	verifyServingCertificate(t, secret.Data, serviceName+"."+releaseNamespace+".svc")
+}
+
+// TestChartAPIServiceMatchesKustomize checks that the chart registers whatif's APIService as
+// config/apiservice does, pointed at its webhook Service and trusting its webhooks' CA: the
+// generated CA, or with cert-manager the injection from the webhooks' Certificate.
+func TestChartAPIServiceMatchesKustomize(t *testing.T) {
+	var kustomizeAPIService registeredAPIService
+	readManifestFile(t, filepath.Join(configDir, "apiservice", "apiservice.yaml")).decodeOnly(t, "APIService", &kustomizeAPIService)
+	want := kustomizeAPIService.Spec
+	want.Service.Name = releaseName + "-webhook"
+	want.Service.Namespace = releaseNamespace
+
+	rendered := mustRender(t, nil).Objects
+	var apiService registeredAPIService
+	rendered.decodeOnly(t, "APIService", &apiService)
+	var secret corev1.Secret
+	rendered.decode(t, "Secret", releaseName+"-webhook-cert", &secret)
+	generated := want
+	generated.CABundle = secret.Data["ca.crt"]
+	if apiService.Metadata.Name != kustomizeAPIService.Metadata.Name || !reflect.DeepEqual(apiService.Spec, generated) {
+		t.Errorf("APIService %s differs from config/apiservice's %s (with the chart's Service and CA):\nchart: %+v\nwant:  %+v",
+			apiService.Metadata.Name, kustomizeAPIService.Metadata.Name, apiService.Spec, generated)
+	}
+
+	rendered = mustRender(t, []string{"webhook.certificate.certManager.enabled=true"}).Objects
+	var injected registeredAPIService
+	rendered.decodeOnly(t, "APIService", &injected)
+	var webhooks admissionregistrationv1.ValidatingWebhookConfiguration
+	rendered.decodeOnly(t, "ValidatingWebhookConfiguration", &webhooks)
+	if !reflect.DeepEqual(injected.Spec, want) {
+		t.Errorf("with cert-manager the APIService is\n%+v, want\n%+v (no caBundle: cert-manager injects it)", injected.Spec, want)
+	}
+	if got := injected.Metadata.Annotations[injectCAFrom]; got == "" || got != webhooks.Annotations[injectCAFrom] {
+		t.Errorf("with cert-manager the APIService's %s is %q, the webhooks' %q", injectCAFrom, got, webhooks.Annotations[injectCAFrom])
+	}
 }
 
 // verifyServingCertificate checks that the Secret's ca.crt verifies its tls.crt for dnsName,
@@ -1231,6 +1252,8 @@ func TestChartHelmLifecycle(t *testing.T) {
 		}
 		return secret.Data
 	}
+	apiServices := dynamic.NewForConfigOrDie(config).Resource(apiServicesResource)
+	// caBundles are the webhooks' and whatif's APIService's.
 	caBundles := func() [][]byte {
 		t.Helper()
 		configuration, err := clients.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, releaseName, metav1.GetOptions{})
@@ -1241,7 +1264,13 @@ func TestChartHelmLifecycle(t *testing.T) {
 		for _, webhook := range configuration.Webhooks {
 			bundles = append(bundles, webhook.ClientConfig.CABundle)
 		}
-		return bundles
+		apiService, err := apiServices.Get(ctx, explainAPIService, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("reading the APIService: %v", err)
+		}
+		var registered registeredAPIService
+		fromUnstructured(t, apiService, &registered)
+		return append(bundles, registered.Spec.CABundle)
 	}
 
 	// helm install karpenter-provider-kakaocloud <chart> -n karpenter-kakaocloud --create-namespace --set controller.clusterName=...
@@ -1273,7 +1302,7 @@ func TestChartHelmLifecycle(t *testing.T) {
 	verifyServingCertificate(t, installedCertificate, releaseName+"-webhook."+releaseNamespace+".svc")
 	for _, bundle := range caBundles() {
 		if !bytes.Equal(bundle, installedCertificate["ca.crt"]) {
-			t.Errorf("a webhook's caBundle is not the Secret's ca.crt")
+			t.Errorf("a webhook's or the APIService's caBundle is not the Secret's ca.crt")
 		}
 	}
 
@@ -1302,7 +1331,7 @@ func TestChartHelmLifecycle(t *testing.T) {
 	}
 	for _, bundle := range caBundles() {
 		if !bytes.Equal(bundle, installedCertificate["ca.crt"]) {
-			t.Errorf("after the upgrade a webhook's caBundle is not the installed CA")
+			t.Errorf("after the upgrade a webhook's or the APIService's caBundle is not the installed CA")
 		}
 	}
 

@@ -33,10 +33,16 @@ import (
 // tokenPolicyMessage is what the admission policy of every install path answers.
 const tokenPolicyMessage = "may write only bootstrap token Secrets (type bootstrap.kubernetes.io/token) in kube-system"
 
+// frontProxyConfigMap is where, in kube-system, the API server publishes how it proxies to
+// aggregated APIs, which extension-apiserver-authentication-reader reads.
+const frontProxyConfigMap = "extension-apiserver-authentication"
+
 // TestTokenSecretsPolicyOnAPIServer installs, on a real API server, what each install path
-// puts in kube-system (the Role, its binding and the admission policy) and, as the operator's
-// ServiceAccount, finds an Opaque Secret refused with the policy's message, a bootstrap token
-// Secret allowed, and a delete by label refused when it reaches a Secret that is not a token.
+// puts in kube-system (the Role, its binding, the admission policy and the binding that reads
+// the front-proxy CA) and, as the operator's ServiceAccount, finds an Opaque Secret refused
+// with the policy's message, a bootstrap token Secret allowed, a delete by label refused when
+// it reaches a Secret that is not a token, and the API server's front-proxy configuration
+// readable, and no other ConfigMap there, except on OLM's step (OLM binds that Role itself).
 func TestTokenSecretsPolicyOnAPIServer(t *testing.T) {
 	config := startAPIServer(t)
 	admin, err := client.New(config, client.Options{})
@@ -47,10 +53,12 @@ func TestTokenSecretsPolicyOnAPIServer(t *testing.T) {
 	for _, path := range []struct {
 		name string
 		r    rendered
+		// readsFrontProxyCA is whether the path lets the operator read the front-proxy CA.
+		readsFrontProxyCA bool
 	}{
-		{"config/default", renderKustomization(t, "config/default")},
-		{"chart", renderChart(t)},
-		{olmKubeSystem, renderKustomization(t, olmKubeSystem)},
+		{"config/default", renderKustomization(t, "config/default"), true},
+		{"chart", renderChart(t), true},
+		{olmKubeSystem, renderKustomization(t, olmKubeSystem), false},
 	} {
 		t.Run(path.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -134,6 +142,16 @@ func TestTokenSecretsPolicyOnAPIServer(t *testing.T) {
 			secrets := &corev1.SecretList{}
 			if err := admin.List(ctx, secrets, client.InNamespace(tokenNamespace), client.MatchingLabels(token.Labels)); err != nil || len(secrets.Items) != 0 {
 				t.Errorf("after the delete: %d Secrets, %v", len(secrets.Items), err)
+			}
+
+			// The API server publishes its front-proxy CA in a ConfigMap of kube-system, which
+			// whatif's aggregated API reads through Kubernetes' own Role, and no other.
+			err = operator.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: frontProxyConfigMap}, &corev1.ConfigMap{})
+			if (path.readsFrontProxyCA && err != nil) || (!path.readsFrontProxyCA && !apierrors.IsForbidden(err)) {
+				t.Errorf("the operator reading ConfigMap %s/%s: %v; want it read: %t", tokenNamespace, frontProxyConfigMap, err, path.readsFrontProxyCA)
+			}
+			if err := operator.Get(ctx, client.ObjectKey{Namespace: tokenNamespace, Name: "kube-root-ca.crt"}, &corev1.ConfigMap{}); !apierrors.IsForbidden(err) {
+				t.Errorf("the operator reading ConfigMap %s/kube-root-ca.crt: %v, want it forbidden", tokenNamespace, err)
 			}
 		})
 	}

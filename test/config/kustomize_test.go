@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package config checks that the kustomize packaging under config/ builds and wires its parts
-// together: namespace, names, the webhook certificate and its CA injection.
+// together: namespace, names, the webhook certificate and its CA injection into the webhook
+// configurations and whatif's APIService.
 package config
 
 import (
@@ -27,6 +28,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+)
+
+// whatif's APIService, and the binding that lets the operator read the API server's
+// front-proxy CA in kube-system.
+const (
+	explainAPIService = "v1alpha1.explain.karpenter.kakaocloud.com"
+	authReader        = "karpenter-kakaocloud-auth-reader"
 )
 
 func build(t *testing.T, dir string) resmap.ResMap {
@@ -66,8 +74,10 @@ func TestDefaultOverlay(t *testing.T) {
 			if r.GetName() != "karpenter-kakaocloud" {
 				t.Errorf("namespace %q, want karpenter-kakaocloud", r.GetName())
 			}
-		case r.GetName() == "karpenter-kakaocloud-bootstrap-tokens" && (r.GetKind() == "Role" || r.GetKind() == "RoleBinding"):
-			// Bootstrap tokens are Secrets the API server reads in kube-system only.
+		case r.GetName() == "karpenter-kakaocloud-bootstrap-tokens" && (r.GetKind() == "Role" || r.GetKind() == "RoleBinding"),
+			r.GetName() == authReader && r.GetKind() == "RoleBinding":
+			// Bootstrap tokens are Secrets the API server reads in kube-system only; the
+			// API server's front-proxy CA is published there.
 			if r.GetNamespace() != "kube-system" {
 				t.Errorf("%s/%s is in namespace %q, want kube-system", r.GetKind(), r.GetName(), r.GetNamespace())
 			}
@@ -112,10 +122,39 @@ func TestDefaultOverlay(t *testing.T) {
 		{"ValidatingAdmissionPolicyBinding", "karpenter-kakaocloud-bootstrap-token-secrets", "spec.validationActions", "[Deny]"},
 		{"Role", "karpenter-kakaocloud-bootstrap-tokens", "rules[0].verbs", "[create deletecollection]"},
 		{"RoleBinding", "karpenter-kakaocloud-bootstrap-tokens", "subjects[0].name", "karpenter-kakaocloud-controller-manager"},
+		// whatif's aggregated API: served by the webhook Service with its certificate, and
+		// trusting the API server's front proxy by the CA Kubernetes' own Role reads.
+		{"APIService", explainAPIService, "spec.group", "explain.karpenter.kakaocloud.com"},
+		{"APIService", explainAPIService, "spec.version", "v1alpha1"},
+		{"APIService", explainAPIService, "spec.groupPriorityMinimum", "1000"},
+		{"APIService", explainAPIService, "spec.versionPriority", "100"},
+		{"APIService", explainAPIService, "spec.service.name", "karpenter-kakaocloud-webhook-service"},
+		{"APIService", explainAPIService, "spec.service.namespace", "karpenter-kakaocloud"},
+		{"APIService", explainAPIService, "spec.service.port", "443"},
+		{"APIService", explainAPIService, "metadata.annotations.cert-manager\\.io/inject-ca-from", "karpenter-kakaocloud/karpenter-kakaocloud-serving-cert"},
+		{"RoleBinding", authReader, "roleRef.kind", "Role"},
+		{"RoleBinding", authReader, "roleRef.name", "extension-apiserver-authentication-reader"},
+		{"RoleBinding", authReader, "subjects[0].name", "karpenter-kakaocloud-controller-manager"},
+		{"RoleBinding", authReader, "subjects[0].namespace", "karpenter-kakaocloud"},
 	}
 	for _, c := range checks {
 		if got := field(t, m, c.kind, c.name, c.path); got != c.want {
 			t.Errorf("%s/%s %s = %q, want %q", c.kind, c.name, c.path, got, c.want)
+		}
+	}
+}
+
+// TestLocalOverlay checks that the local cluster's operator, which runs on the machine and
+// whose APIService hack/local-up registers at its address, may read the front-proxy CA, and
+// that the overlay registers no APIService of its own.
+func TestLocalOverlay(t *testing.T) {
+	m := build(t, "overlays/local")
+	if got := field(t, m, "RoleBinding", authReader, "roleRef.name"); got != "extension-apiserver-authentication-reader" {
+		t.Errorf("RoleBinding %s binds %q", authReader, got)
+	}
+	for _, r := range m.Resources() {
+		if r.GetKind() == "APIService" {
+			t.Errorf("APIService %s in the local overlay", r.GetName())
 		}
 	}
 }
