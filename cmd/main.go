@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	"k8s.io/client-go/rest"
@@ -414,7 +415,8 @@ func main() {
 		return []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = w.GetCertificate }}
 	}
 	webhookServerOptions := ctrlwebhook.Options{Host: webhookHost, Port: webhookPort,
-		TLSOpts: slices.Concat(tlsOpts, servedCertificate("webhook", o.webhookCertPath, o.webhookCertName, o.webhookCertKey))}
+		TLSOpts: slices.Concat(tlsOpts, servedCertificate("webhook", o.webhookCertPath, o.webhookCertName, o.webhookCertKey),
+			[]func(*tls.Config){explain.RequestClientCertificate})}
 
 	metricsServerOptions := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
@@ -538,9 +540,21 @@ func main() {
 			setupLog.Error(err, "unable to create webhook", "webhook", "KCNodeClass")
 			os.Exit(1)
 		}
-		// kubectl karpenter's whatif reaches the operator where the API server reaches its
-		// webhooks: through the same Service, or the same URL.
+		// kubectl karpenter's whatif is an aggregated API served beside the webhooks, behind the
+		// same Service: the API server names the user, proved by its front-proxy certificate.
+		frontProxy, err := explain.NewFrontProxy(kubernetes.NewForConfigOrDie(mgr.GetConfig()))
+		if err != nil {
+			setupLog.Error(err, "unable to set up whatif's aggregated API")
+			os.Exit(1)
+		}
+		if err := mgr.Add(frontProxy); err != nil {
+			setupLog.Error(err, "unable to set up whatif's aggregated API")
+			os.Exit(1)
+		}
+		controllers.WhatIf.Authenticator = frontProxy
 		mgr.GetWebhookServer().Register(explain.Path, controllers.WhatIf)
+		mgr.GetWebhookServer().Register(explain.GroupVersionPath, http.HandlerFunc(explain.Discovery))
+		mgr.GetWebhookServer().Register("/apis/"+explain.Group, http.HandlerFunc(explain.Discovery))
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

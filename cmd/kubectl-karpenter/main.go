@@ -100,7 +100,7 @@ func command() *cobra.Command {
 		},
 	})
 
-	var file, token string
+	var file string
 	// whatAbout asks the operator about the manifest of the -f file.
 	whatAbout := func() error {
 		manifest, err := readFile(file)
@@ -111,8 +111,8 @@ func command() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return run(func(ctx context.Context, kube client.Client) (any, error) {
-			return plugin.WhatIf(ctx, config, kube, manifest, token)
+		return run(func(ctx context.Context, _ client.Client) (any, error) {
+			return plugin.WhatIf(ctx, config, manifest)
 		})
 	}
 	whatif := &cobra.Command{
@@ -129,7 +129,6 @@ func command() *cobra.Command {
 	})
 	whatif.PersistentFlags().StringVarP(&file, "filename", "f", "", "the edited NodePool or KCNodeClass, or the pod (- for standard input)")
 	_ = whatif.MarkPersistentFlagRequired("filename")
-	whatif.PersistentFlags().StringVar(&token, "token", "", "the bearer token the operator checks (default: the kubeconfig's)")
 
 	root.AddCommand(why, whatif)
 	return root

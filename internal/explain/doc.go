@@ -16,8 +16,10 @@
 // the instance types, their prices and the operator's policies are: what an edited NodePool or
 // KCNodeClass would drift, launch and cost, and where a pod would land. It reads the manager's
 // cache, simulates with provisioning's own input and the scheduling simulation, and changes
-// nothing. Handler serves it on the webhook server, to callers whose token may post to its
-// path.
+// nothing. Handler serves it on the webhook server as an aggregated API (group
+// explain.karpenter.kakaocloud.com): the API server passes a question on for a user RBAC lets
+// create whatifs, naming the user with its front-proxy client certificate, which FrontProxy
+// verifies.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
 // internal/cloudprovider/kakao, internal/controller/nodeclaim/disruption,

@@ -15,19 +15,13 @@
 package explain
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,8 +29,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/yaml"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -327,78 +319,5 @@ func TestWhatIfPod(t *testing.T) {
 	}
 	if _, err := e.WhatIfPod(context.Background(), pod("1", func(p *corev1.Pod) { p.Spec.NodeName = "a" })); err == nil {
 		t.Error("no error for a pod bound by spec.nodeName")
-	}
-}
-
-func TestHandler(t *testing.T) {
-	reviews := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-		switch review := obj.(type) {
-		case *authenticationv1.TokenReview:
-			if review.Spec.Token == "good" || review.Spec.Token == "nosy" {
-				review.Status = authenticationv1.TokenReviewStatus{Authenticated: true, User: authenticationv1.UserInfo{Username: review.Spec.Token}}
-			}
-			return nil
-		case *authorizationv1.SubjectAccessReview:
-			attrs := review.Spec.NonResourceAttributes
-			review.Status.Allowed = review.Spec.User == "good" && attrs != nil && attrs.Path == Path && attrs.Verb == "post"
-			return nil
-		}
-		return c.Create(ctx, obj, opts...)
-	}}
-	np := pool("default", nil)
-	large := typeOf(t, "m2a", "8")
-	a, nodeA := launched("a", np, large, zoneA)
-	e := explainer(workers(), np, a, nodeA)
-	handler := &Handler{Explainer: e, Reviewer: fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithInterceptorFuncs(reviews).Build()}
-	upgraded := workers()
-	upgraded.TypeMeta = metav1.TypeMeta{APIVersion: kcv1.GroupVersion.String(), Kind: "KCNodeClass"}
-	upgraded.Spec.Bootstrap.KubernetesVersion = "1.36"
-	manifest, err := yaml.Marshal(upgraded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	post := func(method, token string, body []byte) *httptest.ResponseRecorder {
-		request := httptest.NewRequest(method, Path, bytes.NewReader(body))
-		if token != "" {
-			request.Header.Set(TokenHeader, "Bearer "+token)
-		}
-		recorder := httptest.NewRecorder()
-		handler.ServeHTTP(recorder, request)
-		return recorder
-	}
-	for _, c := range []struct {
-		method, token string
-		body          []byte
-		code          int
-		says          string
-	}{
-		{http.MethodPost, "", manifest, http.StatusUnauthorized, "no token"},
-		{http.MethodPost, "forged", manifest, http.StatusUnauthorized, "does not accept the token"},
-		{http.MethodPost, "nosy", manifest, http.StatusForbidden, "nosy may not post to /explain/whatif"},
-		{http.MethodGet, "good", nil, http.StatusMethodNotAllowed, "post the manifest"},
-		{http.MethodPost, "good", []byte("kind: Deployment\napiVersion: apps/v1\n"), http.StatusBadRequest, "not apps/v1 Deployment"},
-	} {
-		recorder := post(c.method, c.token, c.body)
-		err := ErrorOf(recorder.Code, recorder.Body.Bytes())
-		if recorder.Code != c.code || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("%s with token %q: %d %v, want %d saying %q", c.method, c.token, recorder.Code, err, c.code, c.says)
-		}
-	}
-	// A flood of forged tokens is refused before its reviews reach the API server.
-	handler = &Handler{Explainer: e, Reviewer: fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithInterceptorFuncs(reviews).Build()}
-	refused := 0
-	for range 3 * reviewBurst {
-		if post(http.MethodPost, "forged", manifest).Code == http.StatusTooManyRequests {
-			refused++
-		}
-	}
-	if refused < reviewBurst {
-		t.Errorf("%d of %d questions in a burst refused before their review, want at least %d", refused, 3*reviewBurst, reviewBurst)
-	}
-	handler = &Handler{Explainer: e, Reviewer: fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithInterceptorFuncs(reviews).Build()}
-	recorder := post(http.MethodPost, "good", manifest)
-	answer := &WhatIfAnswer{}
-	if err := json.Unmarshal(recorder.Body.Bytes(), answer); recorder.Code != http.StatusOK || err != nil || len(answer.Drifts) != 1 || answer.Drifts[0].NodeClaim != "a" {
-		t.Errorf("%d %s: want a's drift", recorder.Code, recorder.Body.String())
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"sync"
 
 	"golang.org/x/time/rate"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,34 +32,50 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// Path is where Handler answers.
-const Path = "/explain/whatif"
+// The aggregated API whatif is served under. The API server authenticates and authorizes the
+// user (create on whatifs) and passes the request on to the operator through its APIService,
+// naming the user in front-proxy headers: the plugin sends the API server its kubeconfig's
+// credential, as every kubectl request does, and nothing of it reaches the operator.
+const (
+	Group    = "explain.karpenter.kakaocloud.com"
+	Version  = "v1alpha1"
+	Resource = "whatifs"
+	Kind     = "WhatIf"
+	// APIServiceName is the APIService of every install path.
+	APIServiceName = Version + "." + Group
+	// GroupVersionPath answers discovery; Path takes the questions.
+	GroupVersionPath = "/apis/" + Group + "/" + Version
+	Path             = GroupVersionPath + "/" + Resource
+)
 
-// TokenHeader carries the caller's bearer token. The API server's service proxy, which callers
-// come through, drops the Authorization header it authenticated them with.
-const TokenHeader = "X-Karpenter-Authorization"
+// credentialHeaders are those a caller's credential would come in. The API server does not
+// pass the Authorization it authenticated the user with on to an aggregated API; a request
+// that carries one did not come the way whatif is asked, and is refused before it is read.
+var credentialHeaders = []string{"Authorization", "X-Karpenter-Authorization"}
 
 // maxManifest bounds a question's manifest.
 const maxManifest = 1 << 20
 
-// Questions are taken at most reviewRate a second, reviewBurst at once, before their token is
-// reviewed: each review is two calls to the API server, which a flood of forged tokens would
+// Questions are taken at most reviewRate a second, reviewBurst at once, before their user is
+// reviewed: each review is a call to the API server, which a flood of questions would
 // otherwise have the operator make on its behalf.
 const (
 	reviewRate  = 5
 	reviewBurst = 10
 )
 
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // Handler answers POST Path: the body is an edited NodePool or KCNodeClass, or a Pod (YAML or
 // JSON); the answer is a WhatIfAnswer or a PodWhatIfAnswer in JSON, a metav1.Status on
-// failure. The caller's token, in TokenHeader, must be one the API server accepts, of a user
-// allowed to post to Path (a nonResourceURLs rule). One question is answered at a time.
+// failure. The caller must be the API server, with a front-proxy client certificate that
+// Authenticator accepts, asking for a user allowed to create whatifs. One question is answered
+// at a time.
 type Handler struct {
 	Explainer *Explainer
-	// Reviewer creates the TokenReviews and SubjectAccessReviews.
+	// Authenticator tells the user the API server asks for.
+	Authenticator FrontProxyAuthenticator
+	// Reviewer creates the SubjectAccessReviews.
 	Reviewer client.Client
 	busy     sync.Mutex
 
@@ -71,8 +86,15 @@ type Handler struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
-		fail(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "post the manifest to "+Path)
+		fail(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "create a "+Kind+": post the manifest to "+Path)
 		return
+	}
+	for _, header := range credentialHeaders {
+		if r.Header.Get(header) != "" {
+			fail(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(
+				"the operator takes no credential (header %s): ask through the API server, which tells the operator who asks, with kubectl karpenter whatif", header))
+			return
+		}
 	}
 	h.reviewsOnce.Do(func() { h.reviews = rate.NewLimiter(reviewRate, reviewBurst) })
 	if !h.reviews.Allow() {
@@ -119,28 +141,32 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(answer)
 }
 
-// authorize reviews the caller's token and asks whether its user may post to Path: the user
-// and http.StatusOK, or the status to answer and why.
+// authorize takes the user the API server names and asks it whether that user may create
+// whatifs: the user and http.StatusOK, or the status to answer and why. The API server
+// authorized the request before passing it on; the operator asks again, as every aggregated
+// API server does, so that a front-proxy certificate shared with another proxy grants nothing
+// RBAC does not.
 func (h *Handler) authorize(r *http.Request) (string, int, string) {
-	token, ok := strings.CutPrefix(r.Header.Get(TokenHeader), "Bearer ")
-	if !ok || token == "" {
-		return "", http.StatusUnauthorized, "no token: send one as " + TokenHeader + ": Bearer <token>"
+	if !h.Authenticator.Ready() {
+		return "", http.StatusServiceUnavailable, "the operator does not know the API server's front-proxy CA yet: it reads it from ConfigMap " +
+			AuthenticationConfigMapNamespace + "/" + AuthenticationConfigMapName + " (RoleBinding to Role extension-apiserver-authentication-reader in " +
+			AuthenticationConfigMapNamespace + ")"
 	}
-	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
-	if err := h.Reviewer.Create(r.Context(), review); err != nil {
-		return "", http.StatusInternalServerError, "reviewing the token: " + err.Error()
+	response, ok, err := h.Authenticator.AuthenticateRequest(r)
+	switch {
+	case err != nil:
+		return "", http.StatusUnauthorized, "the caller is not the API server: " + err.Error()
+	case !ok:
+		return "", http.StatusUnauthorized, "the caller is not the API server: ask through it (kubectl karpenter whatif), which names the user with its front-proxy client certificate"
 	}
-	if !review.Status.Authenticated {
-		return "", http.StatusUnauthorized, "the API server does not accept the token: " + review.Status.Error
-	}
-	userInfo := review.Status.User
+	userInfo := response.User
 	access := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: userInfo.Username, UID: userInfo.UID, Groups: userInfo.Groups,
-		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: Path, Verb: "post"},
+		User: userInfo.GetName(), UID: userInfo.GetUID(), Groups: userInfo.GetGroups(),
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Group: Group, Version: Version, Resource: Resource, Verb: "create"},
 	}}
-	if len(userInfo.Extra) > 0 {
-		access.Spec.Extra = make(map[string]authorizationv1.ExtraValue, len(userInfo.Extra))
-		for k, v := range userInfo.Extra {
+	if extra := userInfo.GetExtra(); len(extra) > 0 {
+		access.Spec.Extra = make(map[string]authorizationv1.ExtraValue, len(extra))
+		for k, v := range extra {
 			access.Spec.Extra[k] = authorizationv1.ExtraValue(v)
 		}
 	}
@@ -148,13 +174,13 @@ func (h *Handler) authorize(r *http.Request) (string, int, string) {
 		return "", http.StatusInternalServerError, "reviewing access: " + err.Error()
 	}
 	if !access.Status.Allowed {
-		why := fmt.Sprintf("%s may not post to %s: bind it to the plugin's reader role", userInfo.Username, Path)
+		why := fmt.Sprintf("%s may not create %s.%s: bind it to the plugin's reader role", userInfo.GetName(), Resource, Group)
 		if access.Status.Reason != "" {
 			why += " (" + access.Status.Reason + ")"
 		}
 		return "", http.StatusForbidden, why
 	}
-	return userInfo.Username, http.StatusOK, ""
+	return userInfo.GetName(), http.StatusOK, ""
 }
 
 func reasonOf(code int) metav1.StatusReason {
@@ -163,6 +189,8 @@ func reasonOf(code int) metav1.StatusReason {
 		return metav1.StatusReasonUnauthorized
 	case http.StatusForbidden:
 		return metav1.StatusReasonForbidden
+	case http.StatusServiceUnavailable:
+		return metav1.StatusReasonServiceUnavailable
 	}
 	return metav1.StatusReasonInternalError
 }
