@@ -77,8 +77,8 @@ var secretWrites = []string{"create", "update", "patch", "delete", "deletecollec
 //   - in kube-system, only Secrets are written, and the only other binding there is of the
 //     operator's ServiceAccount to Kubernetes' Role extension-apiserver-authentication-reader
 //     (whatif's aggregated API reads the front-proxy CA), which OLM makes itself;
-//   - only the metrics endpoint reviews tokens (whatif's users come authenticated by the API
-//     server);
+//   - tokens are reviewed by one rule, the metrics endpoint's (whatif's users come
+//     authenticated by the API server);
 //   - kubectl karpenter's reader role may create whatifs and nothing on webhook configurations,
 //     and no role proxies to a Service (whatif asks through the APIService);
 //   - the APIService of whatif is served by the webhooks' Service and certificate;
@@ -170,6 +170,9 @@ func TestLeastPrivilegeCatchesEachExcess(t *testing.T) {
 		"every Lease updated": {func(r *rendered) {
 			r.rules = append(r.rules, scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "update"}}, role: "Role excess", namespace: operatorNamespace})
 		}, "grants update on every Lease"},
+		"whatif's users' tokens reviewed again": {func(r *rendered) {
+			r.rules = append(r.rules, scopedRule{PolicyRule: rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}}, role: "ClusterRole karpenter-provider-kakaocloud-manager"})
+		}, "only the metrics endpoint reviews tokens"},
 		"no binding to read the front-proxy CA": {func(r *rendered) {
 			binding := authReader(*r)
 			r.objects = slices.DeleteFunc(slices.Clone(r.objects), func(o *unstructured.Unstructured) bool { return o == binding })
@@ -250,7 +253,11 @@ func TestLeastPrivilegeLeavesOLMItsAuthReaderBinding(t *testing.T) {
 func leastPrivilegeProblems(r rendered) []string {
 	var problems []string
 	finalizers := map[string]bool{}
+	var tokenReviews []string
 	for _, rule := range r.rules {
+		if slices.Contains(rule.APIGroups, "authentication.k8s.io") && slices.Contains(rule.Resources, "tokenreviews") {
+			tokenReviews = append(tokenReviews, rule.role)
+		}
 		if slices.Contains(rule.APIGroups, "karpenter.sh") && slices.Contains(rule.Verbs, "update") {
 			for _, resource := range rule.Resources {
 				finalizers[resource] = true
@@ -281,6 +288,11 @@ func leastPrivilegeProblems(r rendered) []string {
 				problems = append(problems, fmt.Sprintf("%s grants %s on every Secret of %q; the controller reads its Secrets by name", rule.role, verb, rule.namespace))
 			}
 		}
+	}
+	// The metrics endpoint authenticates its scrapers by TokenReview: one rule, the metrics
+	// auth role's. whatif once reviewed its users' tokens too.
+	if len(tokenReviews) > 1 {
+		problems = append(problems, fmt.Sprintf("tokenreviews are granted by %d rules (%v); only the metrics endpoint reviews tokens, whatif's users come authenticated by the API server", len(tokenReviews), tokenReviews))
 	}
 	for _, resource := range []string{"nodeclaims/finalizers", "nodepools/finalizers"} {
 		if !finalizers[resource] {
