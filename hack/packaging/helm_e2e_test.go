@@ -75,7 +75,7 @@ func TestInstallHelm(t *testing.T) {
 	kubelet := c.runPods(t, selector)
 	removeNodeClassAndPool := c.nodeClassAndPool(t, "helm", "1.36")
 	t.Logf("pods run after install: %s", strings.Join(kubelet.podsStarted(), ", "))
-	c.askWhatIf(t, releaseName+"-plugin-reader", releaseName+"-plugin-proxy", "helm")
+	c.askWhatIf(t, releaseName+"-plugin-reader", "helm")
 
 	// helm upgrade --reuse-values --set controller.image.tag=0.1.1: the pods roll, and the
 	// new ones serve the webhooks with the same certificate.

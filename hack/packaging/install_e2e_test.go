@@ -61,6 +61,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
@@ -290,21 +291,22 @@ func (c *installCluster) nodeClassAndPool(t *testing.T, name, kubernetesVersion 
 	return remove
 }
 
-// askWhatIf runs kubectl karpenter whatif pod as a ServiceAccount bound to the plugin's roles
-// (readerRole, a ClusterRole, and proxyRole, a Role of the install namespace): the plugin
-// reaches the operator through the API server's proxy to the Service of its webhooks, and the
-// operator must answer that a pod only the NodePool pool takes launches a NodeClaim of it.
-func (c *installCluster) askWhatIf(t *testing.T, readerRole, proxyRole, pool string) {
+// askWhatIf runs kubectl karpenter whatif pod as a ServiceAccount bound to the plugin's reader
+// ClusterRole (readerRole) alone, with a kubeconfig of its own token, as a user asks: the
+// plugin creates a WhatIf of the operator's aggregated API, which the API server authorizes by
+// that role and passes on to the operator, naming the user, through the Service and with the
+// CA the installer gave the APIService. The operator must answer that a pod only the NodePool
+// pool takes launches a NodeClaim of it.
+func (c *installCluster) askWhatIf(t *testing.T, readerRole, pool string) {
 	t.Helper()
 	ctx := t.Context()
+	c.expectAPIServiceAvailable(t)
 	name := "whatif-asker"
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: installNamespace}}
 	objects := []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: installNamespace}},
-		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects,
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: readerRole}},
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: installNamespace}, Subjects: subjects,
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: proxyRole}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: installNamespace}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: readerRole}},
 	}
 	for _, object := range objects {
 		if err := c.kube.Create(ctx, object); err != nil {
@@ -312,20 +314,21 @@ func (c *installCluster) askWhatIf(t *testing.T, readerRole, proxyRole, pool str
 		}
 		t.Cleanup(func() { _ = c.kube.Delete(context.Background(), object) })
 	}
-	token, err := c.clients.CoreV1().ServiceAccounts(installNamespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(600))},
-	}, metav1.CreateOptions{})
+	token, err := exec.CommandContext(ctx, c.env["KUBECTL"], "--kubeconfig", c.env["KUBECONFIG"], "-n", installNamespace, "create", "token", name, "--duration", "10m").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("kubectl create token %s: %v", name, err)
 	}
+	kubeconfig := c.kubeconfigWithToken(t, name, strings.TrimSpace(string(token)))
 	file := filepath.Join(t.TempDir(), "pod.yaml")
 	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: question\nspec:\n  nodeSelector:\n    karpenter.sh/nodepool: " + pool +
 		"\n  containers:\n  - name: app\n    image: app\n    resources:\n      requests:\n        cpu: \"1\"\n"
 	if err := os.WriteFile(file, []byte(pod), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "kubectl karpenter whatif pod answers through the API server's proxy", func() (bool, string) {
-		cmd := exec.CommandContext(ctx, c.env["KUBECTL"], "karpenter", "--kubeconfig", c.env["KUBECONFIG"], "whatif", "pod", "-f", file, "--token", token.Status.Token, "-o", "json")
+	// RBAC sees the new binding a moment later, and the operator answers one question at a
+	// time: the question is asked again until it is answered.
+	eventually(t, time.Minute, "kubectl karpenter whatif pod answers through the API server", func() (bool, string) {
+		cmd := exec.CommandContext(ctx, c.env["KUBECTL"], "karpenter", "--kubeconfig", kubeconfig, "whatif", "pod", "-f", file, "-o", "json")
 		cmd.Env = append(os.Environ(), "PATH="+c.env["KUBECTL_PLUGINS"]+string(os.PathListSeparator)+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -341,6 +344,49 @@ func (c *installCluster) askWhatIf(t *testing.T, readerRole, proxyRole, pool str
 		}
 		return true, ""
 	})
+}
+
+// expectAPIServiceAvailable waits until the API server reports whatif's APIService Available:
+// it reaches the operator through the APIService's Service and trusts its certificate.
+func (c *installCluster) expectAPIServiceAvailable(t *testing.T) {
+	t.Helper()
+	apiService := &unstructured.Unstructured{}
+	apiService.SetGroupVersionKind(apiServicesResource.GroupVersion().WithKind("APIService"))
+	eventually(t, 2*time.Minute, "APIService "+explainAPIService+" Available", func() (bool, string) {
+		if err := c.kube.Get(t.Context(), client.ObjectKey{Name: explainAPIService}, apiService); err != nil {
+			return false, err.Error()
+		}
+		conditions, _, _ := unstructured.NestedSlice(apiService.Object, "status", "conditions")
+		for _, condition := range conditions {
+			if condition, ok := condition.(map[string]any); ok && condition["type"] == "Available" {
+				return condition["status"] == "True", fmt.Sprintf("Available=%v (%v): %v", condition["status"], condition["reason"], condition["message"])
+			}
+		}
+		return false, "no Available condition"
+	})
+}
+
+// kubeconfigWithToken writes a kubeconfig for the cluster's server and CA, authenticating as
+// the user of token, and returns its path.
+func (c *installCluster) kubeconfigWithToken(t *testing.T, user, token string) string {
+	t.Helper()
+	ca := c.config.CAData
+	if len(ca) == 0 {
+		var err error
+		if ca, err = os.ReadFile(c.config.CAFile); err != nil {
+			t.Fatalf("reading the cluster's CA: %v", err)
+		}
+	}
+	config := clientcmdapi.NewConfig()
+	config.Clusters["local"] = &clientcmdapi.Cluster{Server: c.config.Host, CertificateAuthorityData: ca}
+	config.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	config.Contexts[user] = &clientcmdapi.Context{Cluster: "local", AuthInfo: user, Namespace: installNamespace}
+	config.CurrentContext = user
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*config, path); err != nil {
+		t.Fatalf("writing the kubeconfig of %s: %v", user, err)
+	}
+	return path
 }
 
 // createThroughWebhooks creates object, retrying only while the API server cannot call the

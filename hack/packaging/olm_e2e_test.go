@@ -67,10 +67,11 @@ const (
 // TestInstallOLM installs the bundle the way OperatorHub does, with OLM's own operators: a
 // file-based catalog rendered from the bundle image by opm and served by `opm serve`, a
 // CatalogSource at its address, an OperatorGroup and a Subscription. OLM resolves the
-// Subscription, unpacks the bundle, creates the CRDs, RBAC, Deployment, Services, webhook
-// certificate and webhook configurations, and moves the CSV to Succeeded. The operator then
-// runs as the pods OLM made (see the stand-in kubelet) and must reconcile a KCNodeClass and
-// a NodePool to Ready.
+// Subscription, unpacks the bundle, creates the CRDs, RBAC, Deployment, Services, serving
+// certificate, webhook configurations and whatif's APIService with its bindings, and, once the
+// operator runs as the pods OLM made (see the stand-in kubelet) and the APIService is
+// Available, moves the CSV to Succeeded. The operator must reconcile a KCNodeClass and a
+// NodePool to Ready and answer kubectl karpenter whatif.
 //
 // The catalog's channel also holds a next release (the same bundle as version 0.1.1,
 // replacing 0.1.0). While the KCNodeClass is older than the next release's minimum, the
@@ -150,22 +151,25 @@ func TestInstallOLM(t *testing.T) {
 	})
 
 	c.approveInstallPlan(t, current.csv)
-	csv := c.csvSucceeded(t, current.csv)
-	c.expectOLMMadeTheInstall(t, csv)
-	c.applyKubeSystemStep(t)
-	c.expectOperatorSecretRights(t, "karpenter-kakaocloud-controller-manager", "karpenter-kakaocloud-credentials", "karpenter-kakaocloud-signing-keys")
-
+	// OLM holds the CSV in Installing until whatif's APIService is Available, that is until the
+	// operator answers behind it: its pods run as soon as OLM has made the Deployment.
 	deployment := &appsv1.Deployment{}
-	if err := c.kube.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "karpenter-kakaocloud-controller-manager"}, deployment); err != nil {
-		t.Fatalf("the Deployment OLM made: %v", err)
-	}
+	eventually(t, 2*time.Minute, "OLM made the Deployment", func() (bool, string) {
+		err := c.kube.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "karpenter-kakaocloud-controller-manager"}, deployment)
+		return err == nil, fmt.Sprint(err)
+	})
 	selector, err := metav1.LabelSelectorAsSelector(deployment.Spec.Selector)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kubelet := c.runPods(t, selector)
+	csv := c.csvSucceeded(t, current.csv)
+	c.expectOLMMadeTheInstall(t, csv)
+	c.applyKubeSystemStep(t)
+	c.expectOperatorSecretRights(t, "karpenter-kakaocloud-controller-manager", "karpenter-kakaocloud-credentials", "karpenter-kakaocloud-signing-keys")
+
 	removeNodeClassAndPool := c.nodeClassAndPool(t, "olm", "1.35")
-	c.askWhatIf(t, "karpenter-kakaocloud-plugin-reader-role", "karpenter-kakaocloud-plugin-proxy-role", "olm")
+	c.askWhatIf(t, "karpenter-kakaocloud-plugin-reader-role", "olm")
 	t.Logf("pods run by the stand-in kubelet: %s", strings.Join(kubelet.podsStarted(), ", "))
 
 	// Below the next release's minimum (1.36, from the Subscription) the KCNodeClass holds
@@ -228,13 +232,18 @@ func TestInstallOLM(t *testing.T) {
 			t.Fatalf("deleting %s: %v", object.GetName(), err)
 		}
 	}
-	eventually(t, 2*time.Minute, "OLM removed the Deployment and the webhook configurations", func() (bool, string) {
+	// An APIService left behind without its operator would hold every namespace's deletion.
+	eventually(t, 2*time.Minute, "OLM removed the Deployment, the webhook configurations and the APIService", func() (bool, string) {
 		deploymentErr := c.kube.Get(ctx, client.ObjectKeyFromObject(deployment), &appsv1.Deployment{})
 		webhooks := &admissionregistrationv1.ValidatingWebhookConfigurationList{}
 		if err := c.kube.List(ctx, webhooks, client.HasLabels{"olm.owner"}); err != nil {
 			return false, err.Error()
 		}
-		return apierrors.IsNotFound(deploymentErr) && len(webhooks.Items) == 0, fmt.Sprintf("deployment: %v, %d webhook configurations", deploymentErr, len(webhooks.Items))
+		apiService := &unstructured.Unstructured{}
+		apiService.SetGroupVersionKind(apiServicesResource.GroupVersion().WithKind("APIService"))
+		apiServiceErr := c.kube.Get(ctx, client.ObjectKey{Name: explainAPIService}, apiService)
+		return apierrors.IsNotFound(deploymentErr) && len(webhooks.Items) == 0 && apierrors.IsNotFound(apiServiceErr),
+			fmt.Sprintf("deployment: %v, %d webhook configurations, APIService: %v", deploymentErr, len(webhooks.Items), apiServiceErr)
 	})
 	for _, object := range []client.Object{operatorGroup, catalogSource} {
 		if err := c.kube.Delete(ctx, object); err != nil && !apierrors.IsNotFound(err) {
@@ -382,9 +391,6 @@ func nextRelease(t *testing.T, current catalogBundle, version, dir string) catal
 	return catalogBundle{ref: "karpenter-provider-kakaocloud-bundle:v" + version, dir: dir, replaces: currentCSV}
 }
 
-// expectOLMMadeTheInstall checks what OLM created for the CSV: the CRDs (an InstallPlan step
-// each), the ServiceAccount and roles bound to it, and the webhook configurations, whose CA
-// is OLM's own and signed the serving certificate OLM put in the webhook Secret.
 // applyKubeSystemStep takes the step the README requires of a cluster admin with an OLM
 // install, config/olm-kube-system, after checking that the bundle alone gave the operator no
 // right on Secrets in kube-system; and then that it has the rights it needs there.
@@ -414,6 +420,11 @@ func (c *installCluster) applyKubeSystemStep(t *testing.T) {
 	}
 }
 
+// expectOLMMadeTheInstall checks what OLM created for the CSV: the CRDs (an InstallPlan step
+// each), the ServiceAccount and roles bound to it, the webhook configurations and whatif's
+// APIService, whose CA is OLM's own and signed the serving certificate OLM put in the Secret of
+// their Service, and the binding in kube-system that lets the operator read the API server's
+// front-proxy CA.
 func (c *installCluster) expectOLMMadeTheInstall(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
 	t.Helper()
 	ctx := t.Context()
@@ -444,8 +455,13 @@ func (c *installCluster) expectOLMMadeTheInstall(t *testing.T, csv *operatorsv1a
 		}
 	}
 	for _, requirement := range csv.Status.RequirementStatus {
-		if requirement.Status != operatorsv1alpha1.RequirementStatusReasonPresent {
-			t.Errorf("CSV requirement %s %s is %s: %s", requirement.Kind, requirement.Name, requirement.Status, requirement.Message)
+		want := operatorsv1alpha1.RequirementStatusReasonPresent
+		// OLM meets an owned APIService's requirement with the CSV's Deployment that serves it.
+		if requirement.Kind == "APIService" {
+			want = "DeploymentFound"
+		}
+		if requirement.Status != want {
+			t.Errorf("CSV requirement %s %s is %s, want %s: %s", requirement.Kind, requirement.Name, requirement.Status, want, requirement.Message)
 		}
 	}
 
@@ -486,23 +502,61 @@ func (c *installCluster) expectOLMMadeTheInstall(t *testing.T, csv *operatorsv1a
 	if err != nil {
 		t.Fatal(err)
 	}
+	// expectServedByOLM checks that what is called at a Service trusts OLM's CA, which signed
+	// the serving certificate for that Service.
+	expectServedByOLM := func(what, service string, caBundle []byte) {
+		if bytes.Equal(caBundle, localCA) {
+			t.Errorf("%s trusts the local cluster's CA, not OLM's", what)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(caBundle) {
+			t.Errorf("%s has no CA bundle", what)
+			return
+		}
+		if _, err := serving.Verify(x509.VerifyOptions{Roots: roots, DNSName: fmt.Sprintf("%s.%s.svc", service, installNamespace)}); err != nil {
+			t.Errorf("%s: OLM's serving certificate does not verify against its CA bundle: %v", what, err)
+		}
+	}
+	var webhookService string
 	for _, configuration := range webhooks.Items {
 		for _, webhook := range configuration.Webhooks {
 			if webhook.ClientConfig.Service == nil {
 				t.Errorf("webhook %s is not called through a Service", webhook.Name)
-			}
-			if bytes.Equal(webhook.ClientConfig.CABundle, localCA) {
-				t.Errorf("webhook %s trusts the local cluster's CA, not OLM's", webhook.Name)
-			}
-			roots := x509.NewCertPool()
-			if !roots.AppendCertsFromPEM(webhook.ClientConfig.CABundle) {
-				t.Errorf("webhook %s has no CA bundle", webhook.Name)
 				continue
 			}
-			if _, err := serving.Verify(x509.VerifyOptions{Roots: roots, DNSName: fmt.Sprintf("%s.%s.svc", webhook.ClientConfig.Service.Name, installNamespace)}); err != nil {
-				t.Errorf("webhook %s: OLM's serving certificate does not verify against its CA bundle: %v", webhook.Name, err)
-			}
+			webhookService = webhook.ClientConfig.Service.Name
+			expectServedByOLM("webhook "+webhook.Name, webhookService, webhook.ClientConfig.CABundle)
 		}
+	}
+
+	// whatif's APIService, served as the webhooks are.
+	object := &unstructured.Unstructured{}
+	object.SetGroupVersionKind(apiServicesResource.GroupVersion().WithKind("APIService"))
+	if err := c.kube.Get(ctx, client.ObjectKey{Name: explainAPIService}, object); err != nil {
+		t.Fatalf("the APIService OLM made: %v", err)
+	}
+	var apiService registeredAPIService
+	fromUnstructured(t, object, &apiService)
+	if owner := apiService.Metadata.Labels["olm.owner"]; owner != csv.Name {
+		t.Errorf("APIService %s is owned by %q, want CSV %s", explainAPIService, owner, csv.Name)
+	}
+	if reference := apiService.Spec.Service; reference.Name != webhookService || reference.Namespace != installNamespace {
+		t.Errorf("APIService %s is served by Service %s/%s, the webhooks by %s/%s", explainAPIService, reference.Namespace, reference.Name, installNamespace, webhookService)
+	}
+	expectServedByOLM("APIService "+explainAPIService, apiService.Spec.Service.Name, apiService.Spec.CABundle)
+	bindings := &rbacv1.RoleBindingList{}
+	if err := c.kube.List(ctx, bindings, client.InNamespace(tokenNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	readers := 0
+	for _, binding := range bindings.Items {
+		if binding.RoleRef.Kind == "Role" && binding.RoleRef.Name == authReaderRole &&
+			slices.Contains(binding.Subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount.Name, Namespace: installNamespace}) {
+			readers++
+		}
+	}
+	if readers != 1 {
+		t.Errorf("%d RoleBindings in kube-system bind ServiceAccount %s to Role %s, want the one OLM makes", readers, serviceAccount.Name, authReaderRole)
 	}
 }
 
