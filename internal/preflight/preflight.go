@@ -245,6 +245,11 @@ func (c *Checker) rbac(ctx context.Context) []Result {
 	}
 	prices := client.ObjectKey{Namespace: c.ServiceAccount.Namespace, Name: instancetype.PriceOverridesConfigMapName}
 	checks = append(checks, access{"read ConfigMap " + prices.String(), authorizationv1.ResourceAttributes{Namespace: prices.Namespace, Verb: "get", Resource: "configmaps", Name: prices.Name}, operatorFix})
+	// whatif's aggregated API knows the API server by the front-proxy CA it publishes there
+	// (Kubernetes' well-known name); OLM binds the Role itself for an APIService it installs.
+	checks = append(checks, access{"read the API server's front-proxy CA (ConfigMap kube-system/extension-apiserver-authentication, for whatif)",
+		authorizationv1.ResourceAttributes{Namespace: metav1.NamespaceSystem, Verb: "watch", Resource: "configmaps", Name: "extension-apiserver-authentication"},
+		"bind the Role extension-apiserver-authentication-reader in kube-system to ServiceAccount " + c.ServiceAccount.String() + " (config/rbac-bootstrap and the Helm chart carry the RoleBinding; OLM makes it)"})
 	checks = append(checks, access{"own nodes by their NodeClaim (nodeclaims/finalizers)", authorizationv1.ResourceAttributes{Verb: "update", Group: "karpenter.sh", Resource: "nodeclaims", Subresource: "finalizers"}, operatorFix})
 	for _, a := range checks {
 		results = append(results, c.review(ctx, "RBAC: the operator may "+a.what, authorizationv1.SubjectAccessReviewSpec{User: operator, ResourceAttributes: &a.attr}, a.fix))

@@ -98,6 +98,12 @@ func newSetup(t *testing.T) *setup {
 				&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: role.Name}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}, Subjects: []rbacv1.Subject{subject}})
 		}
 	}
+	// As every install path binds it (OLM by itself): the API server's own Role.
+	create(&rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: "karpenter-kakaocloud-auth-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "extension-apiserver-authentication-reader"},
+		Subjects:   []rbacv1.Subject{subject},
+	})
 	for _, clusterRole := range []string{"system:node-bootstrapper", "system:certificates.k8s.io:certificatesigningrequests:nodeclient"} {
 		create(&rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "karpenter-" + strings.ReplaceAll(clusterRole, ":", "-")},
@@ -181,6 +187,7 @@ func TestPreflightPasses(t *testing.T) {
 		"ok    KCNodeClass default: Kubernetes 1.36",
 		"kr-central-2-a: subnets karpenter-subnet-a,",
 		"ok    RBAC: a joining node may have its certificate approved: allowed",
+		"ok    RBAC: the operator may read the API server's front-proxy CA (ConfigMap kube-system/extension-apiserver-authentication, for whatif): allowed",
 		"ok    signing keys: active key k1",
 	} {
 		if !strings.Contains(out, want) {
@@ -226,6 +233,11 @@ func TestPreflightFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "RBAC: a joining node may ask for its certificate", "bind ClusterRole system:node-bootstrapper to Group " + bootstrap.TokenGroup, nil},
+		{"no front-proxy CA for whatif", func(t *testing.T, s *setup) {
+			if err := s.kube.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "karpenter-kakaocloud-auth-reader"}}); err != nil {
+				t.Fatal(err)
+			}
+		}, "RBAC: the operator may read the API server's front-proxy CA (ConfigMap kube-system/extension-apiserver-authentication, for whatif)", "bind the Role extension-apiserver-authentication-reader in kube-system", nil},
 		{"wrong cluster name", func(t *testing.T, s *setup) { s.checker = checker(s.kube, s.kc, s.credentials, "karpenter-dem0") },
 			"cluster", `no Kubernetes Engine cluster named "karpenter-dem0"`, nil},
 		{"no signing keys", func(t *testing.T, s *setup) {
@@ -242,6 +254,12 @@ func TestPreflightFailures(t *testing.T) {
 			tc.break_(t, s)
 			results := s.checker.Run(ctx)
 			failed := failures(results)
+			// The API server's RBAC authorizer sees a deleted binding a moment later.
+			for deadline := time.Now().Add(10 * time.Second); failed[tc.check] == "" && time.Now().Before(deadline); {
+				time.Sleep(200 * time.Millisecond)
+				results = s.checker.Run(ctx)
+				failed = failures(results)
+			}
 			if !strings.Contains(failed[tc.check], tc.want) {
 				t.Errorf("check %q: %q, want a failure saying %q:\n%s", tc.check, failed[tc.check], tc.want, preflight.Print(results))
 			}
