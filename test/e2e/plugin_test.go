@@ -16,13 +16,22 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -33,7 +42,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -100,8 +113,10 @@ var _ = Describe("kubectl karpenter", func() {
 		edited := &kcv1.KCNodeClass{TypeMeta: metav1.TypeMeta{APIVersion: kcv1.GroupVersion.String(), Kind: "KCNodeClass"},
 			ObjectMeta: metav1.ObjectMeta{Name: nodeClass.Name}, Spec: *nodeClass.Spec.DeepCopy()}
 		edited.Spec.Bootstrap.KubernetesVersion = "1.36"
+		reader := serviceAccountAsker("plugin-drift-reader", true)
 		whatif := &explain.WhatIfAnswer{}
-		kubectlKarpenter(Default, whatif, "whatif", "-f", manifestFile(edited), "--token", askerToken("plugin-asker", true))
+		reader.whatIf(Default, whatif, "-f", manifestFile(edited))
+		reader.expectAskedThroughWhatIfAPIOnly()
 		var predicted []string
 		for _, d := range whatif.Drifts {
 			predicted = append(predicted, d.NodeClaim)
@@ -159,10 +174,10 @@ var _ = Describe("kubectl karpenter", func() {
 		createDeployment("plugin-whatif", 1, poolPod("plugin-whatif", "plugin-whatif", "1"))
 		Eventually(func(g Gomega) int { return running(podsOf("plugin-whatif")(g)) }).Should(Equal(1))
 		node := nodesOf("plugin-whatif")(Default)[0]
-		token := askerToken("plugin-asker", true)
+		reader := serviceAccountAsker("plugin-whatif-reader", true)
 
 		By("asking about pods that are not created")
-		ask := func(cpu string, tweak func(*corev1.PodSpec)) *explain.PodWhatIfAnswer {
+		ask := func(who *asker, cpu string, tweak func(*corev1.PodSpec)) *explain.PodWhatIfAnswer {
 			GinkgoHelper()
 			template := poolPod("plugin-whatif", "plugin-whatif-question", cpu)
 			pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "question", Namespace: namespace}, Spec: template.Spec}
@@ -170,17 +185,22 @@ var _ = Describe("kubectl karpenter", func() {
 				tweak(&pod.Spec)
 			}
 			answer := &explain.PodWhatIfAnswer{}
-			kubectlKarpenter(Default, answer, "whatif", "pod", "-f", manifestFile(pod), "--token", token)
+			who.whatIf(Default, answer, "pod", "-f", manifestFile(pod))
 			return answer
 		}
-		Expect(ask("500m", nil).Node).To(Equal("node/"+node.Name), "half a CPU fits beside the running pod")
-		launch := ask("1500m", nil).Launch
+		Expect(ask(reader, "500m", nil).Node).To(Equal("node/"+node.Name), "half a CPU fits beside the running pod")
+		launch := ask(reader, "1500m", nil).Launch
 		Expect(launch).NotTo(BeNil(), "one and a half CPUs do not fit there")
 		Expect(launch.NodePool).To(Equal("plugin-whatif"))
 		Expect(launch.Pods).To(Equal(1))
-		refused := ask("1", func(spec *corev1.PodSpec) { spec.NodeSelector[corev1.LabelArchStable] = "s390x" })
+		refused := ask(reader, "1", func(spec *corev1.PodSpec) { spec.NodeSelector[corev1.LabelArchStable] = "s390x" })
 		Expect(refused.Node).To(BeEmpty())
 		Expect(refused.RefusedBy).To(ContainElement(HaveField("NodePool", "plugin-whatif")))
+
+		By("asking as a user of a client certificate, who has no token to pass on")
+		certified := certificateAsker("whatif-cert-user")
+		Expect(ask(certified, "500m", nil).Node).To(Equal("node/" + node.Name))
+		certified.expectAskedThroughWhatIfAPIOnly()
 
 		By("asking what four-CPU nodes would do, before applying it")
 		live := &karpv1.NodePool{}
@@ -194,13 +214,14 @@ var _ = Describe("kubectl karpenter", func() {
 		}
 		file := manifestFile(edited)
 		whatif := &explain.WhatIfAnswer{}
-		kubectlKarpenter(Default, whatif, "whatif", "-f", file, "--token", token)
+		reader.whatIf(Default, whatif, "-f", file)
 		claims := claimNames(claimsOf("plugin-whatif")(Default))
 		Expect(whatif.Drifts).To(ConsistOf(SatisfyAll(HaveField("NodeClaim", claims[0]), HaveField("Reason", "RequirementsDrifted"))))
 		Expect(whatif.Launches).To(ConsistOf(SatisfyAll(HaveField("NodePool", "plugin-whatif"), HaveField("Pods", 1))))
 		Expect(whatif.Cost.Change).To(BeNumerically(">", 0), "a four-CPU node costs more than a two-CPU one")
-		table := kubectlKarpenterTable(Default, "whatif", "-f", file, "--token", token)
+		table := reader.whatIfTable(Default, "-f", file)
 		Expect(table).To(MatchRegexp(`plugin-whatif\s+` + regexp.QuoteMeta(whatif.Launches[0].InstanceType) + `\s+`))
+		reader.expectAskedThroughWhatIfAPIOnly()
 
 		By("applying it: the node is replaced by one of the predicted type")
 		update(&karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "plugin-whatif"}}, func(p *karpv1.NodePool) {
@@ -213,54 +234,216 @@ var _ = Describe("kubectl karpenter", func() {
 			g.Expect(running(podsOf("plugin-whatif")(g))).To(Equal(1))
 		}).Should(Succeed())
 
-		By("asking without a token the operator accepts, or with one of a user not allowed")
-		Expect(runPluginFailing("whatif", "-f", file)).To(ContainSubstring("authenticates without a token"))
-		Expect(runPluginFailing("whatif", "-f", file, "--token", askerToken("plugin-stranger", false))).
-			To(ContainSubstring("system:serviceaccount:" + namespace + ":plugin-stranger may not post to /explain/whatif"))
+		By("asking as a user not bound to the reader role: the API server refuses it")
+		stranger := serviceAccountAsker("plugin-stranger", false)
+		Expect(runPluginFailing(stranger.kubeconfig, "whatif", "-f", file)).
+			To(ContainSubstring(`cannot create resource "whatifs" in API group "explain.karpenter.kakaocloud.com"`))
+		Eventually(stranger.auditedCalls).WithTimeout(auditDelay).Should(ConsistOf(SatisfyAll(
+			HaveField("Verb", "create"), HaveField("ResponseStatus.Code", BeEquivalentTo(http.StatusForbidden)),
+			HaveField("Annotations", HaveKeyWithValue("authorization.k8s.io/decision", "forbid")))),
+			"the API server's authorizer refused it, before the operator was asked")
 	})
 })
 
-// kubectlKarpenter runs `kubectl karpenter ARGS -o json`, kubectl finding the plugin on its
-// PATH, and decodes its answer into answer.
+// kubectlKarpenter runs `kubectl karpenter ARGS -o json` as the local cluster's admin, kubectl
+// finding the plugin on its PATH, and decodes its answer into answer.
 func kubectlKarpenter(g Gomega, answer any, args ...string) {
-	out := runPlugin(g, append(args, "-o", "json")...)
+	decodeAnswer(g, answer, runPlugin(g, cluster.kubeconfig, append(args, "-o", "json")...))
+}
+
+// kubectlKarpenterTable is kubectl karpenter's table for people, as the local cluster's admin.
+func kubectlKarpenterTable(g Gomega, args ...string) string {
+	return runPlugin(g, cluster.kubeconfig, args...)
+}
+
+func decodeAnswer(g Gomega, answer any, out string) {
 	g.Expect(json.Unmarshal([]byte(out), answer)).To(Succeed(), out)
 }
 
-// kubectlKarpenterTable is kubectl karpenter's table for people.
-func kubectlKarpenterTable(g Gomega, args ...string) string {
-	return runPlugin(g, args...)
-}
-
-func runPlugin(g Gomega, args ...string) string {
+func runPlugin(g Gomega, kubeconfig string, args ...string) string {
 	g.Expect(cluster.plugins).NotTo(BeEmpty(), "cluster.env names KUBECTL_PLUGINS")
-	cmd := pluginCommand(args...)
+	cmd := pluginCommand(kubeconfig, args...)
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	g.Expect(cmd.Run()).To(Succeed(), "kubectl karpenter %s: %s", strings.Join(args, " "), errs.String())
 	return out.String()
 }
 
-// askerToken is a token of ServiceAccount name, bound to the plugin's reader role when bound,
-// both removed when the spec ends: whatif's operator checks a token, which the local
-// cluster's admin, a client certificate, has not.
-func askerToken(name string, bound bool) string {
+// asker runs kubectl karpenter with a kubeconfig of its own: the local cluster's server and CA,
+// and a credential of its own.
+type asker struct {
+	// user is its name as the API server authenticates it.
+	user       string
+	kubeconfig string
+	// since is when it was made: earlier audit records of its name are another's.
+	since time.Time
+	// questions counts its whatif questions that were answered.
+	questions int
+}
+
+// whatIf runs `kubectl karpenter whatif ARGS -o json` as a and decodes its answer into answer.
+func (a *asker) whatIf(g Gomega, answer any, args ...string) {
+	decodeAnswer(g, answer, a.runWhatIf(g, append(args, "-o", "json")...))
+}
+
+// whatIfTable is whatif's table for people, as a.
+func (a *asker) whatIfTable(g Gomega, args ...string) string {
+	return a.runWhatIf(g, args...)
+}
+
+func (a *asker) runWhatIf(g Gomega, args ...string) string {
+	// The API server proxies to the operator only while it finds the APIService available: a
+	// spec that restarts the operator leaves it unavailable until the API server's next check.
+	Eventually(whatIfAPIAvailable).Should(BeTrue())
+	out := runPlugin(g, a.kubeconfig, append([]string{"whatif"}, args...)...)
+	a.questions++
+	return out
+}
+
+// whatIfAPIAvailable is whether the API server's last check of the whatif API's APIService
+// found the operator answering.
+func whatIfAPIAvailable(g Gomega) bool {
+	apiService := &unstructured.Unstructured{}
+	apiService.SetAPIVersion("apiregistration.k8s.io/v1")
+	apiService.SetKind("APIService")
+	g.Expect(kube.Get(ctx, client.ObjectKey{Name: explain.APIServiceName}, apiService)).To(Succeed())
+	conditions, _, err := unstructured.NestedSlice(apiService.Object, "status", "conditions")
+	g.Expect(err).NotTo(HaveOccurred())
+	return slices.ContainsFunc(conditions, func(condition any) bool {
+		fields, _ := condition.(map[string]any)
+		return fields["type"] == "Available" && fields["status"] == "True"
+	})
+}
+
+// auditDelay bounds how long after its answer the API server's audit record of a request may
+// be written.
+const auditDelay = 10 * time.Second
+
+// auditedCalls are the API server's audit records of a's requests (the local cluster records
+// calls to the whatif API and to proxy subresources, nothing else).
+func (a *asker) auditedCalls(g Gomega) []auditv1.Event {
+	g.Expect(cluster.auditLog).NotTo(BeEmpty(), "cluster.env names AUDIT_LOG")
+	data, err := os.ReadFile(cluster.auditLog)
+	g.Expect(err).NotTo(HaveOccurred())
+	var calls []auditv1.Event
+	for line := range strings.Lines(string(data)) {
+		event := auditv1.Event{}
+		g.Expect(json.Unmarshal([]byte(line), &event)).To(Succeed(), line)
+		if event.User.Username == a.user && !event.RequestReceivedTimestamp.Time.Before(a.since) {
+			calls = append(calls, event)
+		}
+	}
+	return calls
+}
+
+// expectAskedThroughWhatIfAPIOnly checks, in the API server's audit log, that each of a's
+// answered whatif questions was a WhatIf created in the operator's aggregated API as a's user,
+// and that a made no request to a proxy (a Service's, as whatif once did, or any other).
+// That the operator answered at all says that a's question reached it without a credential:
+// it refuses a whatif that carries one.
+func (a *asker) expectAskedThroughWhatIfAPIOnly() {
 	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		created := 0
+		for _, call := range a.auditedCalls(g) {
+			g.Expect(call.ObjectRef).NotTo(BeNil(), call.RequestURI)
+			g.Expect(call.ObjectRef.Subresource).NotTo(Equal("proxy"), "%s called %s", a.user, call.RequestURI)
+			if call.Verb == "create" && call.ObjectRef.APIGroup == explain.Group && call.ObjectRef.Resource == explain.Resource &&
+				call.ResponseStatus != nil && call.ResponseStatus.Code == http.StatusOK {
+				created++
+			}
+		}
+		g.Expect(created).To(Equal(a.questions), "%s's answered WhatIfs", a.user)
+	}).WithTimeout(auditDelay).Should(Succeed())
+}
+
+// serviceAccountAsker is ServiceAccount name with a token of its own (TokenRequest), bound to
+// the plugin's reader role when bound, all removed when the spec ends.
+func serviceAccountAsker(name string, bound bool) *asker {
+	GinkgoHelper()
+	since := time.Now()
 	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 	Expect(client.IgnoreAlreadyExists(kube.Create(ctx, account))).To(Succeed())
 	DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, account))).To(Succeed()) })
 	if bound {
-		binding := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "karpenter-kakaocloud-plugin-reader-role"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
-		}
-		Expect(client.IgnoreAlreadyExists(kube.Create(ctx, binding))).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, binding))).To(Succeed()) })
+		bindReaderRole(rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace})
 	}
 	request := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))}}
 	Expect(kube.SubResource("token").Create(ctx, account, request)).To(Succeed())
-	return request.Status.Token
+	return newAsker("system:serviceaccount:"+namespace+":"+name, since, &clientcmdapi.AuthInfo{Token: request.Status.Token})
+}
+
+// certificateAsker is user name of a client certificate that the local cluster's CA signs,
+// with no token at all, bound to the plugin's reader role until the spec ends.
+func certificateAsker(name string) *asker {
+	GinkgoHelper()
+	since := time.Now()
+	bindReaderRole(rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name})
+	certificate, key := clientCertificate(name)
+	return newAsker(name, since, &clientcmdapi.AuthInfo{ClientCertificateData: certificate, ClientKeyData: key})
+}
+
+// bindReaderRole binds subject to the plugin's reader role until the spec ends.
+func bindReaderRole(subject rbacv1.Subject) {
+	GinkgoHelper()
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + subject.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "karpenter-kakaocloud-plugin-reader-role"},
+		Subjects:   []rbacv1.Subject{subject},
+	}
+	Expect(client.IgnoreAlreadyExists(kube.Create(ctx, binding))).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(kube.Delete(ctx, binding))).To(Succeed()) })
+}
+
+// clientCertificate is a client certificate of user name, signed with the local cluster's CA
+// (the API server's --client-ca-file), and its key, both PEM.
+func clientCertificate(name string) (certificatePEM, keyPEM []byte) {
+	GinkgoHelper()
+	caPEM, err := os.ReadFile(filepath.Join(cluster.dir, "pki", "ca.crt"))
+	Expect(err).NotTo(HaveOccurred())
+	caKeyPEM, err := os.ReadFile(filepath.Join(cluster.dir, "pki", "ca.key"))
+	Expect(err).NotTo(HaveOccurred())
+	block, _ := pem.Decode(caPEM)
+	Expect(block).NotTo(BeNil(), "pki/ca.crt holds no PEM")
+	ca, err := x509.ParseCertificate(block.Bytes)
+	Expect(err).NotTo(HaveOccurred())
+	block, _ = pem.Decode(caKeyPEM)
+	Expect(block).NotTo(BeNil(), "pki/ca.key holds no PEM")
+	caKey, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	Expect(err).NotTo(HaveOccurred())
+
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	Expect(err).NotTo(HaveOccurred())
+	template := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	Expect(err).NotTo(HaveOccurred())
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	Expect(err).NotTo(HaveOccurred())
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+}
+
+// newAsker writes a kubeconfig of the local cluster's server and CA, as the admin's names them,
+// with credential, for user.
+func newAsker(user string, since time.Time, credential *clientcmdapi.AuthInfo) *asker {
+	GinkgoHelper()
+	admin, err := clientcmd.LoadFromFile(cluster.kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	current, ok := admin.Contexts[admin.CurrentContext]
+	Expect(ok).To(BeTrue(), "the admin kubeconfig has no current context")
+	config := clientcmdapi.NewConfig()
+	config.Clusters["local"] = admin.Clusters[current.Cluster]
+	config.AuthInfos["asker"] = credential
+	config.Contexts["asker"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "asker"}
+	config.CurrentContext = "asker"
+	file := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(clientcmd.WriteToFile(*config, file)).To(Succeed())
+	return &asker{user: user, kubeconfig: file, since: since}
 }
 
 // manifestFile writes obj as YAML to a file of the spec and returns its path.
@@ -273,20 +456,21 @@ func manifestFile(obj client.Object) string {
 	return file
 }
 
-// runPluginFailing runs kubectl karpenter ARGS, which must fail, and returns what it said.
-func runPluginFailing(args ...string) string {
+// runPluginFailing runs kubectl karpenter ARGS with kubeconfig, which must fail, and returns
+// what it said.
+func runPluginFailing(kubeconfig string, args ...string) string {
 	GinkgoHelper()
-	out, err := pluginCommand(args...).CombinedOutput()
+	out, err := pluginCommand(kubeconfig, args...).CombinedOutput()
 	Expect(err).To(HaveOccurred(), "kubectl karpenter %s: %s", strings.Join(args, " "), out)
 	return string(out)
 }
 
-// pluginCommand is kubectl karpenter ARGS on the local cluster, kubectl finding the plugin on
-// its PATH.
-func pluginCommand(args ...string) *exec.Cmd {
+// pluginCommand is kubectl karpenter ARGS on the local cluster with kubeconfig, kubectl
+// finding the plugin on its PATH.
+func pluginCommand(kubeconfig string, args ...string) *exec.Cmd {
 	// The plugin's name comes first: kubectl looks for plugins only up to the first flag, and
 	// hands the flags after it to the plugin.
-	cmd := exec.Command(cluster.kubectl, append([]string{"karpenter", "--kubeconfig", cluster.kubeconfig}, args...)...)
+	cmd := exec.Command(cluster.kubectl, append([]string{"karpenter", "--kubeconfig", kubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+cluster.plugins+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return cmd
 }

@@ -60,6 +60,8 @@ type clusterEnv struct {
 	clusterName string
 	// plugins holds kubectl-karpenter, for kubectl to find as its karpenter command.
 	plugins string
+	// auditLog is the API server's record of calls to the whatif API and to proxies.
+	auditLog string
 }
 
 var (
@@ -104,6 +106,7 @@ func readClusterEnv(dir string) (clusterEnv, error) {
 		operatorHealth: values["OPERATOR_HEALTH_URL"], operatorMetrics: values["OPERATOR_METRICS_URL"],
 		operatorRun: values["OPERATOR_RUN"], operator2Health: values["OPERATOR_2_HEALTH_URL"],
 		operator2Metrics: values["OPERATOR_2_METRICS_URL"], pids: values["PIDS"], plugins: values["KUBECTL_PLUGINS"],
+		auditLog: values["AUDIT_LOG"],
 	}
 	if env.kubeconfig == "" || env.kubectl == "" || env.emulatorURL == "" {
 		return env, fmt.Errorf("%s/cluster.env lacks KUBECONFIG, KUBECTL or KAKAOCLOUD_EMULATOR_URL", dir)
