@@ -46,8 +46,14 @@ func WhatIf(ctx context.Context, config *rest.Config, manifest []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	body, err := clientset.CoreV1().RESTClient().Post().AbsPath(explain.Path).
-		SetHeader("Content-Type", "application/yaml").Body(manifest).DoRaw(ctx)
+	// Do, not DoRaw: DoRaw reads a refusal's metav1.Status as "unknown", and the API server's
+	// (RBAC) or the operator's own message is what the user needs.
+	result := clientset.CoreV1().RESTClient().Post().AbsPath(explain.Path).
+		SetHeader("Content-Type", "application/yaml").Body(manifest).Do(ctx)
+	if err := result.Error(); err != nil {
+		return nil, whatIfError(err)
+	}
+	body, err := result.Raw()
 	if err != nil {
 		return nil, whatIfError(err)
 	}
