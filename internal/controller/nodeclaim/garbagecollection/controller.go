@@ -17,6 +17,7 @@ package garbagecollection
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -30,6 +31,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -102,11 +104,15 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		instanceGone(c.Recorder, nodeClaim)
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
-		if err := c.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, err)
+		// By UID: a NodeClaim made since under the same name has a VM of its own.
+		accepted, err := nodeclaimutil.Delete(ctx, c.Client, nodeClaim)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting nodeclaim %s, whose VM is gone: %w", nodeClaim.Name, err))
 			continue
 		}
-		deleted = append(deleted, nodeClaim.Name)
+		if accepted {
+			deleted = append(deleted, nodeClaim.Name)
+		}
 	}
 	return deleted, errors.Join(errs...)
 }

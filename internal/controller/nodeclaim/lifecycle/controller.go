@@ -17,6 +17,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -149,8 +150,9 @@ func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.Node
 			return stepResult{}, err
 		}
 	}
-	if err := r.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-		return stepResult{}, err
+	// By UID: the name may already be a new NodeClaim's, which this step decided nothing about.
+	if _, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); err != nil {
+		return stepResult{}, fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 	}
 	return stepResult{deleted: true}, nil
 }
