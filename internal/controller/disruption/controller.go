@@ -135,7 +135,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(next):
+		case <-c.Clock.After(next):
 		}
 	}
 }

@@ -107,7 +107,7 @@ func (p *Provisioner) Start(ctx context.Context) error {
 //
 //nolint:gocyclo // the provisioning pass read top to bottom: read, simulate, record, create, each with its own way to fail
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
-	start := time.Now()
+	start := p.Clock.Now()
 	cluster, err := state.Read(ctx, p.Client)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		for _, n := range results.NewNodeClaims {
 			newPods += len(n.Pods)
 		}
-		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", time.Since(start).String())
+		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", p.Clock.Since(start).String())
 		log.FromContext(ctx).Info("computed new nodeclaim(s) to fit pod(s)", "nodeclaims", len(results.NewNodeClaims), "pods", newPods)
 	}
 	nominations := make(map[types.UID]string, len(results.Placed))

@@ -51,7 +51,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time tolerations are measured on; the real clock when nil.
+	// Clock tells the time tolerations are measured on: the operator's one clock.
 	Clock clock.PassiveClock
 }
 
@@ -70,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcil
 		return reconcile.Result{}, err
 	}
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("NodeClaim", klog.KObj(nodeClaim)))
-	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.now())
+	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.Clock.Now())
 	if err != nil || found == nil {
 		return reconcile.Result{RequeueAfter: wait}, err
 	}
@@ -119,7 +119,7 @@ func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (str
 // karpenter.sh/do-not-disrupt (an unhealthy node's pods are not serving), deletes the VM, and
 // the pods are provisioned for again.
 func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found Finding) error {
-	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.now()); err != nil {
+	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.Clock.Now()); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
@@ -137,13 +137,6 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 	log.FromContext(ctx).Info("deleting unhealthy node", "condition", found.Condition.Type, "status", found.Condition.Status,
 		"instanceState", found.InstanceState, "toleration", found.Policy.TolerationDuration.String())
 	return nil
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Clock == nil {
-		return time.Now()
-	}
-	return r.Clock.Now()
 }
 
 // SetupWithManager registers the reconciler. A node is looked at when it appears and when a

@@ -44,7 +44,7 @@ type Reconciler struct {
 	// while the TTL is at least the launch timeout, which --bootstrap-token-ttl does not demand.)
 	TokenTTL      time.Duration
 	LaunchTimeout time.Duration
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 }
 
@@ -66,11 +66,7 @@ func spent(nodeClaim *karpv1.NodeClaim) bool {
 
 // mayHoldValidToken reports whether a token of the NodeClaim may not have expired yet.
 func (r *Reconciler) mayHoldValidToken(nodeClaim *karpv1.NodeClaim) bool {
-	clk := r.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	return clk.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
+	return r.Clock.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
 }
 
 // SetupWithManager registers the reconciler. A NodeClaim is looked at when its token becomes

@@ -64,7 +64,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 
 	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
@@ -89,7 +89,7 @@ type cloudDriftAnswer struct {
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
-	return r.written.Pass(nodeClaim, r.now, func() (reconcile.Result, error) { return r.reconcile(ctx, nodeClaim) })
+	return r.written.Pass(nodeClaim, r.Clock.Now, func() (reconcile.Result, error) { return r.reconcile(ctx, nodeClaim) })
 }
 
 func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
@@ -158,7 +158,7 @@ func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeCla
 	if nodeClass != nil {
 		version = nodeClass.ResourceVersion
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	prev, ok := r.cloudDrift.Get(nodeClaim.UID, now)
 	if ok && prev.nodeClassVersion == version && now.Sub(prev.at) < DriftRecheck {
 		return prev.drift, nil
@@ -207,19 +207,12 @@ func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.Node
 			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message,
 		})
 	}
-	if left := at.Sub(r.now()); left > 0 {
+	if left := at.Sub(r.Clock.Now()); left > 0 {
 		set(metav1.ConditionFalse, ReasonConsolidateAfter, fmt.Sprintf("consolidateAfter (%s) has not passed since the last pod event: consolidatable at %s", *after, at.UTC().Format(time.RFC3339)))
 		return reconcile.Result{RequeueAfter: left}
 	}
 	set(metav1.ConditionTrue, ReasonConsolidatable, fmt.Sprintf("no pod was bound to or removed from the node for consolidateAfter (%s)", *after))
 	return reconcile.Result{}
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock.Now()
-	}
-	return time.Now()
 }
 
 // nodeClaimChanged lets through the NodeClaim updates the conditions depend on: labels,

@@ -57,7 +57,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time of timeouts and drain deadlines; the real clock when nil.
+	// Clock tells the time of timeouts and drain deadlines: the operator's one clock.
 	Clock               clock.Clock
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
@@ -93,7 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	// refused with Conflict and retried on a fresh read; while 1,000 pods scaled out, a quarter
 	// to a third of the operator's patches were refused, on the API server the kube-scheduler's
 	// bindings wait on.
-	return r.written.Pass(nodeClaim, r.now, func() (reconcile.Result, error) {
+	return r.written.Pass(nodeClaim, r.Clock.Now, func() (reconcile.Result, error) {
 		return result.RequeueOnConflict(r.reconcile(ctx, nodeClaim))
 	})
 }
@@ -157,18 +157,11 @@ func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.Node
 	return stepResult{deleted: true}, nil
 }
 
-func (r *Reconciler) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock.Now()
-	}
-	return time.Now()
-}
-
 // setCondition sets a NodeClaim condition the lifecycle owns.
 func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
 	// Stamped by the reconciler's clock, which timeouts are measured on.
 	conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-		Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(r.now()),
+		Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(r.Clock.Now()),
 	})
 }
 
@@ -176,7 +169,7 @@ func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav
 // does: Unknown while one of them is still under way, False once one has failed.
 func (r *Reconciler) setReady(nodeClaim *karpv1.NodeClaim) {
 	conditions.SetReady(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the node is ready", LastTransitionTime: metav1.NewTime(r.now()),
+		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the node is ready", LastTransitionTime: metav1.NewTime(r.Clock.Now()),
 	}, karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized)
 }
 
@@ -236,7 +229,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // not repeat its log line.
 func (r *Reconciler) firstAnnouncement(nodeClaim *karpv1.NodeClaim, step string) bool {
 	first := false
-	r.announced.Update(nodeClaim.UID, r.now(), func(done sets.Set[string], _ bool) sets.Set[string] {
+	r.announced.Update(nodeClaim.UID, r.Clock.Now(), func(done sets.Set[string], _ bool) sets.Set[string] {
 		if first = !done.Has(step); first {
 			done = done.Clone()
 			if done == nil {

@@ -90,7 +90,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	r.announced.Delete(nodeClaim.UID)
 	r.launches.Delete(nodeClaim.UID)
-	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
+	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.Clock.Now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Labels[karpv1.LabelTopologyZone]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
@@ -148,7 +148,7 @@ func (r *Reconciler) deleteVM(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 		// Gone: timed from the first pass that asked, once.
 		if r.firstAnnouncement(nodeClaim, "InstanceTerminated") {
 			started := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating).LastTransitionTime.Time
-			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(started), 0).Seconds())
+			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.Clock.Now().Sub(started), 0).Seconds())
 		}
 		return reconcile.Result{}, false, nil
 	}
@@ -167,7 +167,7 @@ func (r *Reconciler) recordNodeTerminated(nodeClaim *karpv1.NodeClaim, node *cor
 	if !node.DeletionTimestamp.IsZero() && (asked.IsZero() || node.DeletionTimestamp.Before(asked)) {
 		asked = node.DeletionTimestamp
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	nodesTerminated.WithLabelValues(nodePool, node.Labels[corev1.LabelTopologyZone]).Inc()
 	if !asked.IsZero() {
 		nodeTerminationDuration.WithLabelValues(nodePool).Observe(max(now.Sub(asked.Time), 0).Seconds())

@@ -52,7 +52,7 @@ func (r *Reconciler) awaitVolumeDetachment(ctx context.Context, nodeClaim *karpv
 	case len(pending) == 0:
 		r.setCondition(nodeClaim, karpv1.ConditionTypeVolumesDetached, metav1.ConditionTrue, karpv1.ReasonVolumesDetached, "no volume of a drained pod is attached to the node")
 		return reconcile.Result{}, false, nil
-	case deadline == nil || r.now().Before(*deadline):
+	case deadline == nil || r.Clock.Now().Before(*deadline):
 		message := fmt.Sprintf("waiting for volumes %s to detach before the VM is deleted", strings.Join(pending, ", "))
 		r.setCondition(nodeClaim, karpv1.ConditionTypeVolumesDetached, metav1.ConditionUnknown, karpv1.ReasonAwaitingVolumeDetachment, message)
 		awaitingVolumeDetachment(r.Recorder, nodeClaim, message)
@@ -95,7 +95,7 @@ func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node
 	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
 		return nil, err
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	kept := sets.New[string]()
 	for i := range pods.Items {
 		pod := &pods.Items[i]

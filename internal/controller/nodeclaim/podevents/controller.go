@@ -41,16 +41,13 @@ const PodEventDedupe = 10 * time.Second
 // node, finishes, or is deleted from it: consolidateAfter counts from there.
 type Reconciler struct {
 	Client client.Client
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 }
 
 // Reconcile stamps the NodeClaim, unless it was stamped within PodEventDedupe.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
-	now := time.Now()
-	if r.Clock != nil {
-		now = r.Clock.Now()
-	}
+	now := r.Clock.Now()
 	if !nodeClaim.DeletionTimestamp.IsZero() || now.Sub(nodeClaim.Status.LastPodEventTime.Time) < PodEventDedupe {
 		return reconcile.Result{}, nil
 	}

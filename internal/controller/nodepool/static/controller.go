@@ -19,12 +19,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -51,6 +51,8 @@ type Reconciler struct {
 	Launches      *state.StaticLaunches
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
+	Clock clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
@@ -146,7 +148,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 		pods              int
 	}
 	candidates := make([]candidate, 0, len(live))
-	now := time.Now()
+	now := r.Clock.Now()
 	for _, nodeClaim := range live {
 		c := candidate{nodeClaim: nodeClaim, launched: nodeClaim.Status.ProviderID != ""}
 		if c.launched && nodeClaim.Status.NodeName != "" {
