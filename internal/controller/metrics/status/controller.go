@@ -71,11 +71,14 @@ type sink struct {
 
 // SetupWithManager registers the reconciler as metrics.status.<kind>.
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("metrics.status." + r.kind.name).
 		For(r.kind.newObject()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
-		Complete(r)
+		Complete(r); err != nil {
+		return fmt.Errorf("building controller metrics.status.%s: %w", r.kind.name, err)
+	}
+	return nil
 }
 
 // Reconcile reports the object's conditions and termination, or, once it is gone, drops its

@@ -99,7 +99,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	np := &karpv1.NodePool{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Labels[karpv1.LabelNodePool]}, np); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("getting NodePool %s: %w", nodeClaim.Labels[karpv1.LabelNodePool], err)
 	}
 
 	stored := nodeClaim.DeepCopy()
@@ -111,7 +114,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	next = result.Min(next, r.consolidatable(nodeClaim, np))
 	if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); err != nil {
-		return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return result.RequeueOnConflict(reconcile.Result{}, fmt.Errorf("patching the status of NodeClaim %s: %w", nodeClaim.Name, err))
 	}
 	r.announceDrift(ctx, stored, nodeClaim)
 	return next, nil
@@ -128,7 +134,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		nodeClass := &kcv1.KCNodeClass{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
 			if !apierrors.IsNotFound(err) {
-				return requeue, err
+				return requeue, fmt.Errorf("getting KCNodeClass %s: %w", nodeClaim.Spec.NodeClassRef.Name, err)
 			}
 			nodeClass = nil
 		}
@@ -165,7 +171,7 @@ func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeCla
 	}
 	drift, err := r.CloudProvider.IsDrifted(ctx, nodeClaim)
 	if err != nil {
-		return cloudprovider.Drift{}, err
+		return cloudprovider.Drift{}, fmt.Errorf("asking the cloud provider whether NodeClaim %s drifted: %w", nodeClaim.Name, err)
 	}
 	r.cloudDrift.Set(nodeClaim.UID, cloudDriftAnswer{nodeClassVersion: version, at: now, drift: drift}, now)
 	return drift, nil
@@ -241,7 +247,7 @@ var nodeClaimChanged = predicate.Funcs{
 // SetupWithManager registers the reconciler. A NodeClaim is reconciled again when it changes
 // in a way that matters, when its NodePool changes, and when its KCNodeClass changes.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.disruption").
 		For(&karpv1.NodeClaim{}, builder.WithPredicates(nodeClaimChanged)).
 		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -253,7 +259,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			})
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 func (r *Reconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {

@@ -59,7 +59,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
-		return reconcile.Result{}, err
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("deleting expired NodeClaim %s: %w", nodeClaim.Name, err)
+		}
+		return reconcile.Result{}, nil
 	}
 	drain := "draining waits for PodDisruptionBudgets without a time limit (no terminationGracePeriod)"
 	if g := nodeClaim.Spec.TerminationGracePeriod; g != nil {
@@ -83,8 +86,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 
 // SetupWithManager registers the reconciler.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.expiration").
 		For(&karpv1.NodeClaim{}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
@@ -104,7 +105,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		if err := r.Client.Update(ctx, nodeClaim); err != nil {
-			return reconcile.Result{}, client.IgnoreNotFound(err)
+			if apierrors.IsNotFound(err) {
+				return reconcile.Result{}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("adding the termination finalizer to NodeClaim %s: %w", nodeClaim.Name, err)
 		}
 	}
 
@@ -127,8 +131,8 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
-	if patchErr := client.IgnoreNotFound(nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim)); patchErr != nil {
-		return reconcile.Result{}, patchErr
+	if patchErr := nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim); client.IgnoreNotFound(patchErr) != nil {
+		return reconcile.Result{}, fmt.Errorf("writing NodeClaim %s: %w", nodeClaim.Name, patchErr)
 	}
 	return next, err
 }
@@ -147,7 +151,7 @@ func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.Node
 	if nodeClaim.Status.ProviderID != "" {
 		// An Update carries the resourceVersion, as every NodeClaim write here does.
 		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			return stepResult{}, err
+			return stepResult{}, fmt.Errorf("updating the status of NodeClaim %s: %w", nodeClaim.Name, err)
 		}
 	}
 	// By UID: the name may already be a new NodeClaim's, which this step decided nothing about.
@@ -180,7 +184,7 @@ func (r *Reconciler) nodeOf(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.MatchingFields{index.NodeProviderID: nodeClaim.Status.ProviderID}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the node of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	if len(nodes.Items) == 0 {
 		return nil, nil
@@ -199,7 +203,7 @@ func nodePatch(stored *corev1.Node) client.Patch {
 // SetupWithManager registers the reconciler, which reads through the indexes of package
 // index. A NodeClaim is reconciled again when its node changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim.lifecycle").
 		For(&karpv1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -221,7 +225,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// once went one at a time (upstream runs a thousand at once). A NodeClaim is still
 		// reconciled by one worker at a time.
 		WithOptions(controller.Options{MaxConcurrentReconciles: lifecycleConcurrency}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 // firstAnnouncement reports whether the NodeClaim's step is logged for the first time: a

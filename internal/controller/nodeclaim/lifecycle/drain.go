@@ -65,7 +65,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 	stored := nodeClaim.DeepCopy()
 	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
 	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
-		return nil, err
+		return nil, fmt.Errorf("recording the termination time of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return &at, nil
 }
@@ -86,7 +86,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 func (r *Reconciler) drain(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
-		return "", err
+		return "", fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
 	now := r.Clock.Now()
 	var forced, graceful []*corev1.Pod

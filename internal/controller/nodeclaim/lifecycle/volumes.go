@@ -69,7 +69,7 @@ func (r *Reconciler) awaitVolumeDetachment(ctx context.Context, nodeClaim *karpv
 func (r *Reconciler) pendingVolumeAttachments(ctx context.Context, node *corev1.Node) ([]string, error) {
 	attachments := &storagev1.VolumeAttachmentList{}
 	if err := r.Client.List(ctx, attachments); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
 	}
 	var attached []string
 	for _, a := range attachments.Items {
@@ -93,7 +93,7 @@ func (r *Reconciler) pendingVolumeAttachments(ctx context.Context, node *corev1.
 func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node) (sets.Set[string], error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
 	now := r.Clock.Now()
 	kept := sets.New[string]()
@@ -118,7 +118,7 @@ func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node
 				if client.IgnoreNotFound(err) == nil {
 					continue
 				}
-				return nil, err
+				return nil, fmt.Errorf("getting PersistentVolumeClaim %s/%s of pod %s: %w", pod.Namespace, claimName, pod.Name, err)
 			}
 			if claim.Spec.VolumeName != "" {
 				kept.Insert(claim.Spec.VolumeName)
