@@ -215,7 +215,7 @@ func NewControllers(o Options) *Controllers {
 			Client: o.Client, Catalog: o.Catalog, Images: o.KakaoCloud, Recorder: o.Recorder, ResyncPeriod: o.NodeClassResync,
 		},
 		NodePool: &nodepool.Reconciler{Client: o.Client, CloudProvider: cloudprovider.Measured(shared, NodePool), RegistrationHealth: registrations},
-		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: cloudprovider.Measured(shared, Static), Recorder: o.Recorder},
+		Static:   &static.Reconciler{Client: o.Client, Launches: staticLaunches, CloudProvider: cloudprovider.Measured(shared, Static), Recorder: o.Recorder, Clock: o.Clock},
 		Lifecycle: &lifecycle.Reconciler{
 			Client: o.Client, CloudProvider: cloudprovider.Measured(shared, Lifecycle), Recorder: o.Recorder, Clock: o.Clock,
 			LaunchTimeout: o.LaunchTimeout, RegistrationTimeout: o.RegistrationTimeout,

@@ -16,6 +16,7 @@ package capacitybuffer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -61,19 +62,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, cb); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Provision()
+			return reconcile.Result{}, nil
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, fmt.Errorf("getting CapacityBuffer %s: %w", req.NamespacedName, err)
 	}
 	resolution, err := capacitybuffer.Resolve(ctx, r.Client, cb)
 	if err != nil && !apierrors.IsNotFound(err) && !capacitybuffer.IsUnresolvable(err) {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("resolving CapacityBuffer %s: %w", req.NamespacedName, err)
 	}
 	status := capacitybuffer.Status(cb, resolution, err, metav1.NewTime(r.Clock.Now()))
 	if !equality.Semantic.DeepEqual(status, cb.Status) {
 		stored := cb.DeepCopy()
 		cb.Status = status
 		if err := r.Client.Status().Patch(ctx, cb, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{})); err != nil {
-			return reconcile.Result{}, client.IgnoreNotFound(err)
+			if apierrors.IsNotFound(err) {
+				return reconcile.Result{}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("patching the status of CapacityBuffer %s: %w", req.NamespacedName, err)
 		}
 	}
 	r.Provision()
@@ -92,7 +97,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			})
 		})
 	}
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("capacitybuffer").
 		For(&autoscalingv1beta1.CapacityBuffer{}).
 		Watches(&corev1.PodTemplate{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -104,7 +109,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Watches(&appsv1.Deployment{}, workloadOf(autoscalingv1beta1.KindDeployment), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&appsv1.StatefulSet{}, workloadOf(autoscalingv1beta1.KindStatefulSet), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&appsv1.ReplicaSet{}, workloadOf(autoscalingv1beta1.KindReplicaSet), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Complete(r)
+		Complete(r); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 // buffersNaming lists the buffers of namespace that name the object (matches).

@@ -135,7 +135,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(next):
+		case <-c.Clock.After(next):
 		}
 	}
 }
@@ -281,21 +281,21 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	in := SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}, Policies: c.Policies}
 	cluster, err := state.Read(ctx, c.Client)
 	if err != nil {
-		return in, err
+		return in, fmt.Errorf("reading the cluster: %w", err)
 	}
 	in.NodePools, in.NodeClaims, in.Nodes = cluster.NodePools, cluster.NodeClaims, cluster.Nodes
 	// The pods the simulations move are constrained as the kube-scheduler will constrain them.
 	if in.Pods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
-		return in, err
+		return in, fmt.Errorf("giving the pods the default topology spread constraints: %w", err)
 	}
 	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
 	if c.CapacityBuffers {
 		var buffers []*corev1.Pod
 		if _, buffers, err = capacitybuffer.ReadVirtualPods(ctx, c.Client); err != nil {
-			return in, err
+			return in, fmt.Errorf("reading the capacity buffers' pods: %w", err)
 		}
 		if in.BufferPods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
-			return in, err
+			return in, fmt.Errorf("giving the capacity buffers' pods the default topology spread constraints: %w", err)
 		}
 	}
 	for _, np := range in.NodePools {
@@ -361,7 +361,7 @@ func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*Repair
 		}
 		found, _, err := health.Evaluate(ctx, c.CloudProvider, node, nodeClaim, in.Now)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("evaluating the health of node %s: %w", node.Name, err)
 		}
 		if found != nil {
 			out.Unhealthy[nodeClaim.Name] = *found

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 )
@@ -41,7 +42,7 @@ type Options struct {
 	// MultiNodeTimeout and SingleNodeTimeout bound the consolidation methods; zero means the
 	// defaults.
 	MultiNodeTimeout, SingleNodeTimeout time.Duration
-	// Clock reads the time for the timeouts; time.Now when nil.
+	// Clock reads the time for the timeouts; the real clock when nil.
 	Clock func() time.Time
 	// Resume starts the decision at this method, leaving out those before it: a batch's next
 	// decision (DecideBatch).
@@ -98,10 +99,7 @@ type PoolBlocked struct {
 // upstream's: fixing a fault outranks any saving.
 func (s *Snapshot) Decide(opts Options) *Decision {
 	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}}
-	now := opts.Clock
-	if now == nil {
-		now = time.Now
-	}
+	now := clockOf(opts)
 	methods := []struct {
 		name   string
 		reason karpv1.DisruptionReason
@@ -172,11 +170,13 @@ func (s *Snapshot) budgetMessage(poolName string, reason karpv1.DisruptionReason
 		reason, DescribeBudget(np, b.Budget), b.Nodes, b.total, b.disrupting)
 }
 
+// clockOf is the decision's clock: the controller's, or, for the benchmarks and the judge,
+// which bound their consolidation by the time it really takes, the real one.
 func clockOf(opts Options) func() time.Time {
 	if opts.Clock != nil {
 		return opts.Clock
 	}
-	return time.Now
+	return clock.RealClock{}.Now
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -452,7 +452,7 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 			node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 			return true
 		}); err != nil {
-			return fmt.Errorf("node %s: %w", c.Node.Name, err)
+			return fmt.Errorf("tainting node %s: %w", c.Node.Name, err)
 		}
 		log.FromContext(ctx).Info("tainted node", "Node", klog.KRef("", c.Node.Name),
 			"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
@@ -462,14 +462,18 @@ func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
 
 // untaint removes karpenter.sh/disrupted from a node.
 func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
-	return client.IgnoreNotFound(o.updateNode(ctx, nodeName, nil, func(node *corev1.Node) bool {
+	err := o.updateNode(ctx, nodeName, nil, func(node *corev1.Node) bool {
 		kept := nodeutil.WithoutTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 		if len(kept) == len(node.Spec.Taints) {
 			return false
 		}
 		node.Spec.Taints = kept
 		return true
-	}))
+	})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("untainting node %s: %w", nodeName, err)
+	}
+	return nil
 }
 
 // updateNode patches a node with optimistic locking (a merge patch replaces the taint list
@@ -492,22 +496,29 @@ func patchLocked[T client.Object](ctx context.Context, reader client.Reader, nam
 		obj := cached.DeepCopyObject().(T)
 		stored := obj.DeepCopyObject().(T)
 		if mutate(obj) {
-			if err := patch(stored, obj); !apierrors.IsConflict(err) {
-				return err
+			err := patch(stored, obj)
+			if err == nil {
+				return nil
+			}
+			if !apierrors.IsConflict(err) {
+				return fmt.Errorf("patching %s: %w", name, err)
 			}
 		}
 	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj := fresh()
 		if err := reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
-			return err
+			return fmt.Errorf("reading it: %w", err)
 		}
 		stored := obj.DeepCopyObject().(T)
 		if !mutate(obj) {
 			return nil
 		}
 		return patch(stored, obj)
-	})
+	}); err != nil {
+		return fmt.Errorf("patching %s: %w", name, err)
+	}
+	return nil
 }
 
 // markDisrupted sets the DisruptionReason condition on the candidates (best effort: it is for
@@ -536,13 +547,17 @@ func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) e
 // updateNodeClaimStatus patches a NodeClaim's status under its resourceVersion (patchLocked);
 // a NodeClaim being deleted is left as it is.
 func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, cached *karpv1.NodeClaim, mutate func(*karpv1.NodeClaim) bool) error {
-	return client.IgnoreNotFound(patchLocked(ctx, o.reader, name, cached, cached != nil, func() *karpv1.NodeClaim { return &karpv1.NodeClaim{} },
+	err := patchLocked(ctx, o.reader, name, cached, cached != nil, func() *karpv1.NodeClaim { return &karpv1.NodeClaim{} },
 		func(nodeClaim *karpv1.NodeClaim) bool {
 			return nodeClaim.DeletionTimestamp.IsZero() && mutate(nodeClaim)
 		},
 		func(stored, nodeClaim *karpv1.NodeClaim) error {
 			return nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
-		}))
+		})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("writing the status of NodeClaim %s: %w", name, err)
+	}
+	return nil
 }
 
 // launch creates a replacement NodeClaim as provisioning creates one (ToNodeClaim), counted

@@ -158,8 +158,11 @@ func (c *Controller) repairHeldNow(ctx context.Context, cmd *Command) (bool, err
 	}
 	cand := cmd.Candidates[0]
 	why, err := health.Held(ctx, c.APIReader, c.CloudProvider.RepairPolicies(), cand.pool.np)
-	if err != nil || why == "" {
-		return false, err
+	if err != nil {
+		return false, fmt.Errorf("counting the unhealthy nodes again: %w", err)
+	}
+	if why == "" {
+		return false, nil
 	}
 	message := fmt.Sprintf("The node is unhealthy (%s), but %s", cmd.Repair, why)
 	log.FromContext(ctx).Info("holding repair: the circuit breaker tripped while the pass decided",

@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,7 +40,7 @@ func (c *Controller) podVolumes(ctx context.Context, pods []*corev1.Pod) (map[*c
 	}
 	volumes, err := volumetopology.Load(ctx, c.Client)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading the pods' volumes: %w", err)
 	}
 	reqs, used, _ := volumes.Of(withClaims)
 	return reqs, used, nil

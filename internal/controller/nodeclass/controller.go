@@ -83,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClass *kcv1.KCNodeClass)
 	recordMetrics(nodeClass)
 	if !equality.Semantic.DeepEqual(stored.Status, nodeClass.Status) {
 		if err := r.Client.Status().Patch(ctx, nodeClass, client.MergeFrom(stored)); err != nil {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, fmt.Errorf("patching the status of KCNodeClass %s: %w", nodeClass.Name, err)
 		}
 	}
 	if r.ResyncPeriod > 0 {
@@ -107,7 +107,10 @@ func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nodeClass *kcv1
 	if equality.Semantic.DeepEqual(stored.ObjectMeta, nodeClass.ObjectMeta) {
 		return nil
 	}
-	return r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored))
+	if err := r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored)); err != nil {
+		return fmt.Errorf("adding the finalizer and hash to KCNodeClass %s: %w", nodeClass.Name, err)
+	}
+	return nil
 }
 
 // observe reads everything the status depends on. A failed cluster read falls back to the
@@ -145,11 +148,11 @@ func (r *Reconciler) countNodeClaims(ctx context.Context, nodeClass *kcv1.KCNode
 	// without copies, as nothing here writes them.
 	claims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	byProviderID := make(map[string]*corev1.Node, len(nodes.Items))
 	for i := range nodes.Items {
@@ -286,7 +289,10 @@ func (r *Reconciler) finalize(ctx context.Context, nodeClass *kcv1.KCNodeClass) 
 	stored := nodeClass.DeepCopy()
 	controllerutil.RemoveFinalizer(nodeClass, Finalizer)
 	deleteMetrics(nodeClass.Name)
-	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored)))
+	if err := r.Client.Patch(ctx, nodeClass, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+		return reconcile.Result{}, fmt.Errorf("removing the finalizer of KCNodeClass %s: %w", nodeClass.Name, err)
+	}
+	return reconcile.Result{}, nil
 }
 
 // shownUsers is how many of the objects a deletion waits for its event names.
@@ -297,7 +303,7 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 	var users []string
 	pools := &karpv1.NodePoolList{}
 	if err := r.Client.List(ctx, pools, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing NodePools: %w", err)
 	}
 	for _, np := range pools.Items {
 		if refersTo(np.Spec.Template.Spec.NodeClassRef, name) {
@@ -306,7 +312,7 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	for _, c := range claims.Items {
 		if refersTo(c.Spec.NodeClassRef, name) {
@@ -331,7 +337,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	byRef := func(name string) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclass").
 		For(&kcv1.KCNodeClass{}).
 		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
@@ -346,5 +352,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 			return nil
 		})).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

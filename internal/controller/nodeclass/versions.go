@@ -26,7 +26,7 @@ import (
 func AllowedWorkerVersions(controlPlane string) ([]string, error) {
 	cp, err := version.Minor(controlPlane)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the control plane's version: %w", err)
 	}
 	allowed := []string{cp.String()}
 	if cp.Minor() > 0 {
@@ -39,11 +39,11 @@ func AllowedWorkerVersions(controlPlane string) ([]string, error) {
 func VersionSkew(controlPlane, worker string) (int, error) {
 	cp, err := version.Minor(controlPlane)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("reading the control plane's version: %w", err)
 	}
 	w, err := version.Minor(worker)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("reading the worker's version: %w", err)
 	}
 	if cp.Major() != w.Major() {
 		return 0, fmt.Errorf("worker %s and control plane %s differ in major version", w, cp)

@@ -60,8 +60,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, np); err != nil {
 		if apierrors.IsNotFound(err) {
 			forgetMetrics(req.Name)
+			return reconcile.Result{}, nil
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, fmt.Errorf("getting NodePool %s: %w", req.Name, err)
 	}
 	if !np.DeletionTimestamp.IsZero() {
 		forgetMetrics(np.Name)
@@ -71,7 +72,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	// all: without copies (read-only here; restamping copies the one it writes).
 	claims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: np.Name}, client.UnsafeDisableDeepCopy); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("listing the NodeClaims of NodePool %s: %w", np.Name, err)
 	}
 	if err := r.stampHash(ctx, np, claims.Items); err != nil {
 		return reconcile.Result{}, err
@@ -88,7 +89,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if equality.Semantic.DeepEqual(stored.Status, np.Status) {
 		return reconcile.Result{}, nil
 	}
-	return reconcile.Result{}, r.Client.Status().Patch(ctx, np, client.MergeFrom(stored))
+	if err := r.Client.Status().Patch(ctx, np, client.MergeFrom(stored)); err != nil {
+		return reconcile.Result{}, fmt.Errorf("patching the status of NodePool %s: %w", np.Name, err)
+	}
+	return reconcile.Result{}, nil
 }
 
 // cost is what the NodePool's NodeClaims cost, priced with its instance types; unknown
@@ -114,7 +118,10 @@ func (r *Reconciler) nodeClass(ctx context.Context, np *karpv1.NodePool) (*kcv1.
 	}
 	nodeClass := &kcv1.KCNodeClass{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
-		return nil, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("getting KCNodeClass %s: %w", ref.Name, err)
 	}
 	return nodeClass, nil
 }
@@ -223,7 +230,7 @@ func refName(np *karpv1.NodePool) string {
 // SetupWithManager registers the reconciler; a NodePool is reconciled again when its node
 // class or one of its NodeClaims changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("nodepool").
 		For(&karpv1.NodePool{}).
 		Watches(&kcv1.KCNodeClass{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -245,5 +252,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 			return nil
 		})).
-		Complete(r)
+		Complete(r); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

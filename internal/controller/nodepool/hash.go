@@ -73,7 +73,10 @@ func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims 
 	stored := np.DeepCopy()
 	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
 	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
-	return r.Client.Patch(ctx, np, client.MergeFrom(stored))
+	if err := r.Client.Patch(ctx, np, client.MergeFrom(stored)); err != nil {
+		return fmt.Errorf("stamping the hash on NodePool %s: %w", np.Name, err)
+	}
+	return nil
 }
 
 // restampNodeClaims writes hash, of this HashVersion, on the NodeClaims stamped by another
@@ -91,7 +94,7 @@ func (r *Reconciler) restampNodeClaims(ctx context.Context, hash string, claims 
 		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
 		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
 		if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
-			return err
+			return fmt.Errorf("stamping the hash on NodeClaim %s: %w", nodeClaim.Name, err)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ package operatorcondition
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/operator-framework/operator-lib/conditions"
@@ -61,24 +62,24 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	nodeClasses := &kcv1.KCNodeClassList{}
 	if err := r.Client.List(ctx, nodeClasses); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("listing KCNodeClasses: %w", err)
 	}
 	nodeClaims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, nodeClaims); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	want := ComputeUpgradeable(nodeClasses.Items, nodeClaims.Items, r.NextReleaseMinimum)
 	have, err := r.Condition.Get(ctx)
 	// Before the first write the condition is absent, which operator-lib reports as an error
 	// that is not NotFound; NotFound itself is the OperatorCondition missing.
 	if apierrors.IsNotFound(err) {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("reading the OperatorCondition's Upgradeable condition: %w", err)
 	}
 	if err == nil && have.Status == want.Status && have.Reason == want.Reason && have.Message == want.Message {
 		return reconcile.Result{RequeueAfter: resyncPeriod}, nil
 	}
 	if err := r.Condition.Set(ctx, want.Status, conditions.WithReason(want.Reason), conditions.WithMessage(want.Message)); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, fmt.Errorf("setting the OperatorCondition's Upgradeable condition: %w", err)
 	}
 	logf.FromContext(ctx).Info("updated the Upgradeable condition", "status", want.Status, "reason", want.Reason, "message", want.Message)
 	return reconcile.Result{RequeueAfter: resyncPeriod}, nil
@@ -91,7 +92,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	start := make(chan event.GenericEvent, 1)
 	start <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{}}
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("operatorcondition").
 		// Only what the condition reads: a KCNodeClass's spec (its kubernetesVersion), and a
 		// NodeClaim's coming, going and annotations (the version it was launched with); not
@@ -99,5 +100,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&kcv1.KCNodeClass{}, toKey, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&karpv1.NodeClaim{}, toKey, builder.WithPredicates(predicate.AnnotationChangedPredicate{})).
 		WatchesRawSource(source.Channel(start, toKey)).
-		Complete(r)
+		Complete(r); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

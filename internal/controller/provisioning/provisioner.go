@@ -107,10 +107,10 @@ func (p *Provisioner) Start(ctx context.Context) error {
 //
 //nolint:gocyclo // the provisioning pass read top to bottom: read, simulate, record, create, each with its own way to fail
 func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error) {
-	start := time.Now()
+	start := p.Clock.Now()
 	cluster, err := state.Read(ctx, p.Client)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	apiReader := p.APIReader
 	if apiReader == nil {
@@ -125,7 +125,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if p.CapacityBuffers {
 		var virtual []*corev1.Pod
 		if buffers, virtual, err = capacitybuffer.ReadVirtualPods(ctx, p.Client); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the capacity buffers' pods: %w", err)
 		}
 		pods = append(pods, virtual...)
 	}
@@ -147,7 +147,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		for _, n := range results.NewNodeClaims {
 			newPods += len(n.Pods)
 		}
-		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", time.Since(start).String())
+		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", p.Clock.Since(start).String())
 		log.FromContext(ctx).Info("computed new nodeclaim(s) to fit pod(s)", "nodeclaims", len(results.NewNodeClaims), "pods", newPods)
 	}
 	nominations := make(map[types.UID]string, len(results.Placed))
@@ -349,7 +349,7 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (scheduling.Input, []Waiting, error) {
 	pods, err := state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods)
 	if err != nil {
-		return scheduling.Input{}, nil, err
+		return scheduling.Input{}, nil, fmt.Errorf("giving the pods the default topology spread constraints: %w", err)
 	}
 	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
 	input.Policies = p.Policies
@@ -477,7 +477,10 @@ type podTrigger struct {
 func (t *podTrigger) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
 	if err := t.client.Get(ctx, req.NamespacedName, pod); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("getting pod %s: %w", req.NamespacedName, err)
 	}
 	if !podutil.IsProvisionable(pod) {
 		return reconcile.Result{}, nil
@@ -494,9 +497,9 @@ const RetryPendingAfter = 10 * time.Second
 // SetupWithManager registers the provisioner and its pod trigger.
 func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(p); err != nil {
-		return err
+		return fmt.Errorf("adding the provisioner to the manager: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("provisioning.trigger").
 		For(&corev1.Pod{}).
 		// The pods of a node being deleted are placed as soon as its deletion starts, before
@@ -506,5 +509,8 @@ func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 				p.Batcher.Trigger()
 			}
 		}}).
-		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher})
+		Complete(&podTrigger{client: mgr.GetClient(), batcher: p.Batcher}); err != nil {
+		return fmt.Errorf("building the pod trigger: %w", err)
+	}
+	return nil
 }

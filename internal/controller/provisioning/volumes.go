@@ -16,6 +16,7 @@ package provisioning
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -34,7 +35,7 @@ type Waiting struct {
 func (p *Provisioner) volumes(ctx context.Context, input *scheduling.Input) ([]Waiting, error) {
 	volumes, err := volumetopology.Load(ctx, p.Client)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the pods' volumes: %w", err)
 	}
 	return WithVolumes(input, volumes), nil
 }

@@ -17,6 +17,7 @@ package garbagecollection
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -63,11 +64,11 @@ func (c *Collector) Start(ctx context.Context) error {
 func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	owned, err := c.Instances.List(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the cluster's VMs: %w", err)
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := c.Client.List(ctx, claims); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	providerIDs := map[string]bool{}
 	// recorded maps a VM name to whether its NodeClaim records a VM yet.
@@ -87,7 +88,7 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 			continue
 		}
 		if err := c.Instances.Delete(ctx, inst.ID, inst.Name); err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("deleting leaked VM %s (%s): %w", inst.ID, inst.Name, err))
 			continue
 		}
 		leakedInstancesDeleted.Inc()

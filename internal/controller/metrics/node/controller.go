@@ -16,6 +16,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func (c *Controller) Reconcile(ctx context.Context) error {
 	pods := &corev1.PodList{}
 	for _, list := range []client.ObjectList{nodes, claims, pods} {
 		if err := c.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			return err
+			return fmt.Errorf("listing %T: %w", list, err)
 		}
 	}
 	managed := map[string]bool{}

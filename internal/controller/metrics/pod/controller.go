@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,8 +72,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			r.mu.Lock()
 			r.forget(req.NamespacedName)
 			r.mu.Unlock()
+			return reconcile.Result{}, nil
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, fmt.Errorf("getting pod %s: %w", req.NamespacedName, err)
 	}
 	labels, err := r.stateLabels(ctx, pod)
 	if err != nil {
@@ -212,7 +214,7 @@ func (r *Reconciler) stateLabels(ctx context.Context, pod *corev1.Pod) (promethe
 	node := &corev1.Node{}
 	if pod.Spec.NodeName != "" {
 		if err := r.Client.Get(ctx, types.NamespacedName{Name: pod.Spec.NodeName}, node); client.IgnoreNotFound(err) != nil {
-			return nil, err
+			return nil, fmt.Errorf("getting node %s of pod %s: %w", pod.Spec.NodeName, klog.KObj(pod), err)
 		}
 	}
 	_, ready := readySince(pod)
@@ -269,5 +271,8 @@ func conditionSince(pod *corev1.Pod, conditionType corev1.PodConditionType) (tim
 
 // SetupWithManager watches every pod.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).Named("metrics.pod").For(&corev1.Pod{}).Complete(r)
+	if err := ctrl.NewControllerManagedBy(mgr).Named("metrics.pod").For(&corev1.Pod{}).Complete(r); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

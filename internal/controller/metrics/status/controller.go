@@ -43,7 +43,7 @@ const concurrency = 10
 // Reconciler keeps the status-condition and termination metrics of one kind of object.
 type Reconciler[T client.Object] struct {
 	Client client.Client
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 	kind  kind[T]
 
@@ -71,11 +71,14 @@ type sink struct {
 
 // SetupWithManager registers the reconciler as metrics.status.<kind>.
 func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("metrics.status." + r.kind.name).
 		For(r.kind.newObject()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
-		Complete(r)
+		Complete(r); err != nil {
+		return fmt.Errorf("building controller metrics.status.%s: %w", r.kind.name, err)
+	}
+	return nil
 }
 
 // Reconcile reports the object's conditions and termination, or, once it is gone, drops its
@@ -103,7 +106,7 @@ func (r *Reconciler[T]) report(key types.NamespacedName, object T) {
 		previous = observation{}
 	}
 	current := r.observe(object)
-	now := r.now()
+	now := r.Clock.Now()
 	previousSinks := r.sinks(previous.labels)
 	for i, after := range r.sinks(current.labels) {
 		before := previousSinks[i]
@@ -122,7 +125,7 @@ func (r *Reconciler[T]) forget(key types.NamespacedName) {
 	if !seen {
 		return
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	for _, s := range r.sinks(previous.labels) {
 		deleteStale(s.families, conditionSeries(key, previous.conditions, s.extra), nil)
 		if previous.deletion != nil {
@@ -224,13 +227,6 @@ func conditionValues(key types.NamespacedName, c condition, extra []string) []st
 
 func terminationSeries(key types.NamespacedName, extra []string) []string {
 	return append([]string{key.Namespace, key.Name}, extra...)
-}
-
-func (r *Reconciler[T]) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock.Now()
-	}
-	return time.Now()
 }
 
 func (r *Reconciler[T]) load(key types.NamespacedName) (observation, bool) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -51,7 +52,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time tolerations are measured on; the real clock when nil.
+	// Clock tells the time tolerations are measured on: the operator's one clock.
 	Clock clock.PassiveClock
 }
 
@@ -70,7 +71,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcil
 		return reconcile.Result{}, err
 	}
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("NodeClaim", klog.KObj(nodeClaim)))
-	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.now())
+	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.Clock.Now())
 	if err != nil || found == nil {
 		return reconcile.Result{RequeueAfter: wait}, err
 	}
@@ -94,7 +95,7 @@ func (r *Reconciler) nodeClaimOf(ctx context.Context, node *corev1.Node) (*karpv
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: pool}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the NodeClaims of NodePool %s: %w", pool, err)
 	}
 	for i := range claims.Items {
 		if claims.Items[i].Status.ProviderID == node.Spec.ProviderID {
@@ -109,7 +110,7 @@ func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (str
 	pool := nodeClaim.Labels[karpv1.LabelNodePool]
 	nodePool := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(nodePool), nodePool); client.IgnoreNotFound(err) != nil {
-		return "", err
+		return "", fmt.Errorf("getting NodePool %s: %w", pool, err)
 	}
 	return Held(ctx, r.Client, r.CloudProvider.RepairPolicies(), nodePool)
 }
@@ -119,11 +120,17 @@ func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (str
 // karpenter.sh/do-not-disrupt (an unhealthy node's pods are not serving), deletes the VM, and
 // the pods are provisioned for again.
 func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found Finding) error {
-	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.now()); err != nil {
-		return client.IgnoreNotFound(err)
+	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.Clock.Now()); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("bounding the drain of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
-		return err
+		if err != nil {
+			return fmt.Errorf("deleting NodeClaim %s: %w", nodeClaim.Name, err)
+		}
+		return nil
 	}
 	repairing(r.Recorder, node, nodeClaim, fmt.Sprintf("Replacing the unhealthy node: %s. Its pods are deleted without waiting on PodDisruptionBudgets or karpenter.sh/do-not-disrupt, and provisioned for again", found))
 	// Its terminationGracePeriod is over at once: the drain is forceful.
@@ -139,17 +146,10 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 	return nil
 }
 
-func (r *Reconciler) now() time.Time {
-	if r.Clock == nil {
-		return time.Now()
-	}
-	return r.Clock.Now()
-}
-
 // SetupWithManager registers the reconciler. A node is looked at when it appears and when a
 // condition of it changes status or transition time: that is when a toleration starts.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("node.health").
 		For(&corev1.Node{}, builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(e event.UpdateEvent) bool {
@@ -158,7 +158,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			DeleteFunc:  func(event.DeleteEvent) bool { return false },
 			GenericFunc: func(event.GenericEvent) bool { return false },
 		})).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 func conditionsChanged(before, after *corev1.Node) bool {

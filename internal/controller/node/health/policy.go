@@ -74,7 +74,7 @@ func Evaluate(ctx context.Context, provider cloudprovider.CloudProvider, node *c
 			if !stateRead {
 				var err error
 				if state, err = provider.InstanceState(ctx, nodeClaim); err != nil {
-					return nil, 0, err
+					return nil, 0, fmt.Errorf("reading the state of the VM of NodeClaim %s: %w", nodeClaim.Name, err)
 				}
 				stateRead = true
 			}
@@ -160,7 +160,7 @@ func Breaker(nodePool *karpv1.NodePool, total, unhealthy int) (string, error) {
 func Held(ctx context.Context, reader client.Reader, policies []cloudprovider.RepairPolicy, nodePool *karpv1.NodePool) (string, error) {
 	nodes := &corev1.NodeList{}
 	if err := reader.List(ctx, nodes, client.MatchingLabels{karpv1.LabelNodePool: nodePool.Name}); err != nil {
-		return "", err
+		return "", fmt.Errorf("listing the nodes of NodePool %s: %w", nodePool.Name, err)
 	}
 	unhealthy := 0
 	for i := range nodes.Items {

@@ -17,6 +17,7 @@ package bootstraptoken
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -44,7 +45,7 @@ type Reconciler struct {
 	// while the TTL is at least the launch timeout, which --bootstrap-token-ttl does not demand.)
 	TokenTTL      time.Duration
 	LaunchTimeout time.Duration
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 }
 
@@ -66,11 +67,7 @@ func spent(nodeClaim *karpv1.NodeClaim) bool {
 
 // mayHoldValidToken reports whether a token of the NodeClaim may not have expired yet.
 func (r *Reconciler) mayHoldValidToken(nodeClaim *karpv1.NodeClaim) bool {
-	clk := r.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	return clk.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
+	return r.Clock.Since(nodeClaim.CreationTimestamp.Time) < r.LaunchTimeout+cmp.Or(r.TokenTTL, bootstrap.DefaultTokenTTL)
 }
 
 // SetupWithManager registers the reconciler. A NodeClaim is looked at when its token becomes
@@ -90,8 +87,11 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.bootstraptoken").
 		For(&karpv1.NodeClaim{}, builder.WithPredicates(becameSpent)).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

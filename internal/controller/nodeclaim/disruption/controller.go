@@ -64,7 +64,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 
 	// cloudDrift remembers the cloud provider's last answer per NodeClaim, reused while the
@@ -89,7 +89,7 @@ type cloudDriftAnswer struct {
 
 // Reconcile brings one NodeClaim's Drifted and Consolidatable conditions up to date.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
-	return r.written.Pass(nodeClaim, r.now, func() (reconcile.Result, error) { return r.reconcile(ctx, nodeClaim) })
+	return r.written.Pass(nodeClaim, r.Clock.Now, func() (reconcile.Result, error) { return r.reconcile(ctx, nodeClaim) })
 }
 
 func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
@@ -99,7 +99,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	np := &karpv1.NodePool{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Labels[karpv1.LabelNodePool]}, np); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("getting NodePool %s: %w", nodeClaim.Labels[karpv1.LabelNodePool], err)
 	}
 
 	stored := nodeClaim.DeepCopy()
@@ -111,7 +114,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	next = result.Min(next, r.consolidatable(nodeClaim, np))
 	if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); err != nil {
-		return result.RequeueOnConflict(reconcile.Result{}, client.IgnoreNotFound(err))
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return result.RequeueOnConflict(reconcile.Result{}, fmt.Errorf("patching the status of NodeClaim %s: %w", nodeClaim.Name, err))
 	}
 	r.announceDrift(ctx, stored, nodeClaim)
 	return next, nil
@@ -128,7 +134,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		nodeClass := &kcv1.KCNodeClass{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
 			if !apierrors.IsNotFound(err) {
-				return requeue, err
+				return requeue, fmt.Errorf("getting KCNodeClass %s: %w", nodeClaim.Spec.NodeClassRef.Name, err)
 			}
 			nodeClass = nil
 		}
@@ -158,14 +164,14 @@ func (r *Reconciler) cloudDriftOf(ctx context.Context, nodeClaim *karpv1.NodeCla
 	if nodeClass != nil {
 		version = nodeClass.ResourceVersion
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	prev, ok := r.cloudDrift.Get(nodeClaim.UID, now)
 	if ok && prev.nodeClassVersion == version && now.Sub(prev.at) < DriftRecheck {
 		return prev.drift, nil
 	}
 	drift, err := r.CloudProvider.IsDrifted(ctx, nodeClaim)
 	if err != nil {
-		return cloudprovider.Drift{}, err
+		return cloudprovider.Drift{}, fmt.Errorf("asking the cloud provider whether NodeClaim %s drifted: %w", nodeClaim.Name, err)
 	}
 	r.cloudDrift.Set(nodeClaim.UID, cloudDriftAnswer{nodeClassVersion: version, at: now, drift: drift}, now)
 	return drift, nil
@@ -207,19 +213,12 @@ func (r *Reconciler) consolidatable(nodeClaim *karpv1.NodeClaim, np *karpv1.Node
 			Type: karpv1.ConditionTypeConsolidatable, Status: s, Reason: reason, Message: message,
 		})
 	}
-	if left := at.Sub(r.now()); left > 0 {
+	if left := at.Sub(r.Clock.Now()); left > 0 {
 		set(metav1.ConditionFalse, ReasonConsolidateAfter, fmt.Sprintf("consolidateAfter (%s) has not passed since the last pod event: consolidatable at %s", *after, at.UTC().Format(time.RFC3339)))
 		return reconcile.Result{RequeueAfter: left}
 	}
 	set(metav1.ConditionTrue, ReasonConsolidatable, fmt.Sprintf("no pod was bound to or removed from the node for consolidateAfter (%s)", *after))
 	return reconcile.Result{}
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock.Now()
-	}
-	return time.Now()
 }
 
 // nodeClaimChanged lets through the NodeClaim updates the conditions depend on: labels,
@@ -248,7 +247,7 @@ var nodeClaimChanged = predicate.Funcs{
 // SetupWithManager registers the reconciler. A NodeClaim is reconciled again when it changes
 // in a way that matters, when its NodePool changes, and when its KCNodeClass changes.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.disruption").
 		For(&karpv1.NodeClaim{}, builder.WithPredicates(nodeClaimChanged)).
 		Watches(&karpv1.NodePool{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -260,7 +259,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			})
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 func (r *Reconciler) claims(ctx context.Context, match func(*karpv1.NodeClaim) bool) []reconcile.Request {

@@ -42,7 +42,7 @@ import (
 type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 }
 
@@ -54,15 +54,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if !nodeClaim.DeletionTimestamp.IsZero() || expireAfter == nil {
 		return reconcile.Result{}, nil
 	}
-	now := time.Now()
-	if r.Clock != nil {
-		now = r.Clock.Now()
-	}
+	now := r.Clock.Now()
 	if left := nodeClaim.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
 	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
-		return reconcile.Result{}, err
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("deleting expired NodeClaim %s: %w", nodeClaim.Name, err)
+		}
+		return reconcile.Result{}, nil
 	}
 	drain := "draining waits for PodDisruptionBudgets without a time limit (no terminationGracePeriod)"
 	if g := nodeClaim.Spec.TerminationGracePeriod; g != nil {
@@ -86,8 +86,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 
 // SetupWithManager registers the reconciler.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.expiration").
 		For(&karpv1.NodeClaim{}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }

@@ -17,8 +17,10 @@ package garbagecollection
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +32,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
 )
 
@@ -65,11 +68,11 @@ func (c *Collector) Start(ctx context.Context) error {
 func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 	claims := &karpv1.NodeClaimList{}
 	if err := c.Client.List(ctx, claims); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	listed, err := c.CloudProvider.List(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the cloud provider's VMs: %w", err)
 	}
 	present := make(map[string]bool, len(listed))
 	for _, nodeClaim := range listed {
@@ -95,18 +98,22 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		// Still there, or not known (err): leave it.
 		if _, err := c.CloudProvider.Get(ctx, nodeClaim.Status.ProviderID); !cloudprovider.IsNodeClaimNotFound(err) {
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("getting the VM of NodeClaim %s: %w", nodeClaim.Name, err))
 			}
 			continue
 		}
 		instanceGone(c.Recorder, nodeClaim)
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
-		if err := c.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, err)
+		// By UID: a NodeClaim made since under the same name has a VM of its own.
+		accepted, err := nodeclaimutil.Delete(ctx, c.Client, nodeClaim)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting nodeclaim %s, whose VM is gone: %w", nodeClaim.Name, err))
 			continue
 		}
-		deleted = append(deleted, nodeClaim.Name)
+		if accepted {
+			deleted = append(deleted, nodeClaim.Name)
+		}
 	}
 	return deleted, errors.Join(errs...)
 }
@@ -119,7 +126,10 @@ func (c *Collector) nodeReady(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	}
 	node := &corev1.Node{}
 	if err := c.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Status.NodeName}, node); err != nil {
-		return false, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("getting node %s of NodeClaim %s: %w", nodeClaim.Status.NodeName, nodeClaim.Name, err)
 	}
 	return nodeutil.IsReady(node), nil
 }

@@ -18,5 +18,5 @@
 // never come back. VMs without a NodeClaim are the garbagecollection package's.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/utils/node,
-// internal/utils/singleton.
+// internal/utils/nodeclaim, internal/utils/singleton.
 package garbagecollection

@@ -17,9 +17,11 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
@@ -56,7 +58,7 @@ type Reconciler struct {
 	Client        client.Client
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
-	// Clock tells the time of timeouts and drain deadlines; the real clock when nil.
+	// Clock tells the time of timeouts and drain deadlines: the operator's one clock.
 	Clock               clock.Clock
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
@@ -92,7 +94,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	// refused with Conflict and retried on a fresh read; while 1,000 pods scaled out, a quarter
 	// to a third of the operator's patches were refused, on the API server the kube-scheduler's
 	// bindings wait on.
-	return r.written.Pass(nodeClaim, r.now, func() (reconcile.Result, error) {
+	return r.written.Pass(nodeClaim, r.Clock.Now, func() (reconcile.Result, error) {
 		return result.RequeueOnConflict(r.reconcile(ctx, nodeClaim))
 	})
 }
@@ -103,7 +105,10 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
 		if err := r.Client.Update(ctx, nodeClaim); err != nil {
-			return reconcile.Result{}, client.IgnoreNotFound(err)
+			if apierrors.IsNotFound(err) {
+				return reconcile.Result{}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("adding the termination finalizer to NodeClaim %s: %w", nodeClaim.Name, err)
 		}
 	}
 
@@ -126,8 +131,8 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	err := errors.Join(errs...)
 	r.setReady(nodeClaim)
-	if patchErr := client.IgnoreNotFound(nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim)); patchErr != nil {
-		return reconcile.Result{}, patchErr
+	if patchErr := nodeclaimutil.Write(ctx, r.Client, stored, nodeClaim); client.IgnoreNotFound(patchErr) != nil {
+		return reconcile.Result{}, fmt.Errorf("writing NodeClaim %s: %w", nodeClaim.Name, patchErr)
 	}
 	return next, err
 }
@@ -146,27 +151,21 @@ func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.Node
 	if nodeClaim.Status.ProviderID != "" {
 		// An Update carries the resourceVersion, as every NodeClaim write here does.
 		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			return stepResult{}, err
+			return stepResult{}, fmt.Errorf("updating the status of NodeClaim %s: %w", nodeClaim.Name, err)
 		}
 	}
-	if err := r.Client.Delete(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-		return stepResult{}, err
+	// By UID: the name may already be a new NodeClaim's, which this step decided nothing about.
+	if _, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); err != nil {
+		return stepResult{}, fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 	}
 	return stepResult{deleted: true}, nil
-}
-
-func (r *Reconciler) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock.Now()
-	}
-	return time.Now()
 }
 
 // setCondition sets a NodeClaim condition the lifecycle owns.
 func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav1.ConditionStatus, reason, message string) {
 	// Stamped by the reconciler's clock, which timeouts are measured on.
 	conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-		Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(r.now()),
+		Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(r.Clock.Now()),
 	})
 }
 
@@ -174,7 +173,7 @@ func (r *Reconciler) setCondition(nodeClaim *karpv1.NodeClaim, t string, s metav
 // does: Unknown while one of them is still under way, False once one has failed.
 func (r *Reconciler) setReady(nodeClaim *karpv1.NodeClaim) {
 	conditions.SetReady(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the node is ready", LastTransitionTime: metav1.NewTime(r.now()),
+		Type: karpv1.ConditionTypeReady, Reason: karpv1.ReasonReady, Message: "the node is ready", LastTransitionTime: metav1.NewTime(r.Clock.Now()),
 	}, karpv1.ConditionTypeLaunched, karpv1.ConditionTypeRegistered, karpv1.ConditionTypeInitialized)
 }
 
@@ -185,7 +184,7 @@ func (r *Reconciler) nodeOf(ctx context.Context, nodeClaim *karpv1.NodeClaim) (*
 	}
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.MatchingFields{index.NodeProviderID: nodeClaim.Status.ProviderID}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the node of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	if len(nodes.Items) == 0 {
 		return nil, nil
@@ -204,7 +203,7 @@ func nodePatch(stored *corev1.Node) client.Patch {
 // SetupWithManager registers the reconciler, which reads through the indexes of package
 // index. A NodeClaim is reconciled again when its node changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim.lifecycle").
 		For(&karpv1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
@@ -226,7 +225,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// once went one at a time (upstream runs a thousand at once). A NodeClaim is still
 		// reconciled by one worker at a time.
 		WithOptions(controller.Options{MaxConcurrentReconciles: lifecycleConcurrency}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 // firstAnnouncement reports whether the NodeClaim's step is logged for the first time: a
@@ -234,7 +236,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // not repeat its log line.
 func (r *Reconciler) firstAnnouncement(nodeClaim *karpv1.NodeClaim, step string) bool {
 	first := false
-	r.announced.Update(nodeClaim.UID, r.now(), func(done sets.Set[string], _ bool) sets.Set[string] {
+	r.announced.Update(nodeClaim.UID, r.Clock.Now(), func(done sets.Set[string], _ bool) sets.Set[string] {
 		if first = !done.Has(step); first {
 			done = done.Clone()
 			if done == nil {

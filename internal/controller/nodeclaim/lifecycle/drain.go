@@ -65,7 +65,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 	stored := nodeClaim.DeepCopy()
 	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
 	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
-		return nil, err
+		return nil, fmt.Errorf("recording the termination time of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return &at, nil
 }
@@ -86,9 +86,9 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 func (r *Reconciler) drain(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, deadline *time.Time) (string, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
-		return "", err
+		return "", fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	var forced, graceful []*corev1.Pod
 	for i := range pods.Items {
 		pod := &pods.Items[i]
@@ -144,7 +144,7 @@ func (w waits) String() string {
 // evictOrWait evicts one pod of the tier being drained, or notes why it waits.
 func (r *Reconciler) evictOrWait(ctx context.Context, nodeClaim *karpv1.NodeClaim, node *corev1.Node, pod *corev1.Pod, w *waits) error {
 	name := pod.Namespace + "/" + pod.Name
-	protected, _, _ := podutil.DoNotDisrupt(pod, r.now())
+	protected, _, _ := podutil.DoNotDisrupt(pod, r.Clock.Now())
 	switch {
 	case !pod.DeletionTimestamp.IsZero():
 		w.terminating = append(w.terminating, name)
@@ -195,7 +195,7 @@ func countEvictionRequest(err error) {
 // beside it.
 func (r *Reconciler) forceDelete(ctx context.Context, nodeClaim *karpv1.NodeClaim, pod *corev1.Pod, deadline time.Time) error {
 	own := ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)
-	grace := max(min(int64(deadline.Sub(r.now()).Seconds()), own), 1)
+	grace := max(min(int64(deadline.Sub(r.Clock.Now()).Seconds()), own), 1)
 	podDeletedAheadOfDeadline(r.Recorder, pod, grace, deadline)
 	err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(grace), client.Preconditions{UID: new(pod.UID)})
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {

@@ -50,7 +50,7 @@ func (r *Reconciler) initialize(ctx context.Context, nodeClaim *karpv1.NodeClaim
 		stored := node.DeepCopy()
 		node.Labels[karpv1.LabelInitialized] = "true"
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
-			return stepResult{requeue: reconcile.Result{}}, err
+			return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("labelling node %s initialized: %w", node.Name, err)
 		}
 	}
 	r.setCondition(nodeClaim, karpv1.ConditionTypeInitialized, metav1.ConditionTrue, karpv1.ReasonInitialized, "the node is ready for pods")

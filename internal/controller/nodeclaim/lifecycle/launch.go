@@ -53,7 +53,7 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 	}
 	// The status write that records a launch can trail the metadata write that triggers the
 	// next reconcile; the result of the launch is reused rather than launched again.
-	launched, cached := r.launches.Get(nodeClaim.UID, r.now())
+	launched, cached := r.launches.Get(nodeClaim.UID, r.Clock.Now())
 	var err error
 	if !cached {
 		launched, err = r.CloudProvider.Create(ctx, nodeClaim)
@@ -82,7 +82,7 @@ func (r *Reconciler) launch(ctx context.Context, nodeClaim *karpv1.NodeClaim) (s
 	if cached {
 		return stepResult{requeue: reconcile.Result{}}, nil
 	}
-	r.launches.Set(nodeClaim.UID, launched, r.now())
+	r.launches.Set(nodeClaim.UID, launched, r.Clock.Now())
 	nodeClaimsLaunched.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Inc()
 	log.FromContext(ctx).Info("launched nodeclaim", "provider-id", nodeClaim.Status.ProviderID,
 		"instance-type", nodeClaim.Labels[karpv1.LabelInstanceType], "zone", nodeClaim.Labels[karpv1.LabelTopologyZone],
@@ -104,7 +104,7 @@ func (r *Reconciler) launchFailed(ctx context.Context, nodeClaim *karpv1.NodeCla
 			awaitingInstance(r.Recorder, nodeClaim, pending.Until, pending.Err)
 		}
 		r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonAwaitingInstance, err.Error())
-		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.now()), time.Second))}}, nil
+		return stepResult{requeue: reconcile.Result{RequeueAfter: min(awaitingInstancePoll, max(pending.Until.Sub(r.Clock.Now()), time.Second))}}, nil
 	case throttled:
 		// Nothing was created: the next pass creates, once the wait the cloud asked for is
 		// over, and this worker serves other NodeClaims (registrations, terminations) meanwhile.

@@ -42,7 +42,7 @@ func (r *Reconciler) liveness(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 		}
 		since = launched.LastTransitionTime.Time
 	}
-	left := timeout - r.now().Sub(since)
+	left := timeout - r.Clock.Now().Sub(since)
 	if left > 0 {
 		return stepResult{requeue: reconcile.Result{RequeueAfter: left}}, nil
 	}

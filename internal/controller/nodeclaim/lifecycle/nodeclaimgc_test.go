@@ -15,14 +15,18 @@
 package lifecycle_test
 
 import (
+	"context"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
 
@@ -67,5 +71,47 @@ var _ = Describe("NodeClaim garbage collection", func() {
 		deleted, err := controllers.NodeClaimCollector.Collect(env.Ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(deleted).NotTo(ContainElement(nodeClaim.Name))
+	})
+})
+
+// replacingClient makes a new NodeClaim of the same name before the first delete it is asked
+// for, as when the NodeClaim the collector listed went and its name was taken again meanwhile.
+type replacingClient struct {
+	client.Client
+	replace func()
+}
+
+func (c *replacingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if c.replace != nil {
+		c.replace()
+		c.replace = nil
+	}
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+var _ = Describe("NodeClaim garbage collection of a name taken again", func() {
+	It("leaves the new NodeClaim of a name whose old NodeClaim's VM is gone", func() {
+		nodeClaim, _ := registeredNodeClaim()
+		Expect(env.KakaoCloud.DeleteInstance(env.Ctx, strings.TrimPrefix(nodeClaim.Status.ProviderID, kcv1.ProviderIDPrefix))).To(Succeed())
+		env.Step(deleteDelay + time.Minute)
+		var successor *karpv1.NodeClaim
+		collector := *controllers.NodeClaimCollector
+		collector.Client = &replacingClient{Client: env.Client, replace: func() {
+			stored := &karpv1.NodeClaim{}
+			Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(nodeClaim), stored)).To(Succeed())
+			stored.Finalizers = nil
+			Expect(env.Client.Update(env.Ctx, stored)).To(Succeed())
+			Expect(env.Client.Delete(env.Ctx, stored)).To(Succeed())
+			ExpectNotFound(env.Ctx, env.Client, stored)
+			successor = &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: nodeClaim.Name, Labels: nodeClaim.Labels}, Spec: nodeClaim.Spec}
+			Expect(env.Client.Create(env.Ctx, successor)).To(Succeed())
+		}}
+		deleted, err := collector.Collect(env.Ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(deleted).To(BeEmpty(), "the NodeClaim listed is gone, and its successor is not the collector's")
+		stored := &karpv1.NodeClaim{}
+		Expect(env.Client.Get(env.Ctx, client.ObjectKeyFromObject(successor), stored)).To(Succeed())
+		Expect(stored.UID).To(Equal(successor.UID))
+		Expect(stored.DeletionTimestamp).To(BeNil())
 	})
 })

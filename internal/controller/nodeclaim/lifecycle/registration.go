@@ -17,6 +17,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"time"
 
@@ -63,7 +64,7 @@ func (r *Reconciler) register(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 	syncNode(nodeClaim, node)
 	if !equality.Semantic.DeepEqual(stored, node) {
 		if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
-			return stepResult{requeue: reconcile.Result{}}, err
+			return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("syncing node %s with NodeClaim %s: %w", node.Name, nodeClaim.Name, err)
 		}
 	}
 	nodeClaim.Status.NodeName = node.Name

@@ -65,8 +65,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	}
 	stored := nodeClaim.DeepCopy()
 	if next, waiting, err := r.takeDown(ctx, nodeClaim, node, deadline); waiting || err != nil {
-		patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
-		return next, errors.Join(err, patchErr)
+		return next, errors.Join(err, r.patchStatus(ctx, stored, nodeClaim))
 	}
 	if node != nil {
 		gone, err := r.deleteNode(ctx, node)
@@ -77,8 +76,7 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 			if err == nil {
 				awaitingNodeDeletion(r.Recorder, nodeClaim, node)
 			}
-			patchErr := client.IgnoreNotFound(nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim))
-			return reconcile.Result{RequeueAfter: nodeDeletionPoll}, errors.Join(err, patchErr)
+			return reconcile.Result{RequeueAfter: nodeDeletionPoll}, errors.Join(err, r.patchStatus(ctx, stored, nodeClaim))
 		}
 		r.recordNodeTerminated(nodeClaim, node)
 	}
@@ -86,14 +84,26 @@ func (r *Reconciler) terminate(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	controllerutil.RemoveFinalizer(nodeClaim, karpv1.TerminationFinalizer)
 	if err := nodeclaimutil.Patch(ctx, r.Client, stored, nodeClaim); err != nil {
 		// NotFound: a pass on a stale copy after the NodeClaim went; it was counted then.
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("removing the termination finalizer of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	r.announced.Delete(nodeClaim.UID)
 	r.launches.Delete(nodeClaim.UID)
-	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
+	nodeClaimTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.Clock.Now().Sub(nodeClaim.DeletionTimestamp.Time), 0).Seconds())
 	nodeClaimsTerminated.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool], nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Labels[karpv1.LabelTopologyZone]).Inc()
 	log.FromContext(ctx).Info("deleted nodeclaim", "NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 	return reconcile.Result{}, nil
+}
+
+// patchStatus writes the conditions a pass that still waits has set; a NodeClaim that is gone
+// has none left to write.
+func (r *Reconciler) patchStatus(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
+	if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("patching the status of NodeClaim %s: %w", nodeClaim.Name, err)
+	}
+	return nil
 }
 
 // takeDown drains the node, waits for its volumes and deletes the VM, setting the conditions
@@ -148,7 +158,7 @@ func (r *Reconciler) deleteVM(ctx context.Context, nodeClaim *karpv1.NodeClaim) 
 		// Gone: timed from the first pass that asked, once.
 		if r.firstAnnouncement(nodeClaim, "InstanceTerminated") {
 			started := meta.FindStatusCondition(nodeClaim.Status.Conditions, karpv1.ConditionTypeInstanceTerminating).LastTransitionTime.Time
-			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.now().Sub(started), 0).Seconds())
+			instanceTerminationDuration.WithLabelValues(nodeClaim.Labels[karpv1.LabelNodePool]).Observe(max(r.Clock.Now().Sub(started), 0).Seconds())
 		}
 		return reconcile.Result{}, false, nil
 	}
@@ -167,7 +177,7 @@ func (r *Reconciler) recordNodeTerminated(nodeClaim *karpv1.NodeClaim, node *cor
 	if !node.DeletionTimestamp.IsZero() && (asked.IsZero() || node.DeletionTimestamp.Before(asked)) {
 		asked = node.DeletionTimestamp
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	nodesTerminated.WithLabelValues(nodePool, node.Labels[corev1.LabelTopologyZone]).Inc()
 	if !asked.IsZero() {
 		nodeTerminationDuration.WithLabelValues(nodePool).Observe(max(now.Sub(asked.Time), 0).Seconds())
@@ -190,7 +200,7 @@ func (r *Reconciler) taint(ctx context.Context, node *corev1.Node) error {
 		metav1.SetMetaDataLabel(&node.ObjectMeta, corev1.LabelNodeExcludeBalancers, "karpenter")
 	}
 	if err := r.Client.Patch(ctx, node, nodePatch(stored)); err != nil {
-		return err
+		return fmt.Errorf("tainting node %s: %w", node.Name, err)
 	}
 	log.FromContext(ctx).Info("tainted node", "Node", klog.KRef("", node.Name),
 		"taint.Key", karpv1.DisruptedNoScheduleTaint.Key, "taint.Effect", karpv1.DisruptedNoScheduleTaint.Effect)
@@ -222,7 +232,7 @@ func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) (gone bo
 			if apierrors.IsNotFound(err) || replaced(err) {
 				return true, nil
 			}
-			return false, err
+			return false, fmt.Errorf("removing the termination finalizer of node %s: %w", node.Name, err)
 		}
 	}
 	held := len(node.Finalizers) > 0
@@ -235,7 +245,10 @@ func (r *Reconciler) deleteNode(ctx context.Context, node *corev1.Node) (gone bo
 	}
 	if err != nil {
 		// NotFound: an earlier pass deleted it and the cache has not seen it go yet; said then.
-		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("deleting node %s: %w", node.Name, err)
 	}
 	log.FromContext(ctx).Info("deleted node", "Node", klog.KRef("", node.Name))
 	return !held, nil

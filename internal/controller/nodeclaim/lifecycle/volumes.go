@@ -52,7 +52,7 @@ func (r *Reconciler) awaitVolumeDetachment(ctx context.Context, nodeClaim *karpv
 	case len(pending) == 0:
 		r.setCondition(nodeClaim, karpv1.ConditionTypeVolumesDetached, metav1.ConditionTrue, karpv1.ReasonVolumesDetached, "no volume of a drained pod is attached to the node")
 		return reconcile.Result{}, false, nil
-	case deadline == nil || r.now().Before(*deadline):
+	case deadline == nil || r.Clock.Now().Before(*deadline):
 		message := fmt.Sprintf("waiting for volumes %s to detach before the VM is deleted", strings.Join(pending, ", "))
 		r.setCondition(nodeClaim, karpv1.ConditionTypeVolumesDetached, metav1.ConditionUnknown, karpv1.ReasonAwaitingVolumeDetachment, message)
 		awaitingVolumeDetachment(r.Recorder, nodeClaim, message)
@@ -69,7 +69,7 @@ func (r *Reconciler) awaitVolumeDetachment(ctx context.Context, nodeClaim *karpv
 func (r *Reconciler) pendingVolumeAttachments(ctx context.Context, node *corev1.Node) ([]string, error) {
 	attachments := &storagev1.VolumeAttachmentList{}
 	if err := r.Client.List(ctx, attachments); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing VolumeAttachments: %w", err)
 	}
 	var attached []string
 	for _, a := range attachments.Items {
@@ -93,9 +93,9 @@ func (r *Reconciler) pendingVolumeAttachments(ctx context.Context, node *corev1.
 func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node) (sets.Set[string], error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: node.Name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the pods of node %s: %w", node.Name, err)
 	}
-	now := r.now()
+	now := r.Clock.Now()
 	kept := sets.New[string]()
 	for i := range pods.Items {
 		pod := &pods.Items[i]
@@ -118,7 +118,7 @@ func (r *Reconciler) volumesOfStayingPods(ctx context.Context, node *corev1.Node
 				if client.IgnoreNotFound(err) == nil {
 					continue
 				}
-				return nil, err
+				return nil, fmt.Errorf("getting PersistentVolumeClaim %s/%s of pod %s: %w", pod.Namespace, claimName, pod.Name, err)
 			}
 			if claim.Spec.VolumeName != "" {
 				kept.Insert(claim.Spec.VolumeName)

@@ -16,6 +16,7 @@ package podevents
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,16 +42,13 @@ const PodEventDedupe = 10 * time.Second
 // node, finishes, or is deleted from it: consolidateAfter counts from there.
 type Reconciler struct {
 	Client client.Client
-	// Clock tells the time; the real clock when nil.
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
 	Clock clock.PassiveClock
 }
 
 // Reconcile stamps the NodeClaim, unless it was stamped within PodEventDedupe.
 func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim) (reconcile.Result, error) {
-	now := time.Now()
-	if r.Clock != nil {
-		now = r.Clock.Now()
-	}
+	now := r.Clock.Now()
 	if !nodeClaim.DeletionTimestamp.IsZero() || now.Sub(nodeClaim.Status.LastPodEventTime.Time) < PodEventDedupe {
 		return reconcile.Result{}, nil
 	}
@@ -59,16 +57,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	// A patch of this one field, without the resourceVersion, as upstream's: it cannot undo
 	// another writer's change, so it need not be refused when the cached copy is behind, as
 	// it often is while hundreds of pods are bound.
-	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)))
+	if err := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+		return reconcile.Result{}, fmt.Errorf("recording the last pod event time of NodeClaim %s: %w", nodeClaim.Name, err)
+	}
+	return reconcile.Result{}, nil
 }
 
 // SetupWithManager registers the reconciler: pod events are mapped to the NodeClaim that owns
 // the pod's node.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodeclaim.podevents").
 		Watches(&corev1.Pod{}, &podEventHandler{client: mgr.GetClient()}).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
 
 // podEventHandler enqueues the NodeClaim of a pod's node when the pod is bound to it, finishes,

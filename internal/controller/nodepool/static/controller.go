@@ -19,12 +19,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -51,6 +51,8 @@ type Reconciler struct {
 	Launches      *state.StaticLaunches
 	CloudProvider cloudprovider.CloudProvider
 	Recorder      events.EventRecorder
+	// Clock tells the time: the operator's one clock, which NewControllers gives every controller.
+	Clock clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=get;list;watch
@@ -68,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodePool *karpv1.NodePool) (
 		return reconcile.Result{}, nil
 	}
 	want := int(*nodePool.Spec.Replicas)
-	return reconcile.Result{}, r.Launches.Do(ctx, nodePool.Name, func(nodeClaims []*karpv1.NodeClaim) error {
+	err := r.Launches.Do(ctx, nodePool.Name, func(nodeClaims []*karpv1.NodeClaim) error {
 		var held, live []*karpv1.NodeClaim
 		for _, nodeClaim := range nodeClaims {
 			if !nodeClaim.DeletionTimestamp.IsZero() {
@@ -87,6 +89,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodePool *karpv1.NodePool) (
 		}
 		return nil
 	})
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("scaling NodePool %s to %d replicas: %w", nodePool.Name, want, err)
+	}
+	return reconcile.Result{}, nil
 }
 
 // scaleUp creates NodeClaims from the NodePool's template, as many as spec.replicas and
@@ -125,7 +131,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, nod
 	for range create {
 		nodeClaim := template.ToNodeClaim()
 		if err := r.Client.Create(ctx, nodeClaim); err != nil {
-			return err
+			return fmt.Errorf("creating a NodeClaim: %w", err)
 		}
 		metrics.NodeClaimCreated(metrics.ReasonProvisioned, nodePool.Name, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 		log.FromContext(ctx).Info("created nodeclaim", "NodeClaim", klog.KObj(nodeClaim), "NodePool", klog.KObj(nodePool), "reason", "static")
@@ -146,13 +152,13 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 		pods              int
 	}
 	candidates := make([]candidate, 0, len(live))
-	now := time.Now()
+	now := r.Clock.Now()
 	for _, nodeClaim := range live {
 		c := candidate{nodeClaim: nodeClaim, launched: nodeClaim.Status.ProviderID != ""}
 		if c.launched && nodeClaim.Status.NodeName != "" {
 			pods := &corev1.PodList{}
 			if err := r.Client.List(ctx, pods, client.MatchingFields{index.PodNodeName: nodeClaim.Status.NodeName}); err != nil {
-				return err
+				return fmt.Errorf("listing the pods of node %s: %w", nodeClaim.Status.NodeName, err)
 			}
 			for i := range pods.Items {
 				pod := &pods.Items[i]
@@ -171,7 +177,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, nodePool *karpv1.NodePool, l
 	var deleted []string
 	for _, c := range candidates[:count] {
 		if _, err := nodeclaimutil.Delete(ctx, r.Client, c.nodeClaim); err != nil {
-			return err
+			return fmt.Errorf("deleting NodeClaim %s: %w", c.nodeClaim.Name, err)
 		}
 		deleted = append(deleted, c.nodeClaim.Name)
 	}
@@ -194,7 +200,7 @@ func compareBool(a, b bool) int {
 // SetupWithManager registers the reconciler: a NodePool is looked at when it changes and when
 // one of its NodeClaims is created or deleted (expiry, repair and drift delete them).
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	return builder.ControllerManagedBy(mgr).
+	if err := builder.ControllerManagedBy(mgr).
 		Named("nodepool.static").
 		For(&karpv1.NodePool{}).
 		Watches(&karpv1.NodeClaim{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
@@ -203,5 +209,8 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			}
 			return nil
 		})).
-		Complete(reconcile.AsReconciler(r.Client, r))
+		Complete(reconcile.AsReconciler(r.Client, r)); err != nil {
+		return fmt.Errorf("building the controller: %w", err)
+	}
+	return nil
 }
