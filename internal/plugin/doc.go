@@ -19,7 +19,7 @@
 // operator, which has the instance types and their prices, what an edit of a NodePool or
 // KCNodeClass, or a new pod, would do.
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1,
+// Of this project it imports api/karpenter/v1,
 // internal/controller/disruption, internal/controller/provisioning, internal/explain,
 // internal/scheduling, internal/utils/node, internal/utils/pod.
 package plugin
