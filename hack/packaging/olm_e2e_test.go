@@ -391,7 +391,7 @@ func nextRelease(t *testing.T, current catalogBundle, version, dir string) catal
 	return catalogBundle{ref: "karpenter-provider-kakaocloud-bundle:v" + version, dir: dir, replaces: currentCSV}
 }
 
-// applyKubeSystemStep takes the step the README requires of a cluster admin with an OLM
+// applyKubeSystemStep takes the step docs/install.md requires of a cluster admin with an OLM
 // install, config/olm-kube-system, after checking that the bundle alone gave the operator no
 // right on Secrets in kube-system; and then that it has the rights it needs there.
 func (c *installCluster) applyKubeSystemStep(t *testing.T) {

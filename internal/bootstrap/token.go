@@ -83,7 +83,7 @@ type Bootstrapper struct {
 // TokenRightsFix says where the operator's rights in kube-system come from, for a refused
 // token write and for preflight: the OLM bundle cannot carry them, its users apply them.
 const TokenRightsFix = "the operator's ServiceAccount needs create and deletecollection on Secrets in kube-system: " +
-	"the Helm chart and config/default install them; with OLM, apply config/olm-kube-system (README, OperatorHub / OLM)"
+	"the Helm chart and config/default install them; with OLM, apply config/olm-kube-system (docs/install.md, OperatorHub / OLM)"
 
 // explainRefusal adds to a refused write in kube-system what grants it.
 func explainRefusal(err error) error {
