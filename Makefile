@@ -82,6 +82,12 @@ lint: golangci-lint logcheck ## Run golangci-lint (.golangci.yml) on every Go mo
 	$(LOGCHECK) -test=false ./...
 	$(GOLANGCI_LINT) run --config .golangci-kal.yml ./api/kakaocloud/... ./api/karpenter/...
 
+# The import graph test/layout holds the project to: packages, arrows, arrows that run up a
+# tier, and arrows the layering rules forbid (test/layout/layers.go names tiers and rules).
+.PHONY: import-graph
+import-graph: ## Print the packages, import arrows, upward arrows and forbidden arrows of the project.
+	go run ./test/layout/importgraph
+
 .PHONY: verify
 verify: manifests generate bundle ## Fail if generated files are not up to date.
 	@git diff --exit-code -- api config bundle charts || { echo "generated files are stale: run 'make manifests generate bundle' and commit"; exit 1; }
