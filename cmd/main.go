@@ -17,6 +17,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -28,12 +29,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
-	"time"
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
-	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -56,14 +54,11 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/managercache"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/webhook"
@@ -92,221 +87,6 @@ func init() {
 // names the ones its values give), and the ConfigMap of relative cost overrides.
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get,resourceNames=karpenter-kakaocloud-credentials;karpenter-kakaocloud-signing-keys
 // +kubebuilder:rbac:groups="",namespace=system,resources=configmaps,verbs=get,resourceNames=karpenter-kakaocloud-prices
-
-// options are the manager's command-line settings.
-type options struct {
-	kubeClientQPS        int
-	kubeClientBurst      int
-	metricsAddr          string
-	metricsCertPath      string
-	metricsCertName      string
-	metricsCertKey       string
-	webhookCertPath      string
-	webhookCertName      string
-	webhookCertKey       string
-	webhookAddr          string
-	probeAddr            string
-	pprofAddr            string
-	enableProfiling      bool
-	enableLeaderElection bool
-	leaderElectionNS     string
-	secureMetrics        bool
-	enableHTTP2          bool
-
-	clusterName        string
-	region             string
-	endpoints          endpointFlag
-	nextReleaseMinimum string
-	credentialsSecret  string
-	keyringSecret      string
-	batchIdle          time.Duration
-	batchMax           time.Duration
-	catalogTTL         time.Duration
-	kakaoCloudCalls    kakaoCloudCallBounds
-	bootstrapTokenTTL  time.Duration
-
-	disruptionPoll       time.Duration
-	disruptionValidation time.Duration
-
-	nodeRepair        bool
-	legacyNodeRepair  bool
-	repairTolerations kakao.RepairTolerations
-	featureGates      operator.FeatureGates
-	schedulerConfig   *scheduling.SchedulerConfiguration
-	featureGateNotes  []string
-	policies          scheduling.Policies
-
-	// flagNotes are checkOptions' warnings, logged once the logger is set up.
-	flagNotes []string
-}
-
-// kakaoCloudCallBounds are the flags that bound the calls to KakaoCloud.
-type kakaoCloudCallBounds struct {
-	qps           float64
-	burst         int
-	callTimeout   time.Duration
-	maxRetryAfter time.Duration
-}
-
-// endpointsFlag registers --kakaocloud-endpoint on flags, starting from KAKAOCLOUD_ENDPOINTS:
-// the environment comes first so that flags override it (OLM's Subscription config and Helm
-// values set environment variables, not arguments).
-func endpointsFlag(flags *flag.FlagSet) endpointFlag {
-	endpoints := endpointFlag{}
-	if env := os.Getenv("KAKAOCLOUD_ENDPOINTS"); env != "" {
-		for endpoint := range strings.SplitSeq(env, ",") {
-			if err := endpoints.Set(strings.TrimSpace(endpoint)); err != nil {
-				fmt.Fprintf(os.Stderr, "invalid KAKAOCLOUD_ENDPOINTS entry %q: %v\n", endpoint, err)
-				os.Exit(2)
-			}
-		}
-	}
-	flags.Var(endpoints, "kakaocloud-endpoint",
-		"Override a KakaoCloud service's base URL, as service=url (repeatable; env KAKAOCLOUD_ENDPOINTS, comma-separated); services: "+
-			strings.Join(kakaocloud.Services, ", ")+". Without one, a service's URL is the one KakaoCloud's configuration service gives.")
-	return endpoints
-}
-
-// endpointFlag collects --kakaocloud-endpoint service=url overrides.
-type endpointFlag map[string]string
-
-func (e endpointFlag) String() string { return fmt.Sprint(map[string]string(e)) }
-
-func (e endpointFlag) Set(v string) error {
-	service, url, ok := strings.Cut(v, "=")
-	if !ok || !slices.Contains(kakaocloud.Services, service) {
-		return fmt.Errorf("want service=url with service one of %s", strings.Join(kakaocloud.Services, ", "))
-	}
-	e[service] = url
-	return nil
-}
-
-func parseFlags() (options, zap.Options) {
-	var o options
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
-		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
-	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
-	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "", "The address Go's profiles (net/http/pprof) are served on, without authentication, "+
-		"so a loopback one, e.g. 127.0.0.1:6060 (reached with kubectl port-forward); empty, the default, serves none.")
-	flag.BoolVar(&o.enableProfiling, "enable-profiling", false, "Also serve Go's profiles on the metrics endpoint, under /debug/pprof/, "+
-		"behind its authentication, as upstream Karpenter's flag of that name does. With --metrics-secure=false it is refused "+
-		"unless the metrics endpoint is bound to a loopback address.")
-	// Upstream Karpenter's flags and defaults, above client-go's own (20 and 30 a second),
-	// which every controller and the event recorder share.
-	flag.IntVar(&o.kubeClientQPS, "kube-client-qps", 200, "The smoothed rate of requests to the API server, per second.")
-	flag.IntVar(&o.kubeClientBurst, "kube-client-burst", 300, "The most requests to the API server at once, above the smoothed rate.")
-	flag.BoolVar(&o.enableLeaderElection, "leader-elect", false,
-		"Enable leader election so that only one replica of the controller is active.")
-	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
-		"Namespace of the leader election lease; defaults to the namespace the manager runs in.")
-	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
-		"Serve metrics over HTTPS with authentication and authorization. Use --metrics-secure=false for HTTP.")
-	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "", "The directory that contains the webhook certificate.")
-	flag.StringVar(&o.webhookAddr, "webhook-bind-address", ":9443", "The address the webhook server binds to, host:port (host empty for every interface).")
-	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "The name of the webhook certificate file.")
-	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "The name of the webhook key file.")
-	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
-		"The directory that contains the metrics server certificate.")
-	flag.StringVar(&o.metricsCertName, "metrics-cert-name", "tls.crt", "The name of the metrics server certificate file.")
-	flag.StringVar(&o.metricsCertKey, "metrics-cert-key", "tls.key", "The name of the metrics server key file.")
-	flag.BoolVar(&o.enableHTTP2, "enable-http2", false,
-		"Serve the metrics and webhook servers over HTTP/2 (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
-	flag.StringVar(&o.clusterName, "cluster-name", os.Getenv("CLUSTER_NAME"),
-		"Name of the Kubernetes Engine cluster this controller serves (env CLUSTER_NAME).")
-	flag.StringVar(&o.region, "kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion),
-		"KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
-	o.endpoints = endpointsFlag(flag.CommandLine)
-	flag.StringVar(&o.credentialsSecret, "credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"),
-		"Secret in the controller's namespace holding the IAM access key (keys access-key-id and secret-access-key); "+
-			"updating it rotates the key without a restart.")
-	flag.StringVar(&o.keyringSecret, "signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"),
-		"Secret in the controller's namespace holding the keys that sign VM ownership markers (activeKeyID and keys.<id>).")
-	flag.StringVar(&o.nextReleaseMinimum, "next-release-min-kubernetes-version",
-		envOr("NEXT_RELEASE_MIN_KUBERNETES_VERSION", operatorcondition.DefaultNextReleaseMinimum),
-		"The oldest Kubernetes minor the next release of this operator supports: under OLM, upgrading is held "+
-			"(Upgradeable=False) while a KCNodeClass or its nodes are older (env NEXT_RELEASE_MIN_KUBERNETES_VERSION).")
-	flag.DurationVar(&o.catalogTTL, "catalog-ttl", catalog.DefaultCatalogTTL,
-		"how long flavors, versions, worker images, subnets and security groups read from KakaoCloud are reused before they are read again")
-	// Shaped as upstream Karpenter's kube-client flags: one bucket for each KakaoCloud service.
-	flag.Float64Var(&o.kakaoCloudCalls.qps, "kakaocloud-client-qps", kakaocloud.DefaultRateLimit.QPS,
-		"The smoothed rate of calls to each KakaoCloud service (compute, network, Kubernetes Engine, IAM), per second.")
-	flag.IntVar(&o.kakaoCloudCalls.burst, "kakaocloud-client-burst", kakaocloud.DefaultRateLimit.Burst,
-		"The most calls to each KakaoCloud service at once, above the smoothed rate.")
-	flag.DurationVar(&o.kakaoCloudCalls.callTimeout, "kakaocloud-call-timeout", kakaocloud.DefaultCallTimeout,
-		"The longest one call to KakaoCloud may take, its retries included; a create that has no answer by then is looked for before it is made again.")
-	flag.DurationVar(&o.kakaoCloudCalls.maxRetryAfter, "kakaocloud-max-retry-after", kakaocloud.DefaultMaxRetryAfter,
-		"The longest wait honoured from KakaoCloud's Retry-After: a throttled call is made again after at most this long, "+
-			"by the next pass of its controller when the wait does not fit in the call.")
-	flag.DurationVar(&o.bootstrapTokenTTL, "bootstrap-token-ttl", bootstrap.DefaultTokenTTL,
-		"How long each NodeClaim's bootstrap token is valid: the credential in its VM's user data that registers a node. "+
-			"A token is deleted once its node registers or its NodeClaim goes; this bounds one whose deletion was missed. "+
-			"The default is the launch timeout plus the registration timeout, as long as a NodeClaim may still become a node. "+
-			"Must be positive; shorter than the default is allowed, with a warning: a node slower to join than its token lives "+
-			"does not register, and its NodeClaim is replaced at the registration timeout.")
-	flag.DurationVar(&o.batchIdle, "batch-idle-duration", time.Second,
-		"How long provisioning waits for another pending pod after the last new one before it schedules the batch; a pod seen again does not extend it.")
-	flag.DurationVar(&o.batchMax, "batch-max-duration", 10*time.Second,
-		"The longest provisioning waits to schedule a batch of pending pods.")
-	flag.DurationVar(&o.disruptionPoll, "disruption-poll-interval", disruption.DefaultPollInterval,
-		"How often the disruption controller looks for nodes to remove or replace (emptiness, drift, consolidation).")
-	flag.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", disruption.DefaultValidationDelay,
-		"How long a consolidation decision waits before it is checked again and carried out.")
-	flag.BoolVar(&o.nodeRepair, "node-repair", true,
-		"Replace nodes the repair policies find unhealthy (NotReady too long, or a VM KakaoCloud reports failed or stopped), "+
-			"within the NodePools' disruption budgets of reason Unhealthy, a replacement first; "+
-			"a NodePool's spec.disruption.repair.maxUnhealthy holds it while too many of its nodes are unhealthy.")
-	flag.BoolVar(&o.legacyNodeRepair, "legacy-node-repair", false,
-		"Repair as before upstream Karpenter v1.15: every unhealthy node's NodeClaim is deleted at once, its pods deleted without waiting, "+
-			"not paced by disruption budgets and no replacement first.")
-	flag.DurationVar(&o.repairTolerations.NotReady, "repair-not-ready-toleration", kakao.DefaultNotReadyToleration,
-		"How long a node may be NotReady (Ready False or Unknown) before node repair replaces it.")
-	flag.DurationVar(&o.repairTolerations.InstanceFailed, "repair-instance-failed-toleration", kakao.DefaultInstanceFailedToleration,
-		"How long a node may be NotReady while KakaoCloud reports its VM in error or stopped before node repair replaces it.")
-	o.featureGates = operator.DefaultFeatureGates()
-	flag.Func("feature-gates", operator.FeatureGatesHelp(), func(v string) error {
-		gates, notes, err := operator.ParseFeatureGates(v)
-		o.featureGates, o.featureGateNotes = gates, notes
-		return err
-	})
-	choiceFlag("preference-policy", "How the scheduling simulation treats preferences (preferred node and pod (anti-)affinity, "+
-		"ScheduleAnyway topology spreads, PreferNoSchedule taints): Respect (default) honours them first and relaxes them one at a time, "+
-		"Ignore drops them, as upstream Karpenter's flag.", []string{"Respect", "Ignore"},
-		func(v string) { o.policies.IgnorePreferences = v == "Ignore" })
-	choiceFlag("min-values-policy", "What a NodePool's minValues does when the instance types that fit cannot meet it: "+
-		"Strict (default) leaves the pods pending, BestEffort launches with as many values as there are and annotates the NodeClaim "+
-		"karpenter.sh/nodeclaim-min-values-relaxed, as upstream Karpenter's flag.", []string{"Strict", "BestEffort"},
-		func(v string) { o.policies.MinValuesBestEffort = v == "BestEffort" })
-	flag.Func("scheduler-config", "A YAML or JSON document with the part of the cluster's kube-scheduler configuration the scheduling "+
-		"simulation mirrors, as upstream Karpenter's flag: podTopologySpread.defaultConstraints, given to pods without topology spread "+
-		"constraints of their own with the selector the kube-scheduler deduces for them. Empty: none.", func(v string) error {
-		config, err := scheduling.ParseSchedulerConfiguration(v)
-		o.schedulerConfig = config
-		return err
-	})
-	// Upstream Karpenter's environment variables for these, first, so that flags override them.
-	for env, name := range map[string]string{"FEATURE_GATES": "feature-gates", "PREFERENCE_POLICY": "preference-policy", "MIN_VALUES_POLICY": "min-values-policy",
-		"SCHEDULER_CONFIG": "scheduler-config", "KUBE_CLIENT_QPS": "kube-client-qps", "KUBE_CLIENT_BURST": "kube-client-burst"} {
-		if v := os.Getenv(env); v != "" {
-			if err := flag.Set(name, v); err != nil {
-				fmt.Fprintf(os.Stderr, "invalid %s: %v\n", env, err)
-				os.Exit(2)
-			}
-		}
-	}
-	zapOpts := zap.Options{
-		Development: false,
-		TimeEncoder: zapcore.ISO8601TimeEncoder,
-	}
-	zapOpts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	notes, err := checkOptions(o)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "invalid flags: %v\n", err)
-		os.Exit(2)
-	}
-	o.flagNotes = notes
-	return o, zapOpts
-}
 
 // olmUpgradeable is the Upgradeable condition of the OperatorCondition OLM made for this
 // operator, or nil when OLM did not install it (no OPERATOR_CONDITION_NAME). The condition is
@@ -351,30 +131,15 @@ func splitHostPort(address string) (string, int, error) {
 	return host, n, nil
 }
 
-// choiceFlag defines a flag that takes one of choices, and calls set with it.
-func choiceFlag(name, usage string, choices []string, set func(string)) {
-	flag.Func(name, usage, func(v string) error {
-		if !slices.Contains(choices, v) {
-			return fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
-		}
-		set(v)
-		return nil
-	})
-}
-
-func envOr(key, fallback string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return fallback
-}
-
-//nolint:gocyclo // the operator's wiring: one flag, client or controller after another, each a branch only to report its own error
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "preflight" {
 		os.Exit(runPreflight(os.Args[2:]))
 	}
-	o, zapOpts := parseFlags()
+	o, zapOpts, err := parseOptions(flag.CommandLine, os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	for _, note := range o.featureGateNotes {
 		setupLog.Info(note)
@@ -382,46 +147,81 @@ func main() {
 	for _, note := range o.flagNotes {
 		setupLog.Info("warning: " + note)
 	}
-	if o.clusterName == "" {
-		setupLog.Error(errors.New("--cluster-name (or CLUSTER_NAME) is required"), "invalid configuration")
+	if err := run(ctrl.SetupSignalHandler(), o); err != nil {
+		setupLog.Error(err, "the manager stopped")
 		os.Exit(1)
 	}
-	namespace := envOr("POD_NAMESPACE", "karpenter-kakaocloud")
-	ctx := ctrl.SetupSignalHandler()
+}
 
+// run wires the manager from o and runs it until ctx ends.
+func run(ctx context.Context, o options) error {
+	if o.cloud.clusterName == "" {
+		return errors.New("--cluster-name (or CLUSTER_NAME) is required")
+	}
+	namespace := envOr("POD_NAMESPACE", "karpenter-kakaocloud")
+	mgr, err := newManager(o, namespace)
+	if err != nil {
+		return err
+	}
+	controllers, cat, err := newControllers(mgr, o, namespace)
+	if err != nil {
+		return err
+	}
+	if err := operator.IndexFields(ctx, mgr.GetFieldIndexer()); err != nil {
+		return fmt.Errorf("registering the cache indexes: %w", err)
+	}
+	if err := controllers.Register(ctx, mgr); err != nil {
+		return fmt.Errorf("registering the controllers: %w", err)
+	}
+	// Webhooks are served unless turned off, e.g. for `make run` outside a cluster. Ready
+	// means the webhook server listens, so that the API server never calls a replica that
+	// cannot answer.
+	readyCheck := healthz.Ping
+	if os.Getenv("ENABLE_WEBHOOKS") != "false" {
+		readyCheck = mgr.GetWebhookServer().StartedChecker()
+		if err := serveWebhooks(mgr, cat, controllers.WhatIf); err != nil {
+			return err
+		}
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("setting up the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", readyCheck); err != nil {
+		return fmt.Errorf("setting up the ready check: %w", err)
+	}
+	setupLog.Info("starting manager")
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// newManager makes the controller-runtime manager: its API client, cache, leader election,
+// and the metrics, probe and webhook servers, each serving the certificate of its directory,
+// read again when it changes (cert-manager or OLM renews it).
+func newManager(o options, namespace string) (ctrl.Manager, error) {
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-
 	webhookHost, webhookPort, err := splitHostPort(o.webhookAddr)
 	if err != nil {
-		setupLog.Error(err, "invalid --webhook-bind-address")
-		os.Exit(1)
+		return nil, fmt.Errorf("reading --webhook-bind-address: %w", err)
 	}
-	// A server given a certificate directory serves the certificate there, read again when
-	// it changes (cert-manager or OLM renews it).
-	var watchers []*certwatcher.CertWatcher
-	servedCertificate := func(server, dir, certName, keyName string) []func(*tls.Config) {
-		if dir == "" {
-			return nil
-		}
-		w, err := certwatcher.New(filepath.Join(dir, certName), filepath.Join(dir, keyName))
-		if err != nil {
-			setupLog.Error(err, "failed to initialize "+server+" certificate watcher")
-			os.Exit(1)
-		}
-		watchers = append(watchers, w)
-		return []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = w.GetCertificate }}
+	webhookCert, err := servedCertificate(o.webhookCertPath, o.webhookCertName, o.webhookCertKey)
+	if err != nil {
+		return nil, fmt.Errorf("watching the webhook certificate: %w", err)
+	}
+	metricsCert, err := servedCertificate(o.metricsCertPath, o.metricsCertName, o.metricsCertKey)
+	if err != nil {
+		return nil, fmt.Errorf("watching the metrics certificate: %w", err)
 	}
 	webhookServerOptions := ctrlwebhook.Options{Host: webhookHost, Port: webhookPort,
-		TLSOpts: slices.Concat(tlsOpts, servedCertificate("webhook", o.webhookCertPath, o.webhookCertName, o.webhookCertKey),
-			[]func(*tls.Config){explain.RequestClientCertificate})}
-
+		TLSOpts: slices.Concat(tlsOpts, webhookCert.tlsOpts(), []func(*tls.Config){explain.RequestClientCertificate})}
 	metricsServerOptions := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
-		TLSOpts:       slices.Concat(tlsOpts, servedCertificate("metrics", o.metricsCertPath, o.metricsCertName, o.metricsCertKey)),
+		TLSOpts:       slices.Concat(tlsOpts, metricsCert.tlsOpts()),
 	}
 	if o.enableProfiling {
 		// Where upstream Karpenter's tooling (its performance suite's profiler) looks for them.
@@ -440,7 +240,10 @@ func main() {
 	}
 
 	metrics.PublishBuildInfo()
-	restConfig := ctrl.GetConfigOrDie()
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
 	restConfig.QPS, restConfig.Burst = float32(o.kubeClientQPS), o.kubeClientBurst
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 scheme,
@@ -461,38 +264,65 @@ func main() {
 		Client:                        managercache.ClientOptions(),
 	})
 	if err != nil {
-		setupLog.Error(err, "unable to create manager")
-		os.Exit(1)
+		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-
-	for _, w := range watchers {
-		if err := mgr.Add(w); err != nil {
-			setupLog.Error(err, "unable to add certificate watcher to manager")
-			os.Exit(1)
+	for _, c := range []*servedCert{webhookCert, metricsCert} {
+		if c == nil {
+			continue
+		}
+		if err := mgr.Add(c.CertWatcher); err != nil {
+			return nil, fmt.Errorf("adding a certificate watcher to the manager: %w", err)
 		}
 	}
+	return mgr, nil
+}
+
+// servedCertificate watches the certificate and key in dir, or is nil when no directory is
+// given: the server then makes its own.
+func servedCertificate(dir, certName, keyName string) (*servedCert, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	w, err := certwatcher.New(filepath.Join(dir, certName), filepath.Join(dir, keyName))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s and %s in %s: %w", certName, keyName, dir, err)
+	}
+	return &servedCert{w}, nil
+}
+
+// servedCert is a watched certificate a server serves.
+type servedCert struct{ *certwatcher.CertWatcher }
+
+// tlsOpts serve the certificate; none for a server without one.
+func (c *servedCert) tlsOpts() []func(*tls.Config) {
+	if c == nil {
+		return nil
+	}
+	return []func(*tls.Config){func(config *tls.Config) { config.GetCertificate = c.GetCertificate }}
+}
+
+// newControllers makes the KakaoCloud client, catalog, signing keyring and bootstrapper from o,
+// and every controller from them.
+func newControllers(mgr ctrl.Manager, o options, namespace string) (*operator.Controllers, *catalog.Catalog, error) {
 	// The Secrets of keys are read from the API server on each use, by name, so that a
 	// rotation takes effect at once; edited prices within the TTL.
 	named := managercache.NewNamedReader(mgr.GetAPIReader(), managercache.DefaultNamedTTL)
 	kc, err := kakaocloud.New(kakaocloud.Config{
-		Region:    o.region,
-		Endpoints: o.endpoints,
+		Region:    o.cloud.region,
+		Endpoints: o.cloud.endpoints,
 		Credentials: kakaocloud.SecretCredentials{
 			Reader: mgr.GetAPIReader(),
-			Secret: types.NamespacedName{Namespace: namespace, Name: o.credentialsSecret},
+			Secret: types.NamespacedName{Namespace: namespace, Name: o.cloud.credentialsSecret},
 		},
 		RateLimit:     kakaocloud.RateLimit{QPS: o.kakaoCloudCalls.qps, Burst: o.kakaoCloudCalls.burst},
 		CallTimeout:   o.kakaoCloudCalls.callTimeout,
 		MaxRetryAfter: o.kakaoCloudCalls.maxRetryAfter,
 	})
 	if err != nil {
-		setupLog.Error(err, "unable to create the KakaoCloud client")
-		os.Exit(1)
+		return nil, nil, fmt.Errorf("creating the KakaoCloud client: %w", err)
 	}
-	cat := catalog.New(kc, catalog.Options{ClusterName: o.clusterName, CatalogTTL: o.catalogTTL})
-
-	recorder := mgr.GetEventRecorder("karpenter")
-	keyring := signing.SecretKeyring{Reader: mgr.GetAPIReader(), Secret: types.NamespacedName{Namespace: namespace, Name: o.keyringSecret}}
+	cat := catalog.New(kc, catalog.Options{ClusterName: o.cloud.clusterName, CatalogTTL: o.catalogTTL})
+	keyring := signing.SecretKeyring{Reader: mgr.GetAPIReader(), Secret: types.NamespacedName{Namespace: namespace, Name: o.cloud.keyringSecret}}
 	var bootstrapper kakao.Bootstrapper
 	if ca, err := clusterCA(mgr.GetConfig()); err != nil {
 		setupLog.Error(err, "no cluster CA to give new nodes: VMs get only their KCNodeClass's user data and must join by themselves")
@@ -501,12 +331,11 @@ func main() {
 	}
 	upgradeable, err := olmUpgradeable(mgr.GetConfig())
 	if err != nil {
-		setupLog.Error(err, "unable to reach the OperatorCondition OLM names in OPERATOR_CONDITION_NAME")
-		os.Exit(1)
+		return nil, nil, fmt.Errorf("reaching the OperatorCondition OLM names in OPERATOR_CONDITION_NAME: %w", err)
 	}
-	controllers := operator.NewControllers(operator.Options{
+	return operator.NewControllers(operator.Options{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), KakaoCloud: kc, Catalog: cat, Keyring: keyring,
-		ClusterName: o.clusterName, Recorder: recorder, Bootstrap: bootstrapper, BootstrapTokenTTL: o.bootstrapTokenTTL,
+		ClusterName: o.cloud.clusterName, Recorder: mgr.GetEventRecorder("karpenter"), Bootstrap: bootstrapper, BootstrapTokenTTL: o.bootstrapTokenTTL,
 		PriceOverrides: instancetype.PriceOverrideSource{
 			Reader:    named,
 			ConfigMap: types.NamespacedName{Namespace: namespace, Name: instancetype.PriceOverridesConfigMapName},
@@ -516,59 +345,33 @@ func main() {
 		NodeRepair: o.nodeRepair && o.featureGates.NodeRepair, LegacyNodeRepair: o.legacyNodeRepair, RepairTolerations: o.repairTolerations,
 		Policies: o.policies, SchedulerConfig: o.schedulerConfig, CapacityBuffers: o.featureGates.CapacityBuffer,
 		Upgradeable: upgradeable, NextReleaseMinimum: o.nextReleaseMinimum,
-	})
-	if err := operator.IndexFields(ctx, mgr.GetFieldIndexer()); err != nil {
-		setupLog.Error(err, "unable to register the cache indexes")
-		os.Exit(1)
-	}
-	if err := controllers.Register(ctx, mgr); err != nil {
-		setupLog.Error(err, "unable to create controllers")
-		os.Exit(1)
-	}
+	}), cat, nil
+}
 
-	// Webhooks are served unless turned off, e.g. for `make run` outside a cluster. Ready
-	// means the webhook server listens, so that the API server never calls a replica that
-	// cannot answer.
-	readyCheck := healthz.Ping
-	if os.Getenv("ENABLE_WEBHOOKS") != "false" {
-		readyCheck = mgr.GetWebhookServer().StartedChecker()
-		if err := webhook.SetupNodePoolWebhookWithManager(mgr); err != nil {
-			setupLog.Error(err, "unable to create webhook", "webhook", "NodePool")
-			os.Exit(1)
-		}
-		if err := webhook.SetupKCNodeClassWebhookWithManager(mgr, cat); err != nil {
-			setupLog.Error(err, "unable to create webhook", "webhook", "KCNodeClass")
-			os.Exit(1)
-		}
-		// kubectl karpenter's whatif is an aggregated API served beside the webhooks, behind the
-		// same Service: the API server names the user, proved by its front-proxy certificate.
-		frontProxy, err := explain.NewFrontProxy(kubernetes.NewForConfigOrDie(mgr.GetConfig()))
-		if err != nil {
-			setupLog.Error(err, "unable to set up whatif's aggregated API")
-			os.Exit(1)
-		}
-		if err := mgr.Add(frontProxy); err != nil {
-			setupLog.Error(err, "unable to set up whatif's aggregated API")
-			os.Exit(1)
-		}
-		controllers.WhatIf.Authenticator = frontProxy
-		mgr.GetWebhookServer().Register(explain.Path, controllers.WhatIf)
-		mgr.GetWebhookServer().Register(explain.GroupVersionPath, http.HandlerFunc(explain.Discovery))
-		mgr.GetWebhookServer().Register("/apis/"+explain.Group, http.HandlerFunc(explain.Discovery))
+// serveWebhooks registers the admission webhooks, and kubectl karpenter's whatif: an aggregated
+// API served beside the webhooks, behind the same Service, where the API server names the user,
+// proved by its front-proxy certificate.
+func serveWebhooks(mgr ctrl.Manager, cat *catalog.Catalog, whatIf *explain.Handler) error {
+	if err := webhook.SetupNodePoolWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("creating the NodePool webhook: %w", err)
 	}
-
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up health check")
-		os.Exit(1)
+	if err := webhook.SetupKCNodeClassWebhookWithManager(mgr, cat); err != nil {
+		return fmt.Errorf("creating the KCNodeClass webhook: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("readyz", readyCheck); err != nil {
-		setupLog.Error(err, "unable to set up ready check")
-		os.Exit(1)
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("creating the client whatif's aggregated API reads the front proxy's configuration with: %w", err)
 	}
-
-	setupLog.Info("starting manager")
-	if err := mgr.Start(ctx); err != nil {
-		setupLog.Error(err, "problem running manager")
-		os.Exit(1)
+	frontProxy, err := explain.NewFrontProxy(kube)
+	if err != nil {
+		return fmt.Errorf("setting up whatif's aggregated API: %w", err)
 	}
+	if err := mgr.Add(frontProxy); err != nil {
+		return fmt.Errorf("setting up whatif's aggregated API: %w", err)
+	}
+	whatIf.Authenticator = frontProxy
+	mgr.GetWebhookServer().Register(explain.Path, whatIf)
+	mgr.GetWebhookServer().Register(explain.GroupVersionPath, http.HandlerFunc(explain.Discovery))
+	mgr.GetWebhookServer().Register("/apis/"+explain.Group, http.HandlerFunc(explain.Discovery))
+	return nil
 }

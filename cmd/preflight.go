@@ -40,13 +40,13 @@ func runPreflight(args []string) int {
 	}
 	namespace := flags.String("namespace", envOr("POD_NAMESPACE", "karpenter-kakaocloud"), "The operator's namespace, which holds its Secrets (env POD_NAMESPACE).")
 	serviceAccount := flags.String("service-account", "karpenter-kakaocloud-controller-manager", "The operator's ServiceAccount, whose rights are checked.")
-	clusterName := flags.String("cluster-name", os.Getenv("CLUSTER_NAME"), "Name of the Kubernetes Engine cluster (env CLUSTER_NAME).")
-	region := flags.String("kakaocloud-region", envOr("KAKAOCLOUD_REGION", kakaocloud.DefaultRegion), "KakaoCloud region of the cluster (env KAKAOCLOUD_REGION).")
-	endpoints := endpointsFlag(flags)
-	credentialsSecret := flags.String("credentials-secret", envOr("CREDENTIALS_SECRET", "karpenter-kakaocloud-credentials"), "Secret holding the IAM access key.")
-	keyringSecret := flags.String("signing-keyring-secret", envOr("SIGNING_KEYRING_SECRET", "karpenter-kakaocloud-signing-keys"), "Secret holding the signing keys.")
+	var cloud cloudOptions
+	cloud.addFlags(flags)
 	timeout := flags.Duration("timeout", 2*time.Minute, "How long the checks may take.")
-	_ = flags.Parse(args)
+	if err := parseFlags(flags, args, map[string]string{"KAKAOCLOUD_ENDPOINTS": "kakaocloud-endpoint"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 
 	config, err := ctrl.GetConfig()
 	if err != nil {
@@ -58,17 +58,17 @@ func runPreflight(args []string) int {
 		fmt.Fprintf(os.Stderr, "connecting to the API server: %v\n", err)
 		return 2
 	}
-	credentialsKey := client.ObjectKey{Namespace: *namespace, Name: *credentialsSecret}
-	keyringKey := client.ObjectKey{Namespace: *namespace, Name: *keyringSecret}
+	credentialsKey := client.ObjectKey{Namespace: *namespace, Name: cloud.credentialsSecret}
+	keyringKey := client.ObjectKey{Namespace: *namespace, Name: cloud.keyringSecret}
 	credentials := kakaocloud.SecretCredentials{Reader: kube, Secret: credentialsKey}
-	kc, err := kakaocloud.New(kakaocloud.Config{Region: *region, Endpoints: endpoints, Credentials: credentials})
+	kc, err := kakaocloud.New(kakaocloud.Config{Region: cloud.region, Endpoints: cloud.endpoints, Credentials: credentials})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	checker := preflight.New(kube, kc, credentials,
 		signing.SecretKeyring{Reader: kube, Secret: keyringKey},
-		client.ObjectKey{Namespace: *namespace, Name: *serviceAccount}, []client.ObjectKey{credentialsKey, keyringKey}, *clusterName)
+		client.ObjectKey{Namespace: *namespace, Name: *serviceAccount}, []client.ObjectKey{credentialsKey, keyringKey}, cloud.clusterName)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	results := checker.Run(ctx)
