@@ -17,5 +17,5 @@
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/catalog,
 // internal/cloudprovider, internal/instance, internal/instancetype, internal/kakaocloud,
-// internal/signing, internal/utils/uidcache.
+// internal/signing, internal/utils/nodeclaim, internal/utils/uidcache.
 package kakao

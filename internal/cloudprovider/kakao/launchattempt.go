@@ -16,15 +16,12 @@ package kakao
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // forgetAttemptsAfter bounds the memory of launch attempts (CloudProvider.attempts): an
@@ -54,19 +51,12 @@ func (p *CloudProvider) lastAttempt(nodeClaim *karpv1.NodeClaim) time.Time {
 // recordAttempt writes (or, for the zero time, removes) the NodeClaim's launch-attempt
 // annotation with a patch of its own, leaving the caller's copy of the NodeClaim untouched.
 func (p *CloudProvider) recordAttempt(ctx context.Context, nodeClaim *karpv1.NodeClaim, at time.Time) error {
-	value := any(nil)
+	var value *string
 	if !at.IsZero() {
-		value = at.UTC().Format(time.RFC3339Nano)
+		value = new(at.UTC().Format(time.RFC3339Nano))
 	}
-	patch := map[string]any{"metadata": map[string]any{
-		"uid":         nodeClaim.UID, // a NodeClaim of the same name made since is left alone
-		"annotations": map[string]any{kcv1.AnnotationLaunchAttempt: value},
-	}}
-	data, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := p.kube.Patch(ctx, nodeClaim.DeepCopy(), client.RawPatch(types.MergePatchType, data)); err != nil {
+	// Under the NodeClaim's UID: a NodeClaim of the same name made since is left alone.
+	if err := nodeclaimutil.Annotate(ctx, p.kube, nodeClaim.DeepCopy(), map[string]*string{kcv1.AnnotationLaunchAttempt: value}); err != nil {
 		return fmt.Errorf("annotating NodeClaim %s with %s: %w", nodeClaim.Name, kcv1.AnnotationLaunchAttempt, err)
 	}
 	p.rememberAttempt(nodeClaim, at)

@@ -336,14 +336,14 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 				return fmt.Errorf("bounding the drain of nodeclaim %s: %w", nodeClaim.Name, err)
 			}
 		}
-		err := o.client.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		deletion, err := nodeclaimutil.Delete(ctx, o.client, nodeClaim)
+		if err != nil {
 			return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 		}
-		if !apierrors.IsConflict(err) {
+		if deletion != nodeclaimutil.Replaced {
 			o.markDeleted(nodeClaim.Name)
 		}
-		if err == nil {
+		if deletion.Accepted() {
 			disruption := metrics.Disruption{Reason: r.cmd.ReasonLabel(), NodePool: c.pool.np.Name, CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
 				TerminationMode: metrics.TerminationMode(nodeClaim.Spec.TerminationGracePeriod), Pods: len(c.Reschedulable)}
 			if r.cmd.ConsolidationType() != "" {

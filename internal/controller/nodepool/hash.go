@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
 
 // HashVersion is upstream Karpenter's NodePoolHashVersion for the same hash: NodeClaims
@@ -89,12 +90,10 @@ func (r *Reconciler) restampNodeClaims(ctx context.Context, hash string, claims 
 			continue
 		}
 		// claims share their maps with the cache: the write goes to a copy.
-		nodeClaim := claims[i].DeepCopy()
-		stored := nodeClaim.DeepCopy()
-		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-		metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
-		if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("stamping the hash on NodeClaim %s: %w", nodeClaim.Name, err)
+		if err := nodeclaimutil.Annotate(ctx, r.Client, claims[i].DeepCopy(), map[string]*string{
+			karpv1.NodePoolHashAnnotationKey: &hash, karpv1.NodePoolHashVersionAnnotationKey: new(HashVersion),
+		}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("stamping the hash on NodeClaim %s: %w", claims[i].Name, err)
 		}
 	}
 	return nil

@@ -16,6 +16,8 @@ package nodeclaim
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,17 +34,18 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 )
 
-// Five controllers write a NodeClaim: its lifecycle, the Drifted and Consolidatable
-// conditions, pod events and the disruption loop; the cloud provider annotates it at launch.
-// Its conditions and finalizers are lists, and a JSON merge patch replaces a list whole: a
-// patch computed from a stale copy would undo a condition or a finalizer another writer has
-// just written. So every patch carries the resourceVersion of the copy it was computed from
-// (an Update carries it by itself), and the API server refuses a stale one with Conflict.
-// Then the writer's own changes, and only those (the fields and conditions that differ
-// between the copy it read and the one it made), are applied to the current NodeClaim and
-// written again. Each controller sets only the conditions it owns, so that no two writers
-// change the same one. Pod events write one field, status.lastPodEventTime, which no list
-// holds: their patch carries nothing else and needs no resourceVersion.
+// Six controllers write a NodeClaim: its lifecycle, the Drifted and Consolidatable
+// conditions, pod events, the NodePool controller (its hash) and the disruption loop; the
+// cloud provider annotates it at launch. Every one writes through this package. Its conditions
+// and finalizers are lists, and a JSON merge patch replaces a list whole: a patch computed from
+// a stale copy would undo a condition or a finalizer another writer has just written. So every
+// patch carries the resourceVersion of the copy it was computed from, and the API server
+// refuses a stale one with Conflict. Then the writer's own changes, and only those (the fields
+// and conditions that differ between the copy it read and the one it made), are applied to the
+// current NodeClaim and written again. Each controller sets only the conditions it owns, so
+// that no two writers change the same one. Two writes need no resourceVersion, as they touch
+// no list: annotations set key by key (Annotate, under the UID instead) and the pod events'
+// one field, status.lastPodEventTime (StampLastPodEvent). Deletes carry the UID.
 
 // PatchStatus writes nodeClaim's status where it differs from stored, the copy it was read
 // as. On success nodeClaim is what the API server holds.
@@ -114,17 +118,59 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 	})
 }
 
+// Deletion is what a delete of a NodeClaim by UID met.
+type Deletion int
+
+const (
+	// Deleted is a delete the API server accepted.
+	Deleted Deletion = iota
+	// Gone is a NodeClaim no longer there.
+	Gone
+	// Replaced is a name that has passed to a later NodeClaim, which the delete left alone.
+	Replaced
+)
+
+// Accepted says whether the delete was accepted.
+func (d Deletion) Accepted() bool { return d == Deleted }
+
 // Delete deletes nodeClaim and never a later NodeClaim of the same name: the delete carries
 // its UID as a precondition, which the API server refuses with Conflict once the name has
-// passed to a new NodeClaim. It reports whether the delete was accepted; a NodeClaim that is
-// gone, or replaced, has nothing left to delete, and that is no error (a retry would only
-// meet the same answer).
-func Delete(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim) (bool, error) {
+// passed to a new NodeClaim. It says what it met; a NodeClaim that is gone, or replaced, has
+// nothing left to delete, and that is no error (a retry would only meet the same answer).
+func Delete(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim) (Deletion, error) {
 	err := c.Delete(ctx, nodeClaim, client.Preconditions{UID: &nodeClaim.UID})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return false, nil
+	switch {
+	case apierrors.IsNotFound(err):
+		return Gone, nil
+	case apierrors.IsConflict(err):
+		return Replaced, nil
+	case err != nil:
+		return Gone, err
 	}
-	return err == nil, err
+	return Deleted, nil
+}
+
+// Annotate writes the annotations given (a nil value removes one) and nothing else: a merge
+// patch of those keys alone cannot undo another writer's change to the map, so it carries no
+// resourceVersion, only the NodeClaim's UID, so that a NodeClaim of the same name made since
+// is refused rather than annotated. On success nodeClaim is what the API server holds; pass a
+// copy to keep the caller's.
+func Annotate(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, annotations map[string]*string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": nodeClaim.UID, "annotations": annotations}})
+	if err != nil {
+		return fmt.Errorf("writing the annotations of NodeClaim %s as a patch: %w", nodeClaim.Name, err)
+	}
+	return c.Patch(ctx, nodeClaim, client.RawPatch(types.MergePatchType, patch))
+}
+
+// StampLastPodEvent writes status.lastPodEventTime alone, as upstream does: a field no list
+// holds, so a patch of it without the resourceVersion cannot undo another writer's change,
+// and need not be refused when the cached copy is behind, as it often is while hundreds of
+// pods are bound. On success nodeClaim is what the API server holds.
+func StampLastPodEvent(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, at time.Time) error {
+	stored := nodeClaim.DeepCopy()
+	nodeClaim.Status.LastPodEventTime = metav1.NewTime(at)
+	return c.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored))
 }
 
 // TerminateBy makes the NodeClaim's drain end by at: its termination timestamp annotation,

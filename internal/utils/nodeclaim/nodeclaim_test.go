@@ -159,21 +159,21 @@ func TestDeleteOnlyThisNodeClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if deleted, err := nodeclaimutil.Delete(ctx, kube, old); deleted || err != nil {
-		t.Errorf("Delete of the NodeClaim the name belonged to before = %v, %v; want false, no error", deleted, err)
+	if deletion, err := nodeclaimutil.Delete(ctx, kube, old); deletion != nodeclaimutil.Replaced || err != nil {
+		t.Errorf("Delete of the NodeClaim the name belonged to before = %v, %v; want Replaced, no error", deletion, err)
 	}
 	got := &karpv1.NodeClaim{}
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(current), got); err != nil || got.UID != current.UID {
 		t.Fatalf("the NodeClaim now named %s is gone (%v)", current.Name, err)
 	}
-	if deleted, err := nodeclaimutil.Delete(ctx, kube, current); !deleted || err != nil {
-		t.Errorf("Delete of the current NodeClaim = %v, %v; want true, no error", deleted, err)
+	if deletion, err := nodeclaimutil.Delete(ctx, kube, current); deletion != nodeclaimutil.Deleted || err != nil {
+		t.Errorf("Delete of the current NodeClaim = %v, %v; want Deleted, no error", deletion, err)
 	}
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(current), got); !apierrors.IsNotFound(err) {
 		t.Errorf("after Delete, getting the NodeClaim: %v, want NotFound", err)
 	}
-	if deleted, err := nodeclaimutil.Delete(ctx, kube, current); deleted || err != nil {
-		t.Errorf("Delete of a NodeClaim already gone = %v, %v; want false, no error", deleted, err)
+	if deletion, err := nodeclaimutil.Delete(ctx, kube, current); deletion != nodeclaimutil.Gone || err != nil {
+		t.Errorf("Delete of a NodeClaim already gone = %v, %v; want Gone, no error", deletion, err)
 	}
 }
 
@@ -247,5 +247,68 @@ func TestTerminateBy(t *testing.T) {
 	}
 	if got := read(nodeClaim); got != at.Format(time.RFC3339) {
 		t.Errorf("an unreadable annotation: %q, want it replaced by %s", got, at.Format(time.RFC3339))
+	}
+}
+
+// TestWritesWithoutTheResourceVersion: Annotate and StampLastPodEvent write from a stale copy
+// without undoing what another writer did since, Annotate only the keys it is given and never
+// on a later NodeClaim of the same name.
+func TestWritesWithoutTheResourceVersion(t *testing.T) {
+	kube := apiServer(t)
+	ctx := context.Background()
+	nodeClaim := newNodeClaim("annotated")
+	nodeClaim.Annotations = map[string]string{"keep": "1", "drop": "1"}
+	if err := kube.Create(ctx, nodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	stale := nodeClaim.DeepCopy()
+	// Another writer adds a finalizer and a condition after the copy was read.
+	current := nodeClaim.DeepCopy()
+	current.Finalizers = []string{"example.com/other"}
+	if err := kube.Update(ctx, current); err != nil {
+		t.Fatal(err)
+	}
+	current.Status.Conditions = []metav1.Condition{{Type: "Other", Status: metav1.ConditionTrue, Reason: "Other", LastTransitionTime: metav1.Now()}}
+	if err := kube.Status().Update(ctx, current); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := nodeclaimutil.Annotate(ctx, kube, stale.DeepCopy(), map[string]*string{"set": new("2"), "drop": nil}); err != nil {
+		t.Fatalf("Annotate from a stale copy: %v", err)
+	}
+	at := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	if err := nodeclaimutil.StampLastPodEvent(ctx, kube, stale.DeepCopy(), at); err != nil {
+		t.Fatalf("StampLastPodEvent from a stale copy: %v", err)
+	}
+	got := &karpv1.NodeClaim{}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), got); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"keep": "1", "set": "2"}; !maps.Equal(got.Annotations, want) {
+		t.Errorf("annotations %v, want %v", got.Annotations, want)
+	}
+	if !slices.Equal(got.Finalizers, current.Finalizers) || len(got.Status.Conditions) != 1 {
+		t.Errorf("the other writer's finalizers %v and conditions %v were undone", got.Finalizers, got.Status.Conditions)
+	}
+	if !got.Status.LastPodEventTime.Time.Equal(at) {
+		t.Errorf("lastPodEventTime %v, want %v", got.Status.LastPodEventTime, at)
+	}
+
+	// The name passes to a new NodeClaim: the old one's annotation must not land on it.
+	got.Finalizers = nil
+	if err := kube.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.Delete(ctx, got.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.Create(ctx, newNodeClaim("annotated")); err != nil {
+		t.Fatal(err)
+	}
+	if err := nodeclaimutil.Annotate(ctx, kube, stale.DeepCopy(), map[string]*string{"set": new("3")}); err == nil {
+		t.Error("Annotate of a NodeClaim whose name has passed to another succeeded")
+	}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), got); err != nil || got.Annotations["set"] != "" {
+		t.Errorf("the new NodeClaim's annotations %v (%v), want none set", got.Annotations, err)
 	}
 }

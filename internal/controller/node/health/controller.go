@@ -126,7 +126,7 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 		}
 		return fmt.Errorf("bounding the drain of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
-	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
+	if deletion, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deletion.Accepted() {
 		if err != nil {
 			return fmt.Errorf("deleting NodeClaim %s: %w", nodeClaim.Name, err)
 		}

@@ -58,7 +58,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if left := nodeClaim.CreationTimestamp.Add(*expireAfter).Sub(now); left > 0 {
 		return reconcile.Result{RequeueAfter: left}, nil
 	}
-	if deleted, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deleted {
+	if deletion, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); !deletion.Accepted() {
 		if err != nil {
 			return reconcile.Result{}, fmt.Errorf("deleting expired NodeClaim %s: %w", nodeClaim.Name, err)
 		}

@@ -106,12 +106,12 @@ func (c *Collector) Collect(ctx context.Context) ([]string, error) {
 		log.FromContext(ctx).Info("garbage collecting nodeclaim with no cloudprovider representation",
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "provider-id", nodeClaim.Status.ProviderID)
 		// By UID: a NodeClaim made since under the same name has a VM of its own.
-		accepted, err := nodeclaimutil.Delete(ctx, c.Client, nodeClaim)
+		deletion, err := nodeclaimutil.Delete(ctx, c.Client, nodeClaim)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("deleting nodeclaim %s, whose VM is gone: %w", nodeClaim.Name, err))
 			continue
 		}
-		if accepted {
+		if deletion.Accepted() {
 			deleted = append(deleted, nodeClaim.Name)
 		}
 	}

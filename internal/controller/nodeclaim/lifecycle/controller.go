@@ -103,8 +103,8 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if !nodeClaim.DeletionTimestamp.IsZero() {
 		return r.terminate(ctx, nodeClaim)
 	}
-	if controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
-		if err := r.Client.Update(ctx, nodeClaim); err != nil {
+	if unfinalized := nodeClaim.DeepCopy(); controllerutil.AddFinalizer(nodeClaim, karpv1.TerminationFinalizer) {
+		if err := nodeclaimutil.Patch(ctx, r.Client, unfinalized, nodeClaim); err != nil {
 			if apierrors.IsNotFound(err) {
 				return reconcile.Result{}, nil
 			}
@@ -123,9 +123,9 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if res.deleted {
-			// Termination takes over on the next event; this pass writes nothing back.
-			return reconcile.Result{}, errors.Join(errs...)
+		if res.delete {
+			// Termination takes over on the next event.
+			return reconcile.Result{}, errors.Join(append(errs, r.delete(ctx, stored, nodeClaim))...)
 		}
 		next = result.Min(next, res.requeue)
 	}
@@ -138,27 +138,29 @@ func (r *Reconciler) reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 }
 
 // stepResult is what a lifecycle step decided: when to look at the NodeClaim again, and
-// whether it deleted it, after which the steps after it do not run.
+// whether to delete it, after which the steps after it do not run.
 type stepResult struct {
 	requeue reconcile.Result
-	deleted bool
+	delete  bool
 }
 
-// deleteNodeClaim deletes the NodeClaim, for the step that decided so to return. A provider ID
-// this pass found (a VM launched and failed at once) is written first: termination deletes the
-// VM it names.
-func (r *Reconciler) deleteNodeClaim(ctx context.Context, nodeClaim *karpv1.NodeClaim) (stepResult, error) {
+// deleted is the result of a step that decided the NodeClaim goes.
+var deleted = stepResult{delete: true}
+
+// delete deletes the NodeClaim a step decided to delete. A provider ID this pass found (a VM
+// launched and failed at once) is written first, with the rest of the pass's status:
+// termination deletes the VM it names.
+func (r *Reconciler) delete(ctx context.Context, stored, nodeClaim *karpv1.NodeClaim) error {
 	if nodeClaim.Status.ProviderID != "" {
-		// An Update carries the resourceVersion, as every NodeClaim write here does.
-		if err := r.Client.Status().Update(ctx, nodeClaim); client.IgnoreNotFound(err) != nil {
-			return stepResult{}, fmt.Errorf("updating the status of NodeClaim %s: %w", nodeClaim.Name, err)
+		if err := nodeclaimutil.PatchStatus(ctx, r.Client, stored, nodeClaim); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("writing the status of NodeClaim %s before deleting it: %w", nodeClaim.Name, err)
 		}
 	}
-	// By UID: the name may already be a new NodeClaim's, which this step decided nothing about.
+	// By UID: the name may already be a new NodeClaim's, which this pass decided nothing about.
 	if _, err := nodeclaimutil.Delete(ctx, r.Client, nodeClaim); err != nil {
-		return stepResult{}, fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
+		return fmt.Errorf("deleting nodeclaim %s: %w", nodeClaim.Name, err)
 	}
-	return stepResult{deleted: true}, nil
+	return nil
 }
 
 // setCondition sets a NodeClaim condition the lifecycle owns.

@@ -36,6 +36,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -62,9 +63,7 @@ func (r *Reconciler) terminationTime(ctx context.Context, nodeClaim *karpv1.Node
 		return nil, nil
 	}
 	at := nodeClaim.DeletionTimestamp.Add(nodeClaim.Spec.TerminationGracePeriod.Duration).UTC()
-	stored := nodeClaim.DeepCopy()
-	metav1.SetMetaDataAnnotation(&nodeClaim.ObjectMeta, karpv1.NodeClaimTerminationTimestampAnnotationKey, at.Format(time.RFC3339))
-	if err := r.Client.Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, at); client.IgnoreNotFound(err) != nil {
 		return nil, fmt.Errorf("recording the termination time of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return &at, nil

@@ -120,7 +120,7 @@ func (r *Reconciler) launchFailed(ctx context.Context, nodeClaim *karpv1.NodeCla
 		}
 		launchAbandoned(r.Recorder, nodeClaim, reason, err)
 		log.FromContext(ctx).Error(err, "failed launching nodeclaim", "reason", reason)
-		return r.deleteNodeClaim(ctx, nodeClaim)
+		return deleted, nil
 	}
 	r.setCondition(nodeClaim, karpv1.ConditionTypeLaunched, metav1.ConditionUnknown, ReasonLaunchFailed, err.Error())
 	return stepResult{requeue: reconcile.Result{}}, fmt.Errorf("launching nodeclaim: %w", err)

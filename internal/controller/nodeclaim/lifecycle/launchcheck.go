@@ -52,5 +52,5 @@ func (r *Reconciler) checkLaunch(ctx context.Context, nodeClaim *karpv1.NodeClai
 		return stepResult{requeue: reconcile.Result{RequeueAfter: launchCheckPeriod}}, nil
 	}
 	log.FromContext(ctx).Info("deleting nodeclaim: its VM failed to come up", "provider-id", nodeClaim.Status.ProviderID, "reason", err.Error())
-	return r.deleteNodeClaim(ctx, nodeClaim)
+	return deleted, nil
 }

@@ -39,5 +39,5 @@ func (r *Reconciler) followNodeDeletion(ctx context.Context, nodeClaim *karpv1.N
 	}
 	nodeDeleted(r.Recorder, nodeClaim, node)
 	log.FromContext(ctx).Info("deleting nodeclaim: its node is being deleted", "Node", klog.KRef("", node.Name))
-	return r.deleteNodeClaim(ctx, nodeClaim)
+	return deleted, nil
 }

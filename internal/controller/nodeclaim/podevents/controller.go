@@ -20,7 +20,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -31,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -52,12 +52,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 	if !nodeClaim.DeletionTimestamp.IsZero() || now.Sub(nodeClaim.Status.LastPodEventTime.Time) < PodEventDedupe {
 		return reconcile.Result{}, nil
 	}
-	stored := nodeClaim.DeepCopy()
-	nodeClaim.Status.LastPodEventTime = metav1.NewTime(now)
-	// A patch of this one field, without the resourceVersion, as upstream's: it cannot undo
-	// another writer's change, so it need not be refused when the cached copy is behind, as
-	// it often is while hundreds of pods are bound.
-	if err := r.Client.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)); client.IgnoreNotFound(err) != nil {
+	if err := nodeclaimutil.StampLastPodEvent(ctx, r.Client, nodeClaim, now); client.IgnoreNotFound(err) != nil {
 		return reconcile.Result{}, fmt.Errorf("recording the last pod event time of NodeClaim %s: %w", nodeClaim.Name, err)
 	}
 	return reconcile.Result{}, nil

@@ -16,5 +16,5 @@
 // node (status.lastPodEventTime), the clock consolidateAfter is measured from; it writes it
 // at most once per PodEventDedupe.
 //
-// Of this project it imports api/karpenter/v1, internal/utils/pod.
+// Of this project it imports api/karpenter/v1, internal/utils/nodeclaim, internal/utils/pod.
 package podevents
