@@ -31,8 +31,6 @@ var stillForbidden = []Arrow{
 	{"internal/explain", "internal/controller/provisioning"},
 	{"internal/plugin", "internal/controller/disruption"},
 	{"internal/plugin", "internal/controller/provisioning"},
-	{"internal/preflight", "internal/controller/nodeclass"},
-	{"internal/webhook", "internal/controller/nodeclass"},
 }
 
 func TestTheProjectKeepsItsLayers(t *testing.T) {
