@@ -20,5 +20,5 @@
 // the API server's SubjectAccessReview), and each failure says what to do.
 //
 // Of this project it imports api/kakaocloud/v1, internal/bootstrap, internal/catalog,
-// internal/controller/nodeclass, internal/instancetype, internal/kakaocloud, internal/signing.
+// internal/instancetype, internal/kakaocloud, internal/nodeclass, internal/signing.
 package preflight

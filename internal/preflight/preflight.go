@@ -31,9 +31,9 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/bootstrap"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
 )
 
@@ -53,8 +53,8 @@ type Checker struct {
 	Credentials kakaocloud.CredentialsProvider
 	KakaoCloud  *kakaocloud.Client
 	Catalog     *catalog.Catalog
-	// NodeClasses evaluates KCNodeClasses as the controller does.
-	NodeClasses   *nodeclass.Reconciler
+	// NodeClasses reads what a KCNodeClass's status depends on, as the controller does.
+	NodeClasses   nodeclass.Reader
 	InstanceTypes *instancetype.Provider
 	Keyring       signing.KeyringSource
 	// ServiceAccount is the operator's, whose rights are checked.
@@ -71,7 +71,7 @@ func New(kube client.Client, kc *kakaocloud.Client, credentials kakaocloud.Crede
 	cat := catalog.New(kc, catalog.Options{ClusterName: clusterName})
 	return &Checker{
 		Kube: kube, Credentials: credentials, KakaoCloud: kc, Catalog: cat,
-		NodeClasses:    &nodeclass.Reconciler{Client: kube, Catalog: cat, Images: kc},
+		NodeClasses:    nodeclass.Reader{Client: kube, Catalog: cat, Images: kc},
 		InstanceTypes:  instancetype.NewProvider(cat, nil, nil),
 		Keyring:        keyring,
 		ServiceAccount: serviceAccount,
@@ -169,7 +169,7 @@ func (c *Checker) nodeClasses(ctx context.Context) []Result {
 	var results []Result
 	for i := range list.Items {
 		nodeClass := list.Items[i].DeepCopy()
-		nodeClass.Status = c.NodeClasses.Evaluate(ctx, nodeClass)
+		nodeClass.Status = nodeclass.Evaluate(nodeClass, c.NodeClasses.Observe(ctx, nodeClass)).Status
 		check := "KCNodeClass " + nodeClass.Name
 		var problems []string
 		for _, condition := range kcv1.ReadyDependencies {

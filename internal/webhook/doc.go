@@ -15,6 +15,6 @@
 // Package webhook holds the admission webhooks: checks of NodePools and KCNodeClasses that the
 // CRDs' schemas and CEL rules cannot express.
 //
-// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/controller/nodeclass,
-// internal/kakaocloud.
+// Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/kakaocloud,
+// internal/nodeclass.
 package webhook

@@ -17,7 +17,6 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodeclass"
 )
 
 // +kubebuilder:webhook:path=/validate-karpenter-kakaocloud-com-v1-kcnodeclass,mutating=false,failurePolicy=fail,sideEffects=None,groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=create;update,versions=v1,name=vkcnodeclass-v1.karpenter.kakaocloud.com,admissionReviewVersions=v1
@@ -101,21 +100,13 @@ func (v KCNodeClassValidator) validateVersion(ctx context.Context, nodeClass *kc
 		warnings = append(warnings, fmt.Sprintf("the control plane's version cannot be read (%v): the version skew of %s was not checked", clusterErr, version))
 	}
 
-	offered := nodeclass.OfferedVersions(versions)
-	allowed := offered
-	if clusterKnown {
-		skewAllowed, err := nodeclass.AllowedWorkerVersions(cluster.Version.MinorVersion)
-		if err == nil {
-			allowed = slices.DeleteFunc(slices.Clone(skewAllowed), func(s string) bool { return versions != nil && !slices.Contains(offered, s) })
-		}
-	}
-
+	check := nodeclass.CheckWorkerVersion(version, versions, cluster.Version.MinorVersion, clusterKnown)
 	var errs field.ErrorList
 	switch {
-	case versions != nil && !nodeclass.Offered(versions, version):
-		errs = append(errs, field.Invalid(path, version, fmt.Sprintf("Kubernetes Engine does not offer Kubernetes %s (deprecated or unknown); allowed versions: %s", version, list(allowed))))
-	case clusterKnown && !slices.Contains(allowed, version):
-		errs = append(errs, field.Invalid(path, version, fmt.Sprintf("Kubernetes %s is outside the version skew the control plane (%s) allows for workers; allowed versions: %s", version, cluster.Version.MinorVersion, list(allowed))))
+	case check.NotOffered:
+		errs = append(errs, field.Invalid(path, version, fmt.Sprintf("Kubernetes Engine does not offer Kubernetes %s (deprecated or unknown); allowed versions: %s", version, list(check.Allowed))))
+	case check.OutOfSkew:
+		errs = append(errs, field.Invalid(path, version, fmt.Sprintf("Kubernetes %s is outside the version skew the control plane (%s) allows for workers; allowed versions: %s", version, cluster.Version.MinorVersion, list(check.Allowed))))
 	}
 	if len(errs) > 0 {
 		return warnings, apierrors.NewInvalid(kcv1.GroupVersion.WithKind("KCNodeClass").GroupKind(), nodeClass.Name, errs)

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 )
@@ -62,7 +62,7 @@ type Command struct {
 	// terminationGracePeriod applies.
 	DrainBound *time.Duration
 	// Repair is how the candidate of a repair command is unhealthy.
-	Repair *health.Finding
+	Repair *repair.Finding
 }
 
 // Decision is delete or replace.

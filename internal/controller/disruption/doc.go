@@ -26,7 +26,7 @@
 // interface.
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
-// internal/controller/node/health, internal/events,
+// internal/events, internal/repair,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
 // internal/utils/labelindex,
 // internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty,

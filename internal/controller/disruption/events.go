@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 )
 
 // Event reasons of the disruption loop, upstream Karpenter's where it has one.
@@ -71,7 +71,7 @@ func budgetBlocked(recorder events.EventRecorder, nodePool runtime.Object, messa
 
 // repairing says, on an unhealthy node and its NodeClaim, why repair replaces it and how.
 func repairing(recorder events.EventRecorder, object runtime.Object, message string) {
-	recorder.Eventf(object, nil, corev1.EventTypeWarning, health.ReasonNodeRepair, action, "%s", message)
+	recorder.Eventf(object, nil, corev1.EventTypeWarning, repair.ReasonNodeRepair, action, "%s", message)
 }
 
 // consolidationRejected says, on a node or its NodeClaim, that the consolidation command that

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -35,8 +35,8 @@ import (
 // a repair policy's toleration, and the NodePools whose circuit breaker holds repair.
 type RepairInput struct {
 	// Unhealthy are the findings of the unhealthy nodes, by NodeClaim name.
-	Unhealthy map[string]health.Finding
-	// Held says, by NodePool name, why repair holds there (health.Breaker).
+	Unhealthy map[string]repair.Finding
+	// Held says, by NodePool name, why repair holds there (repair.Breaker).
 	Held map[string]string
 }
 
@@ -64,7 +64,7 @@ func (s *Snapshot) repair(d *Decision) *Command {
 			continue
 		}
 		if why := s.repairs.Held[n.pool.np.Name]; why != "" {
-			d.Blocked = append(d.Blocked, Blocked{Node: n, Reason: health.ReasonNodeRepairBlocked,
+			d.Blocked = append(d.Blocked, Blocked{Node: n, Reason: repair.ReasonNodeRepairBlocked,
 				Message: fmt.Sprintf("The node is unhealthy (%s), but %s", n.unhealthy, why)})
 			continue
 		}
@@ -157,7 +157,7 @@ func (c *Controller) repairHeldNow(ctx context.Context, cmd *Command) (bool, err
 		return false, nil
 	}
 	cand := cmd.Candidates[0]
-	why, err := health.Held(ctx, c.APIReader, c.CloudProvider.RepairPolicies(), cand.pool.np)
+	why, err := repair.Held(ctx, c.APIReader, c.CloudProvider.RepairPolicies(), cand.pool.np)
 	if err != nil {
 		return false, fmt.Errorf("counting the unhealthy nodes again: %w", err)
 	}
@@ -167,9 +167,9 @@ func (c *Controller) repairHeldNow(ctx context.Context, cmd *Command) (bool, err
 	message := fmt.Sprintf("The node is unhealthy (%s), but %s", cmd.Repair, why)
 	log.FromContext(ctx).Info("holding repair: the circuit breaker tripped while the pass decided",
 		"NodeClaim", klog.KObj(cand.NodeClaim), "why", why)
-	nodeHeld(c.recorder, cand.NodeClaim, corev1.EventTypeNormal, health.ReasonNodeRepairBlocked, message)
+	nodeHeld(c.recorder, cand.NodeClaim, corev1.EventTypeNormal, repair.ReasonNodeRepairBlocked, message)
 	if cand.Node != nil {
-		nodeHeld(c.recorder, cand.Node, corev1.EventTypeNormal, health.ReasonNodeRepairBlocked, message)
+		nodeHeld(c.recorder, cand.Node, corev1.EventTypeNormal, repair.ReasonNodeRepairBlocked, message)
 	}
 	return true, nil
 }

@@ -28,7 +28,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -50,9 +50,9 @@ func notReadySince(since time.Time) nodeOpt {
 // 30-minute toleration, with the given priority and drain bound.
 func (c *cluster) unhealthy(name string, priority int, bound *time.Duration, lasted time.Duration) {
 	if c.in.Repair == nil {
-		c.in.Repair = &RepairInput{Unhealthy: map[string]health.Finding{}, Held: map[string]string{}}
+		c.in.Repair = &RepairInput{Unhealthy: map[string]repair.Finding{}, Held: map[string]string{}}
 	}
-	c.in.Repair.Unhealthy[name] = health.Finding{
+	c.in.Repair.Unhealthy[name] = repair.Finding{
 		Policy: cloudprovider.RepairPolicy{ConditionType: corev1.NodeReady, ConditionStatus: corev1.ConditionUnknown,
 			TolerationDuration: 30 * time.Minute, TerminationGracePeriod: bound, Priority: priority},
 		Condition: corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionUnknown,
@@ -170,7 +170,7 @@ func TestRepair(t *testing.T) {
 		c.in.Repair.Held["default"] = "repair is held: 2 of the 3 nodes of NodePool default are unhealthy"
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "sick", health.ReasonNodeRepairBlocked, "but repair is held: 2 of the 3 nodes")
+		expectBlocked(t, d, "sick", repair.ReasonNodeRepairBlocked, "but repair is held: 2 of the 3 nodes")
 	})
 	t.Run("nothing is repaired when the repair method is off", func(t *testing.T) {
 		c := newCluster(repairPool())
@@ -255,8 +255,8 @@ func TestRepairBreakerCountedAtStart(t *testing.T) {
 				return
 			}
 			for range 2 { // the node and its NodeClaim
-				if event := <-recorder.Events; !strings.Contains(event, health.ReasonNodeRepairBlocked) || !strings.Contains(event, "2 of the 5 nodes") {
-					t.Errorf("event %q, want %s saying 2 of the 5 nodes are unhealthy", event, health.ReasonNodeRepairBlocked)
+				if event := <-recorder.Events; !strings.Contains(event, repair.ReasonNodeRepairBlocked) || !strings.Contains(event, "2 of the 5 nodes") {
+					t.Errorf("event %q, want %s saying 2 of the 5 nodes are unhealthy", event, repair.ReasonNodeRepairBlocked)
 				}
 			}
 		})

@@ -22,7 +22,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
@@ -44,7 +44,7 @@ type StateNode struct {
 	dest         *dest // where pods could land on this node, nil when nowhere
 	// unhealthy is how the node meets a repair policy past its toleration, nil when it
 	// does not (or repair is off).
-	unhealthy *health.Finding
+	unhealthy *repair.Finding
 }
 
 // Name is the NodeClaim's name.

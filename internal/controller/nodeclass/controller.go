@@ -20,9 +20,7 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,9 +33,8 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/catalog"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodeclass"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
 // Finalizer keeps a KCNodeClass until no NodePool or NodeClaim refers to it.
@@ -51,15 +48,10 @@ const DefaultResyncPeriod = time.Minute
 type Reconciler struct {
 	Client   client.Client
 	Catalog  *catalog.Catalog
-	Images   ImageGetter
+	Images   nodeclass.ImageGetter
 	Recorder events.EventRecorder
 	// ResyncPeriod overrides DefaultResyncPeriod.
 	ResyncPeriod time.Duration
-}
-
-// ImageGetter reads a pinned image.
-type ImageGetter interface {
-	GetImage(ctx context.Context, id string) (kakaocloud.Image, error)
 }
 
 // +kubebuilder:rbac:groups=karpenter.kakaocloud.com,resources=kcnodeclasses,verbs=get;list;watch;update;patch
@@ -76,11 +68,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClass *kcv1.KCNodeClass)
 		return reconcile.Result{}, err
 	}
 
-	obs := r.observe(ctx, nodeClass)
+	obs := r.reader().Observe(ctx, nodeClass)
 	stored := nodeClass.DeepCopy()
-	nodeClass.Status = computeStatus(nodeClass, obs)
-	r.announce(stored, nodeClass)
-	recordMetrics(nodeClass)
+	decided := nodeclass.Evaluate(nodeClass, obs)
+	nodeClass.Status = decided.Status
+	r.announce(nodeClass, decided.TurnedOn)
+	recordMetrics(nodeClass.Name, decided)
 	if !equality.Semantic.DeepEqual(stored.Status, nodeClass.Status) {
 		if err := r.Client.Status().Patch(ctx, nodeClass, client.MergeFrom(stored)); err != nil {
 			return reconcile.Result{}, fmt.Errorf("patching the status of KCNodeClass %s: %w", nodeClass.Name, err)
@@ -92,10 +85,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, nodeClass *kcv1.KCNodeClass)
 	return reconcile.Result{RequeueAfter: DefaultResyncPeriod}, nil
 }
 
-// Evaluate returns the status the controller would give nodeClass now, from what KakaoCloud
-// says, without writing anything: the KCNodeClass as a preflight check sees it.
-func (r *Reconciler) Evaluate(ctx context.Context, nodeClass *kcv1.KCNodeClass) kcv1.KCNodeClassStatus {
-	return computeStatus(nodeClass, r.observe(ctx, nodeClass))
+// reader reads what a node class's status depends on, through the reconciler's clients.
+func (r *Reconciler) reader() nodeclass.Reader {
+	return nodeclass.Reader{Client: r.Client, Catalog: r.Catalog, Images: r.Images}
 }
 
 // ensureFinalizerAndHash adds the finalizer and keeps the static hash annotation current.
@@ -113,158 +105,10 @@ func (r *Reconciler) ensureFinalizerAndHash(ctx context.Context, nodeClass *kcv1
 	return nil
 }
 
-// observe reads everything the status depends on. A failed cluster read falls back to the
-// last cluster read, so that a short Kubernetes Engine outage does not stop node creation.
-func (r *Reconciler) observe(ctx context.Context, nodeClass *kcv1.KCNodeClass) observation {
-	var obs observation
-	if cluster, err := r.Catalog.Cluster(ctx); err == nil {
-		obs.cluster = &cluster
-	} else if cached, ok := r.Catalog.CachedCluster(); ok {
-		obs.cluster = &cached
-	} else {
-		obs.clusterErr = err
-	}
-	obs.versions, obs.versionsErr = r.Catalog.Versions(ctx)
-	if nodeClass.Spec.ImageID != "" {
-		image, err := r.Images.GetImage(ctx, nodeClass.Spec.ImageID)
-		if err == nil {
-			obs.pinnedImage = &image
-		}
-		obs.pinnedImageErr = err
-	} else {
-		obs.images, obs.imagesErr = r.Catalog.NodeImages(ctx, nodeClass.Spec.Bootstrap.KubernetesVersion)
-	}
-	obs.subnets, obs.missingSubnets, obs.subnetsErr = r.resolveSubnets(ctx, nodeClass.Spec.SubnetSelectorTerms)
-	obs.securityGroups, obs.missingSecurityGroups, obs.securityGroupsErr = r.resolveSecurityGroups(ctx, nodeClass.Spec.SecurityGroupSelectorTerms)
-	obs.signingKeys, obs.nodeVersions, obs.nodeClaimsErr = r.countNodeClaims(ctx, nodeClass)
-	return obs
-}
-
-// countNodeClaims counts the node class's NodeClaims by the signing key their VM's marker
-// names (the label the cloud provider sets at launch; NodeClaims not launched yet have none)
-// and by the Kubernetes minor version of their node (nodeClaimVersion).
-func (r *Reconciler) countNodeClaims(ctx context.Context, nodeClass *kcv1.KCNodeClass) (keys, versions map[string]int32, err error) {
-	// Every change to a NodeClaim reconciles its node class, and every pass reads them all:
-	// without copies, as nothing here writes them.
-	claims := &karpv1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, fmt.Errorf("listing NodeClaims: %w", err)
-	}
-	nodes := &corev1.NodeList{}
-	if err := r.Client.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, fmt.Errorf("listing nodes: %w", err)
-	}
-	byProviderID := make(map[string]*corev1.Node, len(nodes.Items))
-	for i := range nodes.Items {
-		if id := nodes.Items[i].Spec.ProviderID; id != "" {
-			byProviderID[id] = &nodes.Items[i]
-		}
-	}
-	keys, versions = map[string]int32{}, map[string]int32{}
-	for i := range claims.Items {
-		nodeClaim := &claims.Items[i]
-		if !refersTo(nodeClaim.Spec.NodeClassRef, nodeClass.Name) {
-			continue
-		}
-		if key := nodeClaim.Labels[kcv1.LabelSigningKey]; key != "" {
-			keys[key]++
-		}
-		var node *corev1.Node
-		if id := nodeClaim.Status.ProviderID; id != "" {
-			node = byProviderID[id]
-		}
-		versions[nodeClaimVersion(nodeClaim, node, nodeClass.Spec.Bootstrap.KubernetesVersion)]++
-	}
-	return keys, versions, nil
-}
-
-// nodeClaimVersion is the Kubernetes minor version a NodeClaim's node is on: its kubelet's
-// once the node has registered (whether Ready or not), before that the version its VM was
-// launched with, and for a NodeClaim not launched yet the node class's, which its launch will
-// use.
-func nodeClaimVersion(nodeClaim *karpv1.NodeClaim, node *corev1.Node, nodeClassVersion string) string {
-	if node != nil {
-		if v, err := version.Minor(node.Status.NodeInfo.KubeletVersion); err == nil {
-			return v.String()
-		}
-	}
-	if v := nodeClaim.Annotations[kcv1.AnnotationKubernetesVersion]; v != "" {
-		return v
-	}
-	return nodeClassVersion
-}
-
-func (r *Reconciler) resolveSubnets(ctx context.Context, terms []kcv1.SubnetSelectorTerm) ([]kcv1.Subnet, []string, error) {
-	return resolve(ctx, terms, r.Catalog.SubnetsByID, r.Catalog.SubnetsByName,
-		func(s kakaocloud.Subnet) (string, kcv1.Subnet) {
-			return s.ID, kcv1.Subnet{ID: s.ID, Name: s.Name, Zone: s.AvailabilityZone, CIDRBlock: s.CIDRBlock}
-		})
-}
-
-func (r *Reconciler) resolveSecurityGroups(ctx context.Context, terms []kcv1.SecurityGroupSelectorTerm) ([]kcv1.SecurityGroup, []string, error) {
-	return resolve(ctx, terms, r.Catalog.SecurityGroupsByID, r.Catalog.SecurityGroupsByName,
-		func(g kakaocloud.SecurityGroup) (string, kcv1.SecurityGroup) {
-			return g.ID, kcv1.SecurityGroup{ID: g.ID, Name: g.Name}
-		})
-}
-
-// selectorTerm is a subnet or security group selector term: an id, or else a name.
-type selectorTerm interface {
-	kcv1.SubnetSelectorTerm | kcv1.SecurityGroupSelectorTerm
-}
-
-// resolve looks every term up, by id or else by name, and returns what they select (each
-// once, in the order selected, as status) and the terms that select nothing.
-func resolve[Term selectorTerm, T, S any](ctx context.Context, terms []Term, byID, byName func(context.Context, string) ([]T, error),
-	status func(T) (string, S)) ([]S, []string, error) {
-	var found []S
-	var missing []string
-	seen := map[string]bool{}
-	for _, term := range terms {
-		// Both term types are an id and a name; the conversion says so to the compiler.
-		sel := kcv1.SubnetSelectorTerm(term)
-		lookup, key, what := byName, sel.Name, "name "+sel.Name
-		if sel.ID != "" {
-			lookup, key, what = byID, sel.ID, "id "+sel.ID
-		}
-		selected, err := lookup(ctx, key)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(selected) == 0 {
-			missing = append(missing, what)
-		}
-		for _, item := range selected {
-			if id, s := status(item); !seen[id] {
-				seen[id] = true
-				found = append(found, s)
-			}
-		}
-	}
-	return found, missing, nil
-}
-
-// announce emits an event when a condition users must act on turns on.
-func (r *Reconciler) announce(before, after *kcv1.KCNodeClass) {
-	turnedOn := func(t, reason string) (string, bool) {
-		now := meta.FindStatusCondition(after.Status.Conditions, t)
-		if now == nil || now.Reason != reason {
-			return "", false
-		}
-		was := meta.FindStatusCondition(before.Status.Conditions, t)
-		return now.Message, was == nil || was.Reason != reason || was.Status != now.Status
-	}
-	for _, e := range []struct{ condition, reason string }{
-		{kcv1.ConditionTypeKubernetesVersionDeprecated, kcv1.ReasonWorkerVersionNotOffered},
-		{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesRetained},
-		{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ReasonVersionSkewUnsupported},
-		{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesNotFound},
-		{kcv1.ConditionTypeSubnetsReady, kcv1.ReasonSubnetsNotFound},
-		{kcv1.ConditionTypeSecurityGroupsReady, kcv1.ReasonSecurityGroupsNotFound},
-	} {
-		if msg, ok := turnedOn(e.condition, e.reason); ok {
-			conditionTurnedOn(r.Recorder, after, e.reason, msg)
-		}
+// announce publishes an event for each condition users must act on that turned on.
+func (r *Reconciler) announce(nodeClass *kcv1.KCNodeClass, turnedOn []nodeclass.TurnedOn) {
+	for _, on := range turnedOn {
+		conditionTurnedOn(r.Recorder, nodeClass, on.Reason, on.Message)
 	}
 }
 
@@ -306,7 +150,7 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("listing NodePools: %w", err)
 	}
 	for _, np := range pools.Items {
-		if refersTo(np.Spec.Template.Spec.NodeClassRef, name) {
+		if nodeclass.RefersTo(np.Spec.Template.Spec.NodeClassRef, name) {
 			users = append(users, "NodePool/"+np.Name)
 		}
 	}
@@ -315,17 +159,11 @@ func (r *Reconciler) users(ctx context.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	for _, c := range claims.Items {
-		if refersTo(c.Spec.NodeClassRef, name) {
+		if nodeclass.RefersTo(c.Spec.NodeClassRef, name) {
 			users = append(users, "NodeClaim/"+c.Name)
 		}
 	}
 	return users, nil
-}
-
-// refersTo reports whether a NodePool's or NodeClaim's node class reference names the
-// KCNodeClass name.
-func refersTo(ref *karpv1.NodeClassReference, name string) bool {
-	return ref != nil && ref.Name == name && ref.Kind == "KCNodeClass"
 }
 
 // SetupWithManager registers the reconciler. A deleting node class is re-checked whenever a

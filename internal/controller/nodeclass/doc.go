@@ -12,11 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package nodeclass reconciles KCNodeClass status: the control-plane version and the allowed
-// worker skew, worker images, subnets and security groups, the conditions that gate node
-// creation, and a finalizer that keeps a node class in use from being deleted.
+// Package nodeclass reconciles KCNodeClasses: it keeps the finalizer that keeps a node class
+// in use from being deleted and the static hash annotation, has internal/nodeclass read and
+// decide the status (the control-plane version and the allowed worker skew, worker images,
+// subnets, security groups, the conditions that gate node creation), writes it in one patch,
+// publishes an event for each problem condition that turned on, and sets the node class's
+// gauges.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/catalog,
-// internal/kakaocloud, internal/metrics, internal/utils/conditions, internal/utils/pretty,
-// internal/utils/version.
+// internal/metrics, internal/nodeclass, internal/utils/pretty.
 package nodeclass

@@ -15,11 +15,8 @@
 package nodeclass
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodeclass"
 )
 
 // The metrics behind the alerts KarpenterNodeClassKubernetesVersionSkewed,
@@ -36,13 +33,13 @@ var (
 		"nodeclass")
 )
 
-func recordMetrics(nodeClass *kcv1.KCNodeClass) {
-	if skew, err := VersionSkew(nodeClass.Status.ControlPlaneVersion, nodeClass.Spec.Bootstrap.KubernetesVersion); err == nil {
-		versionSkew.WithLabelValues(nodeClass.Name).Set(float64(skew))
+// recordMetrics sets the node class's gauges to what Evaluate decided.
+func recordMetrics(name string, decided nodeclass.Result) {
+	if decided.VersionSkew != nil {
+		versionSkew.WithLabelValues(name).Set(float64(*decided.VersionSkew))
 	}
-	versionDeprecated.WithLabelValues(nodeClass.Name).Set(boolGauge(meta.IsStatusConditionTrue(nodeClass.Status.Conditions, kcv1.ConditionTypeKubernetesVersionDeprecated)))
-	images := meta.FindStatusCondition(nodeClass.Status.Conditions, kcv1.ConditionTypeImagesReady)
-	imagesRetained.WithLabelValues(nodeClass.Name).Set(boolGauge(images != nil && images.Status == metav1.ConditionTrue && images.Reason == kcv1.ReasonImagesRetained))
+	versionDeprecated.WithLabelValues(name).Set(boolGauge(decided.VersionDeprecated))
+	imagesRetained.WithLabelValues(name).Set(boolGauge(decided.ImagesRetained))
 }
 
 func deleteMetrics(name string) {

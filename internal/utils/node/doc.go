@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package node holds the one definition of each question the controllers ask about a node:
-// whether it is Ready, whether it carries a taint, and its taints without one.
+// whether it is Ready, its condition of a type, whether it carries a taint, and its taints
+// without one.
 //
 // It imports nothing of this project.
 package node

@@ -26,6 +26,16 @@ func IsReady(node *corev1.Node) bool {
 	return false
 }
 
+// Condition is the node's condition of type t, and whether it has one.
+func Condition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
+	for _, c := range node.Status.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return corev1.NodeCondition{}, false
+}
+
 // HasTaint says whether taints hold taint (same key and effect, as the kube-scheduler matches).
 func HasTaint(taints []corev1.Taint, taint corev1.Taint) bool {
 	for i := range taints {

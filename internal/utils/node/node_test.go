@@ -26,6 +26,12 @@ func TestNode(t *testing.T) {
 	if !IsReady(ready) || IsReady(notReady) || IsReady(&corev1.Node{}) {
 		t.Error("IsReady: want true only for Ready=True")
 	}
+	if c, ok := Condition(notReady, corev1.NodeReady); !ok || c.Status != corev1.ConditionUnknown {
+		t.Errorf("Condition(Ready) = %v, %t: want the Unknown one", c, ok)
+	}
+	if c, ok := Condition(notReady, corev1.NodeDiskPressure); ok || c.Type != "" {
+		t.Errorf("Condition(DiskPressure) = %v, %t: want none", c, ok)
+	}
 	disrupted := corev1.Taint{Key: "karpenter.sh/disrupted", Effect: corev1.TaintEffectNoSchedule}
 	taints := []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoExecute}, {Key: "karpenter.sh/disrupted", Value: "x", Effect: corev1.TaintEffectNoSchedule}}
 	if !HasTaint(taints, disrupted) || HasTaint(taints, corev1.Taint{Key: "karpenter.sh/disrupted", Effect: corev1.TaintEffectNoExecute}) {

@@ -36,16 +36,14 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
 // breakerRecheck is how soon a node whose repair is held is looked at again.
 const breakerRecheck = time.Minute
-
-// instanceStateRecheck is how soon a node whose condition a repair policy names, but whose VM
-// is not (yet) in the state the policy asks for, is looked at again.
-const instanceStateRecheck = 30 * time.Second
 
 // Reconciler repairs unhealthy nodes.
 type Reconciler struct {
@@ -71,7 +69,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcil
 		return reconcile.Result{}, err
 	}
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("NodeClaim", klog.KObj(nodeClaim)))
-	found, wait, err := Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.Clock.Now())
+	found, wait, err := repair.Evaluate(ctx, r.CloudProvider, node, nodeClaim, r.Clock.Now())
 	if err != nil || found == nil {
 		return reconcile.Result{RequeueAfter: wait}, err
 	}
@@ -83,7 +81,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, node *corev1.Node) (reconcil
 		repairHeld(r.Recorder, node, nodeClaim, fmt.Sprintf("The node is unhealthy (%s), but %s", found, held))
 		return reconcile.Result{RequeueAfter: breakerRecheck}, nil
 	}
-	return reconcile.Result{}, r.repair(ctx, node, nodeClaim, *found)
+	return reconcile.Result{}, r.replace(ctx, node, nodeClaim, *found)
 }
 
 // nodeClaimOf returns the node's NodeClaim: of the NodePool the node is labelled with, with the
@@ -105,21 +103,21 @@ func (r *Reconciler) nodeClaimOf(ctx context.Context, node *corev1.Node) (*karpv
 	return nil, nil
 }
 
-// held says why repair holds in the NodePool ("" when it does not), as Breaker decides.
+// held says why repair holds in the NodePool ("" when it does not), as repair.Breaker decides.
 func (r *Reconciler) held(ctx context.Context, nodeClaim *karpv1.NodeClaim) (string, error) {
 	pool := nodeClaim.Labels[karpv1.LabelNodePool]
 	nodePool := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(nodePool), nodePool); client.IgnoreNotFound(err) != nil {
 		return "", fmt.Errorf("getting NodePool %s: %w", pool, err)
 	}
-	return Held(ctx, r.Client, r.CloudProvider.RepairPolicies(), nodePool)
+	return repair.Held(ctx, r.Client, r.CloudProvider.RepairPolicies(), nodePool)
 }
 
-// repair deletes the node's NodeClaim with its terminationGracePeriod already over: its
+// replace deletes the node's NodeClaim with its terminationGracePeriod already over: its
 // termination deletes the pods without waiting on PodDisruptionBudgets or
 // karpenter.sh/do-not-disrupt (an unhealthy node's pods are not serving), deletes the VM, and
 // the pods are provisioned for again.
-func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found Finding) error {
+func (r *Reconciler) replace(ctx context.Context, node *corev1.Node, nodeClaim *karpv1.NodeClaim, found repair.Finding) error {
 	if err := nodeclaimutil.TerminateBy(ctx, r.Client, nodeClaim, r.Clock.Now()); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -134,7 +132,7 @@ func (r *Reconciler) repair(ctx context.Context, node *corev1.Node, nodeClaim *k
 	}
 	repairing(r.Recorder, node, nodeClaim, fmt.Sprintf("Replacing the unhealthy node: %s. Its pods are deleted without waiting on PodDisruptionBudgets or karpenter.sh/do-not-disrupt, and provisioned for again", found))
 	// Its terminationGracePeriod is over at once: the drain is forceful.
-	RecordRepair(found, nodeClaim, metrics.TerminationModeForceful)
+	repair.RecordRepair(found, nodeClaim, metrics.TerminationModeForceful)
 	pods, err := podutil.CountReschedulable(ctx, r.Client, node.Name)
 	if err != nil {
 		log.FromContext(ctx).V(1).Info("counting the node's reschedulable pods for karpenter_pods_disruption_initiated_total", "error", err.Error())
@@ -169,7 +167,7 @@ func conditionsChanged(before, after *corev1.Node) bool {
 		return true
 	}
 	for _, old := range before.Status.Conditions {
-		now, ok := nodeCondition(after, old.Type)
+		now, ok := nodeutil.Condition(after, old.Type)
 		if !ok || now.Status != old.Status || !now.LastTransitionTime.Equal(&old.LastTransitionTime) {
 			return true
 		}

@@ -12,15 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package health is what makes a node unhealthy, and the legacy repair controller. Evaluate
-// finds the cloud provider's repair policy a registered node meets past its toleration
-// (NotReady too long; a VM KakaoCloud reports failed or stopped), and Breaker whether a
-// NodePool's circuit breaker holds repair (more of its nodes than its repair.maxUnhealthy
-// unhealthy at once): the disruption loop's repair method reads both. The Reconciler of this
-// package runs only with --legacy-node-repair: it deletes an unhealthy node's NodeClaim with
-// its terminationGracePeriod already over, without budgets, as node repair did before
-// upstream Karpenter v1.15.
+// Package health is the legacy node repair controller, run only with --legacy-node-repair: it
+// deletes the NodeClaim of a node unhealthy past its repair policy's toleration with its
+// terminationGracePeriod already over, without budgets, as node repair did before upstream
+// Karpenter v1.15, unless its NodePool's circuit breaker holds repair; and says which, in
+// events. What makes a node unhealthy and whether the breaker holds are internal/repair's, which
+// the disruption loop's repair method, the default, reads too.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/utils/nodeclaim, internal/utils/pod, internal/utils/result.
+// internal/repair, internal/utils/node, internal/utils/nodeclaim, internal/utils/pod.
 package health

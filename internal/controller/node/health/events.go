@@ -19,25 +19,20 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 )
 
-// Event reasons of node repair, on the node and its NodeClaim.
-const (
-	// ReasonNodeRepair: the node is unhealthy past its policy's toleration and is replaced.
-	ReasonNodeRepair = "NodeRepair"
-	// ReasonNodeRepairBlocked: the node is unhealthy but repair holds (circuit breaker, or
-	// repair turned off for its NodePool).
-	ReasonNodeRepairBlocked = "NodeRepairBlocked"
-)
+// The legacy repair controller's events, on the node and its NodeClaim, with the reasons of
+// node repair (repair.Reason*), which the disruption loop's repair method publishes too.
 
 // repairing says why the node is replaced and what happens to its pods.
 func repairing(recorder events.EventRecorder, node *corev1.Node, nodeClaim *karpv1.NodeClaim, message string) {
-	recorder.Eventf(node, nil, corev1.EventTypeWarning, ReasonNodeRepair, "Repair", "%s", message)
-	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonNodeRepair, "Repair", "%s", message)
+	recorder.Eventf(node, nil, corev1.EventTypeWarning, repair.ReasonNodeRepair, "Repair", "%s", message)
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, repair.ReasonNodeRepair, "Repair", "%s", message)
 }
 
 // repairHeld says why an unhealthy node is not replaced now.
 func repairHeld(recorder events.EventRecorder, node *corev1.Node, nodeClaim *karpv1.NodeClaim, message string) {
-	recorder.Eventf(node, nil, corev1.EventTypeWarning, ReasonNodeRepairBlocked, "Repair", "%s", message)
-	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, ReasonNodeRepairBlocked, "Repair", "%s", message)
+	recorder.Eventf(node, nil, corev1.EventTypeWarning, repair.ReasonNodeRepairBlocked, "Repair", "%s", message)
+	recorder.Eventf(nodeClaim, nil, corev1.EventTypeWarning, repair.ReasonNodeRepairBlocked, "Repair", "%s", message)
 }

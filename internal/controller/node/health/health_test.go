@@ -22,8 +22,8 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/node/health"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )
@@ -41,7 +41,7 @@ var _ = Describe("Node repair", func() {
 		env.Step(kakao.DefaultNotReadyToleration - time.Second)
 		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeFalse())
-		ExpectNoEvent(env.Recorder, node.Name, health.ReasonNodeRepair)
+		ExpectNoEvent(env.Recorder, node.Name, repair.ReasonNodeRepair)
 
 		before := test.MetricValue("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name})
 		env.Step(2 * time.Second)
@@ -49,9 +49,9 @@ var _ = Describe("Node repair", func() {
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKeyWithValue(karpv1.NodeClaimTerminationTimestampAnnotationKey,
 			env.Clock.Now().UTC().Format(time.RFC3339)), "its terminationGracePeriod is over: the drain does not wait on PodDisruptionBudgets")
-		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "its Ready condition has been Unknown for 30m")
-		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "past the 30m0s its repair policy tolerates")
-		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepair, "without waiting on PodDisruptionBudgets")
+		ExpectEvent(env.Recorder, nodeClaim.Name, repair.ReasonNodeRepair, "its Ready condition has been Unknown for 30m")
+		ExpectEvent(env.Recorder, nodeClaim.Name, repair.ReasonNodeRepair, "past the 30m0s its repair policy tolerates")
+		ExpectEvent(env.Recorder, node.Name, repair.ReasonNodeRepair, "without waiting on PodDisruptionBudgets")
 		ExpectMetric("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name}, Equal(before+1))
 		ExpectMetric("karpenter_nodeclaims_disrupted_total", map[string]string{"reason": "unhealthy", "nodepool": nodePool.Name}, BeNumerically(">=", 1))
 	})
@@ -64,7 +64,7 @@ var _ = Describe("Node repair", func() {
 		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
 		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
-		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM stopped, past the 10m0s its repair policy tolerates")
+		ExpectEvent(env.Recorder, nodeClaim.Name, repair.ReasonNodeRepair, "and KakaoCloud reports its VM stopped, past the 10m0s its repair policy tolerates")
 	})
 
 	It("looks at a NotReady node's VM again, and replaces it on the shorter toleration once KakaoCloud reports it in error, though the node did not change", func() {
@@ -77,7 +77,7 @@ var _ = Describe("Node repair", func() {
 		env.Step(kakao.DefaultInstanceFailedToleration + time.Second)
 		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeTrue())
-		ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepair, "and KakaoCloud reports its VM error, past the 10m0s its repair policy tolerates")
+		ExpectEvent(env.Recorder, nodeClaim.Name, repair.ReasonNodeRepair, "and KakaoCloud reports its VM error, past the 10m0s its repair policy tolerates")
 	})
 
 	It("holds repair while more of a NodePool's nodes than its repair.maxUnhealthy are unhealthy, and says so", func() {
@@ -96,7 +96,7 @@ var _ = Describe("Node repair", func() {
 		for i, nodeClaim := range unhealthy {
 			Expect(ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, nodeByName(nodes[i])).RequeueAfter).To(Equal(time.Minute))
 			Expect(deleting(nodeClaim)).To(BeFalse())
-			ExpectEvent(env.Recorder, nodeClaim.Name, health.ReasonNodeRepairBlocked,
+			ExpectEvent(env.Recorder, nodeClaim.Name, repair.ReasonNodeRepairBlocked,
 				"repair is held: 2 of the 3 nodes of NodePool "+nodePool.Name+" are unhealthy, more than its repair.maxUnhealthy (20%, 1 nodes) allows")
 		}
 
@@ -116,7 +116,7 @@ var _ = Describe("Node repair", func() {
 		env.Step(kakao.DefaultNotReadyToleration + time.Second)
 		ExpectObjectReconciled(env.Ctx, controllers.Health.Client, controllers.Health, node)
 		Expect(deleting(nodeClaim)).To(BeFalse())
-		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepairBlocked, "repair is turned off for NodePool")
+		ExpectEvent(env.Recorder, node.Name, repair.ReasonNodeRepairBlocked, "repair is turned off for NodePool")
 	})
 })
 
@@ -145,7 +145,7 @@ var _ = Describe("Node repair as a disruption method", func() {
 		Expect(deleting(nodeClaim)).To(BeTrue())
 		Expect(ExpectExists(env.Ctx, env.Client, nodeClaim).Annotations).To(HaveKeyWithValue(karpv1.NodeClaimTerminationTimestampAnnotationKey,
 			env.Clock.Now().UTC().Format(time.RFC3339)), "its repair policy's termination grace period is 0")
-		ExpectEvent(env.Recorder, node.Name, health.ReasonNodeRepair, "past the 30m0s its repair policy tolerates; it has no pods to move, then its pods are deleted without waiting")
+		ExpectEvent(env.Recorder, node.Name, repair.ReasonNodeRepair, "past the 30m0s its repair policy tolerates; it has no pods to move, then its pods are deleted without waiting")
 		ExpectMetric("karpenter_nodeclaims_unhealthy_disrupted_total", map[string]string{"condition": "ready", "nodepool": nodePool.Name}, Equal(before+1))
 		ExpectMetric("karpenter_nodeclaims_disrupted_total", map[string]string{"reason": "unhealthy", "nodepool": nodePool.Name}, BeNumerically(">=", 1))
 	})

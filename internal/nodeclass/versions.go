@@ -16,6 +16,7 @@ package nodeclass
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
@@ -81,4 +82,37 @@ func ControlPlaneUpgrading(c kakaocloud.Cluster) bool {
 		return true
 	}
 	return false
+}
+
+// WorkerVersionCheck is what the version rules say of the worker version a KCNodeClass asks
+// for, as admission reads them: the versions a node class may ask for now, and which rule, if
+// any, the version breaks.
+type WorkerVersionCheck struct {
+	// Allowed are the versions a node class may ask for: those Kubernetes Engine offers, within
+	// the skew the control plane allows when its version is known.
+	Allowed []string
+	// NotOffered: Kubernetes Engine does not offer the version (deprecated or unknown).
+	NotOffered bool
+	// OutOfSkew: the version is offered but outside the skew the control plane allows.
+	OutOfSkew bool
+}
+
+// CheckWorkerVersion checks a worker version against the versions Kubernetes Engine offers
+// (nil when they are not known) and, when controlPlaneKnown, the control plane's minor
+// version. What is not known is not checked.
+func CheckWorkerVersion(worker string, versions []kakaocloud.KubernetesVersion, controlPlane string, controlPlaneKnown bool) WorkerVersionCheck {
+	offered := OfferedVersions(versions)
+	check := WorkerVersionCheck{Allowed: offered}
+	if controlPlaneKnown {
+		if skewAllowed, err := AllowedWorkerVersions(controlPlane); err == nil {
+			check.Allowed = slices.DeleteFunc(skewAllowed, func(s string) bool { return versions != nil && !slices.Contains(offered, s) })
+		}
+	}
+	switch {
+	case versions != nil && !Offered(versions, worker):
+		check.NotOffered = true
+	case controlPlaneKnown && !slices.Contains(check.Allowed, worker):
+		check.OutOfSkew = true
+	}
+	return check
 }

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package health
+package repair
 
 import (
 	"context"
@@ -26,11 +26,13 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
 )
 
-// What makes a node unhealthy and whether repair may act in its NodePool, shared by the
-// disruption loop's repair method and the legacy repair controller of this package.
+// instanceStateRecheck is how soon a node whose condition a repair policy names, but whose VM
+// is not (yet) in the state the policy asks for, is looked at again.
+const instanceStateRecheck = 30 * time.Second
 
 // Finding is how a node is unhealthy: the repair policy it meets past its toleration (the one
 // of highest priority when it meets several), the node condition that meets it and, for a
@@ -59,32 +61,50 @@ func (f Finding) EligibleAt() time.Time {
 	return f.Condition.LastTransitionTime.Add(f.Policy.TolerationDuration)
 }
 
-// Evaluate finds the repair policies the node meets past their toleration at now; otherwise it
-// returns how long until the earliest toleration ends (0 when none is running).
+// Evaluate finds the repair policy the node meets past its toleration at now, or else how long
+// until the node should be looked at again, as Assess does, with the one read Assess may need:
+// the state of the NodeClaim's VM, asked of the cloud provider only when NeedsInstanceState.
 func Evaluate(ctx context.Context, provider cloudprovider.CloudProvider, node *corev1.Node, nodeClaim *karpv1.NodeClaim, now time.Time) (*Finding, time.Duration, error) {
+	policies := provider.RepairPolicies()
+	state := ""
+	if NeedsInstanceState(policies, node) {
+		var err error
+		if state, err = provider.InstanceState(ctx, nodeClaim); err != nil {
+			return nil, 0, fmt.Errorf("reading the state of the VM of NodeClaim %s: %w", nodeClaim.Name, err)
+		}
+	}
+	found, wait := Assess(policies, node, state, now)
+	return found, wait, nil
+}
+
+// NeedsInstanceState reports whether Assess needs the state of the node's VM: a policy that
+// names VM states meets one of the node's conditions.
+func NeedsInstanceState(policies []cloudprovider.RepairPolicy, node *corev1.Node) bool {
+	return slices.ContainsFunc(policies, func(policy cloudprovider.RepairPolicy) bool {
+		condition, ok := nodeutil.Condition(node, policy.ConditionType)
+		return ok && condition.Status == policy.ConditionStatus && len(policy.InstanceStates) > 0
+	})
+}
+
+// Assess finds the repair policy the node meets past its toleration at now, its VM being in
+// state (read only when NeedsInstanceState says so; "" otherwise): the one of highest priority
+// when it meets several, with the shortest drain bound of them all. Otherwise it returns how
+// long until the node should be looked at again: the earliest toleration's end, or
+// instanceStateRecheck when a policy waits on the VM's state (0 when neither). It is pure.
+func Assess(policies []cloudprovider.RepairPolicy, node *corev1.Node, state string, now time.Time) (*Finding, time.Duration) {
 	var wait time.Duration
 	var found *Finding
-	state, stateRead := "", false
-	for _, policy := range provider.RepairPolicies() {
-		condition, ok := nodeCondition(node, policy.ConditionType)
+	for _, policy := range policies {
+		condition, ok := nodeutil.Condition(node, policy.ConditionType)
 		if !ok || condition.Status != policy.ConditionStatus {
 			continue
 		}
-		if len(policy.InstanceStates) > 0 {
-			if !stateRead {
-				var err error
-				if state, err = provider.InstanceState(ctx, nodeClaim); err != nil {
-					return nil, 0, fmt.Errorf("reading the state of the VM of NodeClaim %s: %w", nodeClaim.Name, err)
-				}
-				stateRead = true
-			}
-			if !slices.Contains(policy.InstanceStates, state) {
-				// The VM's state is KakaoCloud's and changes without an event on the node: a
-				// node that went NotReady before its VM went to error would otherwise wait for
-				// the longer policy's toleration.
-				wait = result.Sooner(wait, instanceStateRecheck)
-				continue
-			}
+		if len(policy.InstanceStates) > 0 && !slices.Contains(policy.InstanceStates, state) {
+			// The VM's state is KakaoCloud's and changes without an event on the node: a
+			// node that went NotReady before its VM went to error would otherwise wait for
+			// the longer policy's toleration.
+			wait = result.Sooner(wait, instanceStateRecheck)
+			continue
 		}
 		lasted := now.Sub(condition.LastTransitionTime.Time)
 		if left := policy.TolerationDuration - lasted; left > 0 {
@@ -105,9 +125,9 @@ func Evaluate(ctx context.Context, provider cloudprovider.CloudProvider, node *c
 		found.TerminationGracePeriod = shorter(policy.TerminationGracePeriod, found.TerminationGracePeriod)
 	}
 	if found != nil {
-		return found, 0, nil
+		return found, 0
 	}
-	return nil, wait, nil
+	return nil, wait
 }
 
 // shorter is the shorter of two drain bounds, nil meaning none.
@@ -126,7 +146,7 @@ func shorter(a, b *time.Duration) *time.Duration {
 // upstream Karpenter counts them.
 func MeetsAPolicy(policies []cloudprovider.RepairPolicy, node *corev1.Node) bool {
 	for _, policy := range policies {
-		if condition, ok := nodeCondition(node, policy.ConditionType); ok && condition.Status == policy.ConditionStatus {
+		if condition, ok := nodeutil.Condition(node, policy.ConditionType); ok && condition.Status == policy.ConditionStatus {
 			return true
 		}
 	}
@@ -138,8 +158,8 @@ func MeetsAPolicy(policies []cloudprovider.RepairPolicy, node *corev1.Node) bool
 // allows are unhealthy at once, a fault that replacing nodes does not fix.
 func Breaker(nodePool *karpv1.NodePool, total, unhealthy int) (string, error) {
 	maxUnhealthy := karpv1.DefaultMaxUnhealthy
-	if repair := nodePool.Spec.Disruption.Repair; repair != nil && repair.MaxUnhealthy != "" {
-		maxUnhealthy = repair.MaxUnhealthy
+	if settings := nodePool.Spec.Disruption.Repair; settings != nil && settings.MaxUnhealthy != "" {
+		maxUnhealthy = settings.MaxUnhealthy
 	}
 	if maxUnhealthy == "0" {
 		return fmt.Sprintf("repair is turned off for NodePool %s (its repair.maxUnhealthy is 0)", nodePool.Name), nil
@@ -176,13 +196,4 @@ func Held(ctx context.Context, reader client.Reader, policies []cloudprovider.Re
 func RecordRepair(found Finding, nodeClaim *karpv1.NodeClaim, terminationMode string) {
 	unhealthyDisrupted.WithLabelValues(metrics.SnakeCase(string(found.Condition.Type)), nodeClaim.Labels[karpv1.LabelNodePool],
 		nodeClaim.Labels[karpv1.LabelCapacityType], nodeClaim.Status.ImageID, terminationMode).Inc()
-}
-
-func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
-	for _, c := range node.Status.Conditions {
-		if c.Type == t {
-			return c, true
-		}
-	}
-	return corev1.NodeCondition{}, false
 }

@@ -12,11 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package health
+package repair
 
 import "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 
-// Upstream Karpenter's name and labels.
+// Upstream Karpenter's name and labels. Both repairers count in it, through RecordRepair.
 var unhealthyDisrupted = metrics.Counter("karpenter_nodeclaims_unhealthy_disrupted_total",
 	"NodeClaims deleted by node repair, by the node condition that made them unhealthy, NodePool, capacity type, image and termination mode.",
 	"condition", "nodepool", "capacity_type", "image_id", "termination_mode")

@@ -29,39 +29,106 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/version"
 )
 
-// observation is what the reconciler read from KakaoCloud for one KCNodeClass. A nil or
-// empty field with its error set means the read failed.
-type observation struct {
-	cluster    *kakaocloud.Cluster
-	clusterErr error
+// Observation is what was read for one KCNodeClass (Reader.Observe reads it): Kubernetes
+// Engine's cluster and versions, the worker images, the subnets and security groups its
+// selector terms select, and its NodeClaims. A nil or empty field with its error set means the
+// read failed.
+type Observation struct {
+	Cluster    *kakaocloud.Cluster
+	ClusterErr error
 
-	versions    []kakaocloud.KubernetesVersion
-	versionsErr error
+	Versions    []kakaocloud.KubernetesVersion
+	VersionsErr error
 
-	images    []kakaocloud.NodeImage
-	imagesErr error
+	Images    []kakaocloud.NodeImage
+	ImagesErr error
 
-	pinnedImage    *kakaocloud.Image
-	pinnedImageErr error
+	PinnedImage    *kakaocloud.Image
+	PinnedImageErr error
 
-	subnets        []kcv1.Subnet
-	missingSubnets []string
-	subnetsErr     error
+	Subnets        []kcv1.Subnet
+	MissingSubnets []string
+	SubnetsErr     error
 
-	securityGroups        []kcv1.SecurityGroup
-	missingSecurityGroups []string
-	securityGroupsErr     error
+	SecurityGroups        []kcv1.SecurityGroup
+	MissingSecurityGroups []string
+	SecurityGroupsErr     error
 
-	// signingKeys counts the node class's NodeClaims by the key that signed their VM, and
-	// nodeVersions by the Kubernetes minor version of their node.
-	signingKeys   map[string]int32
-	nodeVersions  map[string]int32
-	nodeClaimsErr error
+	// SigningKeys counts the node class's NodeClaims by the key that signed their VM, and
+	// NodeVersions by the Kubernetes minor version of their node.
+	SigningKeys   map[string]int32
+	NodeVersions  map[string]int32
+	NodeClaimsErr error
 }
 
-// computeStatus derives a KCNodeClass's status from what was observed. It is pure: the same
-// node class and observation always give the same status.
-func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClassStatus {
+// Result is everything Evaluate decided about a KCNodeClass: its status, the problem
+// conditions that turned on (each published as an event), and what the node class's gauges
+// read.
+type Result struct {
+	Status kcv1.KCNodeClassStatus
+	// TurnedOn are the conditions users must act on that turned on, in Announced's order.
+	TurnedOn []TurnedOn
+	// VersionSkew is the control plane's minor minus the worker's; nil when either is not
+	// known.
+	VersionSkew *int
+	// VersionDeprecated: Kubernetes Engine no longer offers the worker version.
+	VersionDeprecated bool
+	// ImagesRetained: earlier worker images are kept because the current ones cannot be
+	// looked up.
+	ImagesRetained bool
+}
+
+// TurnedOn is a problem condition that turned on: its type, and the reason and message it
+// turned on with.
+type TurnedOn struct {
+	Condition string
+	Reason    string
+	Message   string
+}
+
+// Announced are the conditions, with the reason, that users must act on: each is announced
+// when it turns on (newly set, or its reason or status changed).
+var Announced = []struct{ Condition, Reason string }{
+	{kcv1.ConditionTypeKubernetesVersionDeprecated, kcv1.ReasonWorkerVersionNotOffered},
+	{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesRetained},
+	{kcv1.ConditionTypeKubernetesVersionReady, kcv1.ReasonVersionSkewUnsupported},
+	{kcv1.ConditionTypeImagesReady, kcv1.ReasonImagesNotFound},
+	{kcv1.ConditionTypeSubnetsReady, kcv1.ReasonSubnetsNotFound},
+	{kcv1.ConditionTypeSecurityGroupsReady, kcv1.ReasonSecurityGroupsNotFound},
+}
+
+// Evaluate decides a KCNodeClass's status from what was observed, the node class's current
+// status being the one before. It is pure: the same node class and observation always give
+// the same result.
+func Evaluate(nodeClass *kcv1.KCNodeClass, obs Observation) Result {
+	r := Result{Status: computeStatus(nodeClass, obs)}
+	r.TurnedOn = turnedOn(nodeClass.Status, r.Status)
+	if skew, err := VersionSkew(r.Status.ControlPlaneVersion, nodeClass.Spec.Bootstrap.KubernetesVersion); err == nil {
+		r.VersionSkew = &skew
+	}
+	r.VersionDeprecated = meta.IsStatusConditionTrue(r.Status.Conditions, kcv1.ConditionTypeKubernetesVersionDeprecated)
+	images := meta.FindStatusCondition(r.Status.Conditions, kcv1.ConditionTypeImagesReady)
+	r.ImagesRetained = images != nil && images.Status == metav1.ConditionTrue && images.Reason == kcv1.ReasonImagesRetained
+	return r
+}
+
+// turnedOn lists the announced conditions that turned on from before to after.
+func turnedOn(before, after kcv1.KCNodeClassStatus) []TurnedOn {
+	var on []TurnedOn
+	for _, a := range Announced {
+		now := meta.FindStatusCondition(after.Conditions, a.Condition)
+		if now == nil || now.Reason != a.Reason {
+			continue
+		}
+		if was := meta.FindStatusCondition(before.Conditions, a.Condition); was == nil || was.Reason != a.Reason || was.Status != now.Status {
+			on = append(on, TurnedOn{Condition: a.Condition, Reason: a.Reason, Message: now.Message})
+		}
+	}
+	return on
+}
+
+// computeStatus derives a KCNodeClass's status from what was observed.
+func computeStatus(nodeClass *kcv1.KCNodeClass, obs Observation) kcv1.KCNodeClassStatus {
 	prev := nodeClass.Status
 	status := kcv1.KCNodeClassStatus{
 		KubernetesVersion: nodeClass.Spec.Bootstrap.KubernetesVersion,
@@ -71,22 +138,22 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 		conditions.Set(&status.Conditions, nodeClass.Generation, metav1.Condition{Type: t, Status: s, Reason: reason, Message: message})
 	}
 
-	if obs.cluster != nil {
-		status.ControlPlaneVersion = obs.cluster.Version.MinorVersion
+	if obs.Cluster != nil {
+		status.ControlPlaneVersion = obs.Cluster.Version.MinorVersion
 	} else {
 		status.ControlPlaneVersion = prev.ControlPlaneVersion
 	}
-	upgrading := obs.cluster != nil && ControlPlaneUpgrading(*obs.cluster)
+	upgrading := obs.Cluster != nil && ControlPlaneUpgrading(*obs.Cluster)
 
 	// KubernetesVersionReady: the worker version is within the skew the control plane allows.
 	worker := nodeClass.Spec.Bootstrap.KubernetesVersion
 	switch {
-	case obs.cluster == nil:
+	case obs.Cluster == nil:
 		set(kcv1.ConditionTypeKubernetesVersionReady, metav1.ConditionUnknown, kcv1.ReasonClusterUnavailable,
-			fmt.Sprintf("cannot read the Kubernetes Engine cluster: %v", obs.clusterErr))
+			fmt.Sprintf("cannot read the Kubernetes Engine cluster: %v", obs.ClusterErr))
 	case upgrading:
 		set(kcv1.ConditionTypeKubernetesVersionReady, metav1.ConditionFalse, kcv1.ReasonControlPlaneUpgrading,
-			fmt.Sprintf("the control plane is being upgraded (phase %s); new nodes wait until the cluster is stable", obs.cluster.Status.Phase))
+			fmt.Sprintf("the control plane is being upgraded (phase %s); new nodes wait until the cluster is stable", obs.Cluster.Status.Phase))
 	default:
 		allowed, _ := AllowedWorkerVersions(status.ControlPlaneVersion)
 		if slices.Contains(allowed, worker) {
@@ -101,34 +168,34 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 
 	// KubernetesVersionDeprecated: informational, Ready does not depend on it.
 	switch {
-	case obs.versionsErr != nil:
+	case obs.VersionsErr != nil:
 		// Keep what was known.
-	case Offered(obs.versions, worker):
+	case Offered(obs.Versions, worker):
 		set(kcv1.ConditionTypeKubernetesVersionDeprecated, metav1.ConditionFalse, kcv1.ReasonWorkerVersionOffered,
 			fmt.Sprintf("Kubernetes Engine offers %s", worker))
 	default:
 		set(kcv1.ConditionTypeKubernetesVersionDeprecated, metav1.ConditionTrue, kcv1.ReasonWorkerVersionNotOffered,
 			fmt.Sprintf("Kubernetes Engine no longer offers %s; existing and new nodes keep working, but plan a change to one of %s",
-				worker, strings.Join(OfferedVersions(obs.versions), ", ")))
+				worker, strings.Join(OfferedVersions(obs.Versions), ", ")))
 	}
 
 	status.Images = imagesStatus(nodeClass, obs, upgrading, set)
-	status.Subnets, status.SecurityGroups = obs.subnets, obs.securityGroups
-	if obs.subnetsErr != nil {
+	status.Subnets, status.SecurityGroups = obs.Subnets, obs.SecurityGroups
+	if obs.SubnetsErr != nil {
 		status.Subnets = prev.Subnets
 	}
-	if obs.securityGroupsErr != nil {
+	if obs.SecurityGroupsErr != nil {
 		status.SecurityGroups = prev.SecurityGroups
 	}
-	status.SigningKeys, status.NodeVersions = signingKeysStatus(obs.signingKeys), nodeVersionsStatus(obs.nodeVersions)
-	if obs.nodeClaimsErr != nil {
+	status.SigningKeys, status.NodeVersions = signingKeysStatus(obs.SigningKeys), nodeVersionsStatus(obs.NodeVersions)
+	if obs.NodeClaimsErr != nil {
 		status.SigningKeys, status.NodeVersions = prev.SigningKeys, prev.NodeVersions
 	}
-	nodesOnControlPlaneVersion(nodeClass, status, obs.nodeClaimsErr, set)
-	setResolved(set, kcv1.ConditionTypeSubnetsReady, "subnet", obs.subnetsErr, obs.missingSubnets,
-		kcv1.ReasonSubnetsResolved, kcv1.ReasonSubnetsNotFound, len(obs.subnets))
-	setResolved(set, kcv1.ConditionTypeSecurityGroupsReady, "security group", obs.securityGroupsErr, obs.missingSecurityGroups,
-		kcv1.ReasonSecurityGroupsResolved, kcv1.ReasonSecurityGroupsNotFound, len(obs.securityGroups))
+	nodesOnControlPlaneVersion(nodeClass, status, obs.NodeClaimsErr, set)
+	setResolved(set, kcv1.ConditionTypeSubnetsReady, "subnet", obs.SubnetsErr, obs.MissingSubnets,
+		kcv1.ReasonSubnetsResolved, kcv1.ReasonSubnetsNotFound, len(obs.Subnets))
+	setResolved(set, kcv1.ConditionTypeSecurityGroupsReady, "security group", obs.SecurityGroupsErr, obs.MissingSecurityGroups,
+		kcv1.ReasonSecurityGroupsResolved, kcv1.ReasonSecurityGroupsNotFound, len(obs.SecurityGroups))
 
 	conditions.SetReady(&status.Conditions, nodeClass.Generation, metav1.Condition{
 		Type: kcv1.ConditionTypeReady, Reason: kcv1.ReasonReady, Message: "the node class can launch nodes",
@@ -140,18 +207,18 @@ func computeStatus(nodeClass *kcv1.KCNodeClass, obs observation) kcv1.KCNodeClas
 // version are retained when the lookup fails, and the retention is sticky: it ends only when
 // the version changes or an image is pinned, so that a flapping lookup never flips the
 // images nodes launch from.
-func imagesStatus(nodeClass *kcv1.KCNodeClass, obs observation, upgrading bool, set func(string, metav1.ConditionStatus, string, string)) []kcv1.Image {
+func imagesStatus(nodeClass *kcv1.KCNodeClass, obs Observation, upgrading bool, set func(string, metav1.ConditionStatus, string, string)) []kcv1.Image {
 	prev := nodeClass.Status
 	worker := nodeClass.Spec.Bootstrap.KubernetesVersion
 
 	if id := nodeClass.Spec.ImageID; id != "" {
-		if obs.pinnedImage == nil {
+		if obs.PinnedImage == nil {
 			set(kcv1.ConditionTypeImagesReady, metav1.ConditionFalse, kcv1.ReasonImagesNotFound,
-				fmt.Sprintf("pinned image %s cannot be used: %v", id, obs.pinnedImageErr))
+				fmt.Sprintf("pinned image %s cannot be used: %v", id, obs.PinnedImageErr))
 			return nil
 		}
 		set(kcv1.ConditionTypeImagesReady, metav1.ConditionTrue, kcv1.ReasonImagePinned, fmt.Sprintf("using pinned image %s", id))
-		return []kcv1.Image{{ID: obs.pinnedImage.ID, Name: obs.pinnedImage.Name, Architecture: obs.pinnedImage.OSInfo.Architecture, KubernetesVersion: worker}}
+		return []kcv1.Image{{ID: obs.PinnedImage.ID, Name: obs.PinnedImage.Name, Architecture: obs.PinnedImage.OSInfo.Architecture, KubernetesVersion: worker}}
 	}
 
 	sameVersion := prev.KubernetesVersion == worker && len(prev.Images) > 0
@@ -165,9 +232,9 @@ func imagesStatus(nodeClass *kcv1.KCNodeClass, obs observation, upgrading bool, 
 			"the control plane is being upgraded; worker images are resolved again once the cluster is stable")
 		return prev.Images
 	}
-	if obs.imagesErr == nil && len(obs.images) > 0 {
-		images := make([]kcv1.Image, 0, len(obs.images))
-		for _, i := range obs.images {
+	if obs.ImagesErr == nil && len(obs.Images) > 0 {
+		images := make([]kcv1.Image, 0, len(obs.Images))
+		for _, i := range obs.Images {
 			images = append(images, kcv1.Image{ID: i.ID, Name: i.Name, Architecture: i.Architecture, GPU: i.IsGPUType, KubernetesVersion: i.K8sVersion})
 		}
 		set(kcv1.ConditionTypeImagesReady, metav1.ConditionTrue, kcv1.ReasonImagesResolved,
@@ -175,8 +242,8 @@ func imagesStatus(nodeClass *kcv1.KCNodeClass, obs observation, upgrading bool, 
 		return images
 	}
 	why := "Kubernetes Engine offers none"
-	if obs.imagesErr != nil {
-		why = obs.imagesErr.Error()
+	if obs.ImagesErr != nil {
+		why = obs.ImagesErr.Error()
 	}
 	if sameVersion {
 		set(kcv1.ConditionTypeImagesReady, metav1.ConditionTrue, kcv1.ReasonImagesRetained,
