@@ -213,11 +213,11 @@ func rebaseStatus(current *karpv1.NodeClaimStatus, stored, changed karpv1.NodeCl
 	carry(&current.Capacity, stored.Capacity, changed.Capacity)
 	carry(&current.Allocatable, stored.Allocatable, changed.Allocatable)
 	carry(&current.LastPodEventTime, stored.LastPodEventTime, changed.LastPodEventTime)
-	types := sets.New[string]()
+	conditionTypes := sets.New[string]()
 	for _, c := range slices.Concat(stored.Conditions, changed.Conditions) {
-		types.Insert(c.Type)
+		conditionTypes.Insert(c.Type)
 	}
-	for _, t := range sets.List(types) {
+	for _, t := range sets.List(conditionTypes) {
 		before, after := meta.FindStatusCondition(stored.Conditions, t), meta.FindStatusCondition(changed.Conditions, t)
 		if equality.Semantic.DeepEqual(before, after) {
 			continue
