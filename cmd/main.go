@@ -98,13 +98,17 @@ func olmUpgradeable(cfg *rest.Config) (conditions.Condition, error) {
 	}
 	scheme := runtime.NewScheme()
 	if err := operatorsv2.AddToScheme(scheme); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the scheme: %w", err)
 	}
 	direct, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("making a client: %w", err)
 	}
-	return conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
+	condition, err := conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
+	if err != nil {
+		return nil, fmt.Errorf("naming its Upgradeable condition: %w", err)
+	}
+	return condition, nil
 }
 
 // clusterCA is the CA new nodes trust the API server with: the one this controller trusts.
@@ -113,7 +117,11 @@ func clusterCA(cfg *rest.Config) ([]byte, error) {
 		return cfg.CAData, nil
 	}
 	if cfg.CAFile != "" {
-		return os.ReadFile(cfg.CAFile)
+		ca, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the controller's CA file: %w", err)
+		}
+		return ca, nil
 	}
 	return nil, errors.New("the controller's own connection to the API server has no CA")
 }

@@ -232,7 +232,7 @@ func parseOptions(fs *flag.FlagSet, args []string) (options, zap.Options, error)
 	fs.Func("feature-gates", operator.FeatureGatesHelp(), func(v string) error {
 		gates, notes, err := operator.ParseFeatureGates(v)
 		o.featureGates, o.featureGateNotes = gates, notes
-		return err
+		return err //nolint:wrapcheck // shown as `invalid value "..." for flag -feature-gates: <err>` (parseFlags: `invalid FEATURE_GATES "...": <err>`)
 	})
 	choiceFlag(fs, "preference-policy", "How the scheduling simulation treats preferences (preferred node and pod (anti-)affinity, "+
 		"ScheduleAnyway topology spreads, PreferNoSchedule taints): Respect (default) honours them first and relaxes them one at a time, "+
@@ -247,7 +247,7 @@ func parseOptions(fs *flag.FlagSet, args []string) (options, zap.Options, error)
 		"constraints of their own with the selector the kube-scheduler deduces for them. Empty: none.", func(v string) error {
 		config, err := scheduling.ParseSchedulerConfiguration(v)
 		o.schedulerConfig = config
-		return err
+		return err //nolint:wrapcheck // shown as `invalid value "..." for flag -scheduler-config: <err>` (parseFlags: `invalid SCHEDULER_CONFIG "...": <err>`)
 	})
 	zapOpts := zap.Options{
 		Development: false,

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,7 +80,7 @@ func run(logger *slog.Logger) error {
 
 	listener, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return err
+		return fmt.Errorf("opening the -listen address: %w", err)
 	}
 	address := listener.Addr().(*net.TCPAddr)
 	if !address.IP.IsLoopback() {
@@ -110,7 +111,7 @@ func run(logger *slog.Logger) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := server.Shutdown(shutdownCtx); err != nil {
-		return err
+		return fmt.Errorf("shutting down the server: %w", err)
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -122,7 +123,7 @@ func run(logger *slog.Logger) error {
 func startKubelets(ctx context.Context, e *emulator.Emulator, catalog *emulator.Catalog, kubeconfig string, logger *slog.Logger) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading the kubeconfig %s: %w", kubeconfig, err)
 	}
 	// It stands in for the kubelet of every VM, each of which has a client of its own: one
 	// client-side rate limit (client-go's 5 requests a second) would hold hundreds of nodes
@@ -130,7 +131,7 @@ func startKubelets(ctx context.Context, e *emulator.Emulator, catalog *emulator.
 	cfg.QPS = -1
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return err
+		return fmt.Errorf("making a client of %s: %w", cfg.Host, err)
 	}
 	kubelet.New(e, kubelet.Options{
 		Client:                     client,

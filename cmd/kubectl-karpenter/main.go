@@ -109,7 +109,7 @@ func command() *cobra.Command {
 		}
 		config, err := flags.ToRESTConfig()
 		if err != nil {
-			return err
+			return fmt.Errorf("reading the kubeconfig: %w", err)
 		}
 		return run(func(ctx context.Context, _ client.Client) (any, error) {
 			return plugin.WhatIf(ctx, config, manifest)
@@ -136,9 +136,17 @@ func command() *cobra.Command {
 
 func readFile(name string) ([]byte, error) {
 	if name == "-" {
-		return io.ReadAll(os.Stdin)
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading the manifest from standard input: %w", err)
+		}
+		return data, nil
 	}
-	return os.ReadFile(name)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest: %w", err)
+	}
+	return data, nil
 }
 
 // podKey reads NAMESPACE/NAME, or NAME in the kubeconfig's namespace (or -n's).
@@ -148,7 +156,7 @@ func podKey(flags *genericclioptions.ConfigFlags, arg string) (types.NamespacedN
 	}
 	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return types.NamespacedName{}, err
+		return types.NamespacedName{}, fmt.Errorf("reading the namespace of the kubeconfig: %w", err)
 	}
 	return types.NamespacedName{Namespace: ns, Name: arg}, nil
 }
@@ -157,7 +165,7 @@ func podKey(flags *genericclioptions.ConfigFlags, arg string) (types.NamespacedN
 func newClient(flags *genericclioptions.ConfigFlags) (client.Client, error) {
 	config, err := flags.ToRESTConfig()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
 	}
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, karpv1.AddToScheme, kcv1.AddToScheme} {
@@ -165,5 +173,9 @@ func newClient(flags *genericclioptions.ConfigFlags) (client.Client, error) {
 			return nil, fmt.Errorf("building the scheme: %w", err)
 		}
 	}
-	return client.New(config, client.Options{Scheme: scheme})
+	kube, err := client.New(config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("making a client of %s: %w", config.Host, err)
+	}
+	return kube, nil
 }

@@ -148,7 +148,7 @@ func UserData(o Options) (string, error) {
 		"KubeletFlags":     flags,
 	})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("rendering the join script: %w", err)
 	}
 	if out.Len() > MaxUserDataBytes {
 		return "", fmt.Errorf("the join script is %d bytes, over the %d KakaoCloud allows once encoded: shorten the KCNodeClass's userData", out.Len(), MaxUserDataBytes)

@@ -83,7 +83,7 @@ func Resolve(ctx context.Context, reader client.Reader, cb *autoscalingv1beta1.C
 	case cb.Spec.PodTemplateRef != nil:
 		template := &corev1.PodTemplate{}
 		if err := reader.Get(ctx, types.NamespacedName{Namespace: cb.Namespace, Name: cb.Spec.PodTemplateRef.Name}, template); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the podTemplateRef PodTemplate %s: %w", cb.Spec.PodTemplateRef.Name, err)
 		}
 		return &Resolution{Template: template.Template, PodTemplate: template.Name, PodTemplateGeneration: template.Generation}, nil
 	case cb.Spec.ScalableRef != nil:
@@ -103,19 +103,19 @@ func resolveWorkload(ctx context.Context, reader client.Reader, namespace string
 	case autoscalingv1beta1.KindDeployment:
 		workload := &appsv1.Deployment{}
 		if err := reader.Get(ctx, key, workload); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the scalableRef Deployment %s: %w", ref.Name, err)
 		}
 		template, replicas = workload.Spec.Template, workload.Spec.Replicas
 	case autoscalingv1beta1.KindStatefulSet:
 		workload := &appsv1.StatefulSet{}
 		if err := reader.Get(ctx, key, workload); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the scalableRef StatefulSet %s: %w", ref.Name, err)
 		}
 		template, replicas = workload.Spec.Template, workload.Spec.Replicas
 	case autoscalingv1beta1.KindReplicaSet:
 		workload := &appsv1.ReplicaSet{}
 		if err := reader.Get(ctx, key, workload); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the scalableRef ReplicaSet %s: %w", ref.Name, err)
 		}
 		template, replicas = workload.Spec.Template, workload.Spec.Replicas
 	default:

@@ -16,6 +16,7 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -65,7 +66,7 @@ func (e *entry[T]) get(ctx context.Context, ttl time.Duration, now func() time.T
 		return r.value, r.err
 	case <-ctx.Done():
 		var zero T
-		return zero, context.Cause(ctx)
+		return zero, fmt.Errorf("waiting for the refresh in flight: %w", context.Cause(ctx))
 	}
 }
 

@@ -173,7 +173,7 @@ func (p *Provider) Launch(ctx context.Context, req LaunchRequest) (Launched, err
 	}
 	description, err := keyring.Sign(p.subject(name))
 	if err != nil {
-		return Launched{}, err
+		return Launched{}, fmt.Errorf("signing the marker of VM %s: %w", name, err)
 	}
 
 	var capacityErrs []error
@@ -204,7 +204,7 @@ func (p *Provider) Launch(ctx context.Context, req LaunchRequest) (Launched, err
 			return Launched{}, &CreatePendingError{Until: attempt.Add(p.lookupWindow), Err: err}
 		default:
 			p.clearAttempt(ctx, req)
-			return Launched{}, err
+			return Launched{}, fmt.Errorf("creating VM %s as %s in %s: %w", name, c.FlavorName, c.Zone, err)
 		}
 	}
 	p.clearAttempt(ctx, req)
@@ -289,7 +289,7 @@ func (p *Provider) adopted(existing kakaocloud.Instance, req LaunchRequest) Laun
 func (p *Provider) findOwned(ctx context.Context, keyring *signing.Keyring, name, nodeClaim string) (kakaocloud.Instance, bool, error) {
 	candidates, err := p.client.FindInstancesByName(ctx, name)
 	if err != nil {
-		return kakaocloud.Instance{}, false, err
+		return kakaocloud.Instance{}, false, fmt.Errorf("looking for the VMs named %s: %w", name, err)
 	}
 	var owned []kakaocloud.Instance
 	for _, inst := range candidates {
@@ -320,7 +320,11 @@ func deleting(inst kakaocloud.Instance) bool {
 
 // Get returns a VM by id.
 func (p *Provider) Get(ctx context.Context, id string) (kakaocloud.Instance, error) {
-	return p.client.GetInstance(ctx, id)
+	inst, err := p.client.GetInstance(ctx, id)
+	if err != nil {
+		return kakaocloud.Instance{}, fmt.Errorf("getting VM %s: %w", id, err)
+	}
+	return inst, nil
 }
 
 // Owned is a VM this cluster owns, with the key that signed it.
@@ -339,7 +343,7 @@ func (p *Provider) List(ctx context.Context) ([]Owned, error) {
 	}
 	all, err := p.client.ListInstances(ctx, kakaocloud.InstanceFilter{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the markers of the project's VMs: %w", err)
 	}
 	perKey := map[string]int{}
 	for _, id := range keyring.KeyIDs() {
@@ -379,7 +383,7 @@ func (p *Provider) Delete(ctx context.Context, id, nodeClaim string) error {
 	}
 	inst, err := p.client.GetInstance(ctx, id)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading its marker: %w", err)
 	}
 	if _, err := p.verify(keyring, inst, nodeClaim); err != nil {
 		log.FromContext(ctx).Error(err, "refusing to delete a VM this cluster cannot prove it owns; it is left running",
@@ -389,7 +393,10 @@ func (p *Provider) Delete(ctx context.Context, id, nodeClaim string) error {
 	if deleting(inst) {
 		return nil
 	}
-	return p.client.DeleteInstance(ctx, id)
+	if err := p.client.DeleteInstance(ctx, id); err != nil {
+		return fmt.Errorf("asking for its deletion: %w", err)
+	}
+	return nil
 }
 
 // FailureMessage is what the VM's action log says about its failure: the last message it
@@ -397,7 +404,7 @@ func (p *Provider) Delete(ctx context.Context, id, nodeClaim string) error {
 func (p *Provider) FailureMessage(ctx context.Context, id string) (string, error) {
 	logs, err := p.client.ListInstanceActionLogs(ctx, id)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("reading the action log of VM %s: %w", id, err)
 	}
 	for _, entry := range slices.Backward(logs) {
 		if entry.Message != "" {

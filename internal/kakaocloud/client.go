@@ -232,7 +232,7 @@ func (c *Client) doAt(ctx context.Context, base string, cl call, out any) (http.
 			return nil, err
 		}
 		if err := sleep(ctx, delay); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("kakaocloud %s.%s: %w", cl.service, cl.operation, err)
 		}
 	}
 }
@@ -285,7 +285,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return fmt.Errorf("waiting %s to try again: %w", d, context.Cause(ctx))
 	case <-t.C:
 		return nil
 	}

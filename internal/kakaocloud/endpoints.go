@@ -147,7 +147,7 @@ func (e *endpoints) acquire(ctx context.Context) error {
 	case e.lock <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return fmt.Errorf("waiting for the service endpoints: %w", context.Cause(ctx))
 	}
 }
 

@@ -54,7 +54,7 @@ func (t *tokenSource) token(ctx context.Context) (string, error) {
 	select {
 	case t.lock <- struct{}{}:
 	case <-ctx.Done():
-		return "", context.Cause(ctx)
+		return "", fmt.Errorf("waiting for the token: %w", context.Cause(ctx))
 	}
 	defer func() { <-t.lock }()
 

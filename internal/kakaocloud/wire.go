@@ -16,6 +16,7 @@ package kakaocloud
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -156,7 +157,7 @@ func (c *ErrorCode) UnmarshalJSON(b []byte) error {
 	}
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err != nil {
-		return err
+		return fmt.Errorf("reading an error code, neither a string nor a number: %w", err)
 	}
 	*c = ErrorCode(n.String())
 	return nil

@@ -199,7 +199,7 @@ func spreadSelector(pod *corev1.Pod, tsc *corev1.TopologySpreadConstraint) (labe
 	}
 	sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading its labelSelector: %w", err)
 	}
 	return withMatchLabelKeys(sel, pod, tsc.MatchLabelKeys, selection.In), nil
 }
@@ -229,7 +229,7 @@ func (t *topology) termNamespaces(pod *corev1.Pod, term *corev1.PodAffinityTerm)
 	}
 	sel, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading its namespaceSelector: %w", err)
 	}
 	if sel.Empty() {
 		return nil, nil

@@ -16,6 +16,7 @@ package state
 
 import (
 	"context"
+	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -66,9 +67,15 @@ func Read(ctx context.Context, reader client.Reader) (*Cluster, error) {
 	daemonSets := &appsv1.DaemonSetList{}
 	namespaces := &corev1.NamespaceList{}
 	csiNodes := &storagev1.CSINodeList{}
-	for _, list := range []client.ObjectList{pools, claims, nodes, pods, pdbs, daemonSets, namespaces, csiNodes} {
-		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			return nil, err
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{
+		{"NodePools", pools}, {"NodeClaims", claims}, {"nodes", nodes}, {"pods", pods}, {"PodDisruptionBudgets", pdbs},
+		{"DaemonSets", daemonSets}, {"namespaces", namespaces}, {"CSINodes", csiNodes},
+	} {
+		if err := reader.List(ctx, l.list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", l.kind, err)
 		}
 	}
 	c.NodePools = pointers(pools.Items)
@@ -188,9 +195,12 @@ func ReadWorkloads(ctx context.Context, reader client.Reader) (scheduling.Worklo
 	rcs := &corev1.ReplicationControllerList{}
 	rss := &appsv1.ReplicaSetList{}
 	sss := &appsv1.StatefulSetList{}
-	for _, list := range []client.ObjectList{services, rcs, rss, sss} {
-		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			return w, err
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"Services", services}, {"ReplicationControllers", rcs}, {"ReplicaSets", rss}, {"StatefulSets", sss}} {
+		if err := reader.List(ctx, l.list, client.UnsafeDisableDeepCopy); err != nil {
+			return w, fmt.Errorf("listing %s: %w", l.kind, err)
 		}
 	}
 	w.Services = pointers(services.Items)

@@ -41,9 +41,12 @@ func Load(ctx context.Context, reader client.Reader) (*Volumes, error) {
 	claims := &corev1.PersistentVolumeClaimList{}
 	volumes := &corev1.PersistentVolumeList{}
 	classes := &storagev1.StorageClassList{}
-	for _, list := range []client.ObjectList{claims, volumes, classes} {
-		if err := reader.List(ctx, list); err != nil {
-			return nil, err
+	for _, l := range []struct {
+		kind string
+		list client.ObjectList
+	}{{"PersistentVolumeClaims", claims}, {"PersistentVolumes", volumes}, {"StorageClasses", classes}} {
+		if err := reader.List(ctx, l.list); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", l.kind, err)
 		}
 	}
 	v := &Volumes{

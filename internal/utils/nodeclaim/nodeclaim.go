@@ -46,6 +46,10 @@ import (
 // that no two writers change the same one. Two writes need no resourceVersion, as they touch
 // no list: annotations set key by key (Annotate, under the UID instead) and the pod events'
 // one field, status.lastPodEventTime (StampLastPodEvent). Deletes carry the UID.
+//
+// A write's error is returned as the API server answered it, as every caller says which write,
+// on which NodeClaim; the steps a caller does not see are wrapped with what they were: a
+// rebase's, and which of Write's two patches.
 
 // PatchStatus writes nodeClaim's status where it differs from stored, the copy it was read
 // as. On success nodeClaim is what the API server holds.
@@ -55,7 +59,7 @@ func PatchStatus(ctx context.Context, c client.Client, stored, nodeClaim *karpv1
 	}
 	err := c.Status().Patch(ctx, nodeClaim, lockedPatch(stored))
 	if !apierrors.IsConflict(err) {
-		return err
+		return err //nolint:wrapcheck // the caller says which write, on which NodeClaim
 	}
 	changed := nodeClaim.DeepCopy()
 	return rebase(ctx, c, nodeClaim, func(current *karpv1.NodeClaim) error {
@@ -66,7 +70,7 @@ func PatchStatus(ctx context.Context, c client.Client, stored, nodeClaim *karpv1
 			return nil
 		}
 		if err := c.Status().Patch(ctx, next, lockedPatch(current)); err != nil {
-			return err
+			return fmt.Errorf("writing the changes onto the current NodeClaim: %w", err)
 		}
 		next.DeepCopyInto(nodeClaim)
 		return nil
@@ -81,15 +85,19 @@ func PatchStatus(ctx context.Context, c client.Client, stored, nodeClaim *karpv1
 func Write(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeClaim) error {
 	desired := nodeClaim.Status.DeepCopy()
 	if err := Patch(ctx, c, stored, nodeClaim); err != nil {
-		return err
+		return fmt.Errorf("patching the metadata: %w", err)
 	}
+	server := stored
 	if nodeClaim.ResourceVersion == stored.ResourceVersion {
 		nodeClaim.Status = *desired
-		return PatchStatus(ctx, c, stored, nodeClaim)
+	} else {
+		server = nodeClaim.DeepCopy()
+		rebaseStatus(&nodeClaim.Status, stored.Status, *desired)
 	}
-	server := nodeClaim.DeepCopy()
-	rebaseStatus(&nodeClaim.Status, stored.Status, *desired)
-	return PatchStatus(ctx, c, server, nodeClaim)
+	if err := PatchStatus(ctx, c, server, nodeClaim); err != nil {
+		return fmt.Errorf("patching the status: %w", err)
+	}
+	return nil
 }
 
 // Patch writes nodeClaim's labels, annotations and finalizers where they differ from stored,
@@ -102,7 +110,7 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 	}
 	err := c.Patch(ctx, nodeClaim, lockedPatch(stored))
 	if !apierrors.IsConflict(err) || !onlyMapsAndFinalizers(stored.ObjectMeta, nodeClaim.ObjectMeta) {
-		return err
+		return err //nolint:wrapcheck // the caller says which write, on which NodeClaim
 	}
 	changed := nodeClaim.DeepCopy()
 	return rebase(ctx, c, nodeClaim, func(current *karpv1.NodeClaim) error {
@@ -111,7 +119,7 @@ func Patch(ctx context.Context, c client.Client, stored, nodeClaim *karpv1.NodeC
 		next.Annotations = rebaseMap(next.Annotations, stored.Annotations, changed.Annotations)
 		next.Finalizers = rebaseSet(next.Finalizers, stored.Finalizers, changed.Finalizers)
 		if err := c.Patch(ctx, next, lockedPatch(current)); err != nil {
-			return err
+			return fmt.Errorf("writing the changes onto the current NodeClaim: %w", err)
 		}
 		next.DeepCopyInto(nodeClaim)
 		return nil
@@ -145,7 +153,7 @@ func Delete(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim) (
 	case apierrors.IsConflict(err):
 		return Replaced, nil
 	case err != nil:
-		return Gone, err
+		return Gone, err //nolint:wrapcheck // the caller says which NodeClaim it was deleting
 	}
 	return Deleted, nil
 }
@@ -160,7 +168,7 @@ func Annotate(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim,
 	if err != nil {
 		return fmt.Errorf("writing the annotations of NodeClaim %s as a patch: %w", nodeClaim.Name, err)
 	}
-	return c.Patch(ctx, nodeClaim, client.RawPatch(types.MergePatchType, patch))
+	return c.Patch(ctx, nodeClaim, client.RawPatch(types.MergePatchType, patch)) //nolint:wrapcheck // the caller says which annotations, on which NodeClaim
 }
 
 // StampLastPodEvent writes status.lastPodEventTime alone, as upstream does: a field no list
@@ -170,7 +178,7 @@ func Annotate(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim,
 func StampLastPodEvent(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, at time.Time) error {
 	stored := nodeClaim.DeepCopy()
 	nodeClaim.Status.LastPodEventTime = metav1.NewTime(at)
-	return c.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored))
+	return c.Status().Patch(ctx, nodeClaim, client.MergeFrom(stored)) //nolint:wrapcheck // the caller says which write, on which NodeClaim
 }
 
 // TerminateBy makes the NodeClaim's drain end by at: its termination timestamp annotation,
@@ -192,16 +200,20 @@ func TerminateBy(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeCla
 // (the read may come from a cache a step behind). A NodeClaim that is gone, or replaced by
 // one of the same name, is NotFound.
 func rebase(ctx context.Context, c client.Client, nodeClaim *karpv1.NodeClaim, write func(current *karpv1.NodeClaim) error) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		current := &karpv1.NodeClaim{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(nodeClaim), current); err != nil {
-			return err
+			return fmt.Errorf("reading the current NodeClaim: %w", err)
 		}
 		if current.UID != nodeClaim.UID {
 			return apierrors.NewNotFound(karpv1.GroupVersion.WithResource("nodeclaims").GroupResource(), nodeClaim.Name)
 		}
 		return write(current)
 	})
+	if err != nil {
+		return fmt.Errorf("rebasing after a conflict: %w", err)
+	}
+	return nil
 }
 
 // rebaseStatus applies to current the changes from stored to changed, field by field and
@@ -213,11 +225,11 @@ func rebaseStatus(current *karpv1.NodeClaimStatus, stored, changed karpv1.NodeCl
 	carry(&current.Capacity, stored.Capacity, changed.Capacity)
 	carry(&current.Allocatable, stored.Allocatable, changed.Allocatable)
 	carry(&current.LastPodEventTime, stored.LastPodEventTime, changed.LastPodEventTime)
-	types := sets.New[string]()
+	conditionTypes := sets.New[string]()
 	for _, c := range slices.Concat(stored.Conditions, changed.Conditions) {
-		types.Insert(c.Type)
+		conditionTypes.Insert(c.Type)
 	}
-	for _, t := range sets.List(types) {
+	for _, t := range sets.List(conditionTypes) {
 		before, after := meta.FindStatusCondition(stored.Conditions, t), meta.FindStatusCondition(changed.Conditions, t)
 		if equality.Semantic.DeepEqual(before, after) {
 			continue

@@ -105,7 +105,7 @@ func CountReschedulable(ctx context.Context, reader client.Reader, nodeName stri
 	}
 	pods := &corev1.PodList{}
 	if err := reader.List(ctx, pods, client.MatchingFields{index.PodNodeName: nodeName}); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("listing the pods of node %s: %w", nodeName, err)
 	}
 	n := 0
 	for i := range pods.Items {

@@ -194,7 +194,7 @@ func (r *Registrar) Register(ctx context.Context, id string) (retry bool, err er
 	if apierrors.IsAlreadyExists(err) {
 		existing, getErr := r.opts.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
 		if getErr != nil {
-			return true, getErr
+			return true, fmt.Errorf("reading node %s, which exists already: %w", node.Name, getErr)
 		}
 		if existing.Spec.ProviderID == node.Spec.ProviderID {
 			return false, nil // registered already
@@ -203,7 +203,7 @@ func (r *Registrar) Register(ctx context.Context, id string) (retry bool, err er
 		return true, fmt.Errorf("node %s exists for another machine (%s)", node.Name, existing.Spec.ProviderID)
 	}
 	if err != nil {
-		return true, err
+		return true, fmt.Errorf("creating node %s: %w", node.Name, err)
 	}
 	r.log.Info("registered node", "node", node.Name, "instance", id, "name", inst.Name, "providerID", node.Spec.ProviderID,
 		"flavor", inst.Flavor.Name, "zone", inst.AvailabilityZone)
@@ -239,7 +239,7 @@ func (r *Registrar) StopKubeletsOfDownVMs(ctx context.Context) error {
 	}
 	nodes, err := r.opts.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return err
+		return fmt.Errorf("listing nodes: %w", err)
 	}
 	var errs []error
 	for i := range nodes.Items {
@@ -253,7 +253,7 @@ func (r *Registrar) StopKubeletsOfDownVMs(ctx context.Context) error {
 			patched, err := r.opts.Client.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 			if err != nil {
 				if !apierrors.IsNotFound(err) {
-					errs = append(errs, err)
+					errs = append(errs, fmt.Errorf("stopping the kubelet of node %s: %w", node.Name, err))
 				}
 				continue
 			}
@@ -285,7 +285,7 @@ func (r *Registrar) markReadyUnknown(ctx context.Context, node *corev1.Node) err
 		return nil
 	}
 	if _, err := r.opts.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-		return err
+		return fmt.Errorf("setting the Ready condition of node %s Unknown: %w", node.Name, err)
 	}
 	r.log.Info("the node's Ready condition is Unknown: its kubelet stopped", "node", node.Name)
 	return nil
@@ -296,7 +296,7 @@ func (r *Registrar) markReadyUnknown(ctx context.Context, node *corev1.Node) err
 func (r *Registrar) RemoveNodesOfGoneVMs(ctx context.Context) error {
 	nodes, err := r.opts.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return err
+		return fmt.Errorf("listing nodes: %w", err)
 	}
 	// Read the cloud after the nodes: a VM created in between is not taken for gone.
 	existing := map[string]bool{}
@@ -313,7 +313,7 @@ func (r *Registrar) RemoveNodesOfGoneVMs(ctx context.Context) error {
 			Preconditions: &metav1.Preconditions{UID: &node.UID},
 		})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("deleting node %s: %w", node.Name, err))
 			continue
 		}
 		if err == nil {
@@ -332,7 +332,7 @@ func BootstrapTokenAuthenticator(cfg *rest.Config) func(ctx context.Context, tok
 		c.BearerToken = token
 		client, err := kubernetes.NewForConfig(c)
 		if err != nil {
-			return err
+			return fmt.Errorf("making a client: %w", err)
 		}
 		review, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 		if err != nil {
