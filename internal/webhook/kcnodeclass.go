@@ -56,7 +56,10 @@ var _ admission.Validator[*kcv1.KCNodeClass] = KCNodeClassValidator{}
 
 // SetupKCNodeClassWebhookWithManager registers the KCNodeClass validating webhook.
 func SetupKCNodeClassWebhookWithManager(mgr ctrl.Manager, versions VersionSource) error {
-	return ctrl.NewWebhookManagedBy(mgr, &kcv1.KCNodeClass{}).WithValidator(KCNodeClassValidator{Versions: versions}).Complete()
+	if err := ctrl.NewWebhookManagedBy(mgr, &kcv1.KCNodeClass{}).WithValidator(KCNodeClassValidator{Versions: versions}).Complete(); err != nil {
+		return fmt.Errorf("registering it with the manager: %w", err)
+	}
+	return nil
 }
 
 // ValidateCreate checks the version of a new KCNodeClass.

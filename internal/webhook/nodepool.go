@@ -15,6 +15,8 @@
 package webhook
 
 import (
+	"fmt"
+
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,7 +36,10 @@ var _ admission.Validator[*karpv1.NodePool] = NodePoolValidator{}
 
 // SetupNodePoolWebhookWithManager registers the NodePool validating webhook.
 func SetupNodePoolWebhookWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr, &karpv1.NodePool{}).WithValidator(NodePoolValidator{}).Complete()
+	if err := ctrl.NewWebhookManagedBy(mgr, &karpv1.NodePool{}).WithValidator(NodePoolValidator{}).Complete(); err != nil {
+		return fmt.Errorf("registering it with the manager: %w", err)
+	}
+	return nil
 }
 
 // ValidateCreate checks a new NodePool.
