@@ -15,9 +15,8 @@
 package webhook
 
 import (
-	"fmt"
-
 	"context"
+	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
