@@ -35,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -177,8 +178,10 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 // flight, or a NodeClaim provisioning would launch for it; or why no NodePool could take it.
 type PodWhatIfAnswer struct {
 	Pod string `json:"pod"`
-	// Node is node/<name> or nodeclaim/<name> (one still coming up), as provisioning nominates.
-	Node string `json:"node,omitempty"`
+	// Node is where it would land as provisioning's events word it, node/<name> or
+	// nodeclaim/<name> (one still coming up), for people; Destination is that place.
+	Node        string                   `json:"node,omitempty"`
+	Destination *destination.Destination `json:"destination,omitempty"`
 	// Launch is the NodeClaim provisioning would open for it, with the pending pods it would
 	// share it with.
 	Launch *Launch `json:"launch,omitempty"`
@@ -223,11 +226,9 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 			launch := launchOf(placed.NodeClaim)
 			answer.Launch = &launch
 			return answer, nil
-		case strings.HasPrefix(placed.ExistingNode, "nodeclaim/"):
-			answer.Node = placed.ExistingNode
-			return answer, nil
 		default:
-			answer.Node = "node/" + placed.ExistingNode
+			where := placed.ExistingNode
+			answer.Node, answer.Destination = where.String(), &where
 			return answer, nil
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // Event reasons of provisioning.
@@ -40,9 +42,9 @@ func noCompatibleInstanceTypes(recorder events.EventRecorder, nodePool runtime.O
 		"NodePool requirements filtered out all compatible available instance types")
 }
 
-// nominated tells a pending pod where provisioning expects it to land: "nodeclaim/<name>" or
-// "node/<name>", as upstream Karpenter words it.
-func nominated(recorder events.EventRecorder, pod *corev1.Pod, where string) {
+// nominated tells a pending pod where provisioning expects it to land, as upstream Karpenter
+// words it: nodeclaim/NAME or node/NAME.
+func nominated(recorder events.EventRecorder, pod *corev1.Pod, where destination.Destination) {
 	recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provision", "Pod should schedule on: %s", where)
 }
 
