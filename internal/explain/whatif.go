@@ -191,7 +191,9 @@ type PodWhatIfAnswer struct {
 }
 
 // WhatIfPod answers for a pod that is not created: placed after the pods pending now, as the
-// next provisioning pass would place it.
+// next provisioning pass would place it. A manifest that names a pod waiting for a place
+// (kubectl karpenter why pod asks with the pod's own) stands for that pod: it is placed instead
+// of it, not beside it.
 func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfAnswer, error) {
 	if pod.Spec.NodeName != "" {
 		return nil, fmt.Errorf("the pod names spec.nodeName %s: it is bound there without scheduling", pod.Spec.NodeName)
@@ -210,7 +212,10 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 		return nil, err
 	}
 	answer := &PodWhatIfAnswer{Pod: pod.Namespace + "/" + pod.Name}
-	_, res, waiting, err := e.simulate(ctx, cluster, append(provisioning.PodsToPlace(cluster, e.Clock.Now()), pod))
+	pods := slices.DeleteFunc(slices.Clone(provisioning.PodsToPlace(cluster, e.Clock.Now())), func(p *corev1.Pod) bool {
+		return p.Namespace == pod.Namespace && p.Name == pod.Name
+	})
+	_, res, waiting, err := e.simulate(ctx, cluster, append(pods, pod))
 	if err != nil {
 		return nil, err
 	}
