@@ -73,14 +73,20 @@ func command() *cobra.Command {
 	why := &cobra.Command{Use: "why", Short: "Why a pod waits, a node is or is not disrupted, a NodePool allows what it does"}
 	why.AddCommand(&cobra.Command{
 		Use:   "pod [NAMESPACE/]NAME",
-		Short: "Where provisioning put the pod, or why each NodePool refused it, as provisioning last decided",
+		Short: "Where provisioning put the pod; or, when it found no place, why each NodePool refuses it now, as the operator simulates it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			key, err := podKey(flags, args[0])
 			if err != nil {
 				return err
 			}
-			return run(func(ctx context.Context, kube client.Client) (any, error) { return plugin.WhyPod(ctx, kube, key) })
+			config, err := flags.ToRESTConfig()
+			if err != nil {
+				return err
+			}
+			return run(func(ctx context.Context, kube client.Client) (any, error) {
+				return plugin.WhyPod(ctx, kube, key, plugin.AskOperator(config))
+			})
 		},
 	}, &cobra.Command{
 		Use:   "node NAME",

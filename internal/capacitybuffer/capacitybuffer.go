@@ -337,7 +337,7 @@ func Placements(results scheduling.Results) map[types.NamespacedName]*Placement 
 		add(out[key])
 	}
 	for _, placed := range results.Placed {
-		if placed.ExistingNode != "" {
+		if !placed.ExistingNode.IsZero() {
 			count(placed.Pod, func(p *Placement) { p.Existing++ })
 		} else {
 			count(placed.Pod, func(p *Placement) { p.New++ })

@@ -30,6 +30,7 @@ import (
 	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 func template(cpu string) corev1.PodTemplateSpec {
@@ -193,7 +194,7 @@ func TestPlacements(t *testing.T) {
 	pods := VirtualPods(cb, template("1"))
 	real := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "real"}}
 	results := scheduling.Results{
-		Placed:    []scheduling.Placement{{Pod: pods[0], ExistingNode: "node-a"}, {Pod: pods[1], NodeClaim: &scheduling.NewNodeClaim{}}, {Pod: real, ExistingNode: "node-a"}},
+		Placed:    []scheduling.Placement{{Pod: pods[0], ExistingNode: destination.NodeNamed("node-a")}, {Pod: pods[1], NodeClaim: &scheduling.NewNodeClaim{}}, {Pod: real, ExistingNode: destination.NodeNamed("node-a")}},
 		PodErrors: map[*corev1.Pod]error{pods[2]: errors.New("fits nowhere")},
 	}
 	got := Placements(results)

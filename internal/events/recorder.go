@@ -60,14 +60,19 @@ func NewRecorder(delegate events.EventRecorder, repeat time.Duration, passiveClo
 	return &Recorder{delegate: delegate, repeat: repeat, clock: passiveClock, last: map[string]time.Time{}}
 }
 
-// Eventf publishes the event unless the same one was published about the same object
-// within repeat.
+// Eventf publishes the event unless the same one was published about the same object, with
+// the same related object, within repeat. related goes to the delegate as it is: an event
+// whose related object changes is another event, even with the same note.
 func (r *Recorder) Eventf(regarding runtime.Object, related runtime.Object, eventType, reason, action, note string, args ...any) {
 	if r == nil || r.delegate == nil || regarding == nil {
 		return
 	}
 	note = cut(fmt.Sprintf(note, args...))
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", identity(regarding), eventType, reason, action, note)
+	relatedIdentity := ""
+	if related != nil {
+		relatedIdentity = identity(related)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s", identity(regarding), relatedIdentity, eventType, reason, action, note)
 	now := r.clock.Now()
 	r.mu.Lock()
 	if at, seen := r.last[key]; seen && now.Sub(at) < r.repeat {

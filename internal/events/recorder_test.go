@@ -27,12 +27,15 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-type recorded struct{ reason, note string }
+type recorded struct {
+	reason, note string
+	related      runtime.Object
+}
 
 type sink struct{ events []recorded }
 
-func (s *sink) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
-	s.events = append(s.events, recorded{reason, fmt.Sprintf(note, args...)})
+func (s *sink) Eventf(_ runtime.Object, related runtime.Object, _, reason, _, note string, args ...any) {
+	s.events = append(s.events, recorded{reason, fmt.Sprintf(note, args...), related})
 }
 
 func TestRecorderDropsRepeats(t *testing.T) {
@@ -55,6 +58,31 @@ func TestRecorderDropsRepeats(t *testing.T) {
 		t.Errorf("%d events published, want 5: %+v", got, delegate.events)
 	}
 	NewRecorder(nil, 0, clock).Eventf(a, nil, corev1.EventTypeNormal, "Waiting", "Test", "x") // no delegate: nothing, no panic
+}
+
+// An event names its related object (a pod's Nominated event names the NodeClaim it waits
+// for): one whose related object changes is new, even with the same note, and the related
+// object reaches the delegate.
+func TestRecorderTellsRelatedObjectsApart(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC))
+	delegate := &sink{}
+	recorder := NewRecorder(delegate, time.Minute, clock)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "default", UID: "uid-a"}}
+	first := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "uid-x1"}}
+	again := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "uid-x2"}} // made again under its name
+	publish := func(related runtime.Object) {
+		recorder.Eventf(pod, related, corev1.EventTypeNormal, "Nominated", "Test", "Pod should schedule on: %s", "node/x")
+	}
+	publish(first)
+	publish(first) // the same news: dropped
+	publish(again) // the same note about another object
+	publish(nil)   // the same note about none
+	if got := len(delegate.events); got != 3 {
+		t.Fatalf("%d events published, want 3: %+v", got, delegate.events)
+	}
+	if delegate.events[0].related != first || delegate.events[1].related != again || delegate.events[2].related != nil {
+		t.Errorf("related objects %+v, want x, x made again, none", delegate.events)
+	}
 }
 
 // The API server refuses an event whose note is longer than 1024 bytes, and the event is lost:

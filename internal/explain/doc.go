@@ -24,5 +24,5 @@
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
 // internal/cloudprovider/kakao, internal/controller/nodeclaim/disruption,
 // internal/controller/nodepool, internal/controller/provisioning, internal/scheduling,
-// internal/state, internal/utils/pod.
+// internal/state, internal/utils/destination, internal/utils/pod.
 package explain

@@ -38,6 +38,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 var now = time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
@@ -319,5 +320,24 @@ func TestWhatIfPod(t *testing.T) {
 	}
 	if _, err := e.WhatIfPod(context.Background(), pod("1", func(p *corev1.Pod) { p.Spec.NodeName = "a" })); err == nil {
 		t.Error("no error for a pod bound by spec.nodeName")
+	}
+	if answer := ask(pod("2", nil)); answer.Destination == nil || *answer.Destination != destination.OfNode(nodeA) {
+		t.Errorf("a pod that fits node a: destination %v, want node a", answer.Destination)
+	}
+}
+
+// TestWhatIfPendingPod asks about a pending pod with its own manifest, as kubectl karpenter
+// why pod does: the manifest stands for the pod, which is not placed a second time beside it.
+func TestWhatIfPendingPod(t *testing.T) {
+	np := pool("default", nil)
+	a, nodeA := launched("a", np, typeOf(t, "m2a", "8"), zoneA)
+	waiting := replica("web-2", "", "12")
+	e := explainer(workers(), np, a, nodeA, replica("web-1", "a", "1"), waiting)
+	answer, err := e.WhatIfPod(context.Background(), waiting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.Pod != "shop/web-2" || answer.Launch == nil || answer.Launch.Pods != 1 {
+		t.Errorf("answer %+v, launch %+v: want a launch of its own, not one shared with a copy of it", answer, answer.Launch)
 	}
 }

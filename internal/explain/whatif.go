@@ -35,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -177,8 +178,10 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 // flight, or a NodeClaim provisioning would launch for it; or why no NodePool could take it.
 type PodWhatIfAnswer struct {
 	Pod string `json:"pod"`
-	// Node is node/<name> or nodeclaim/<name> (one still coming up), as provisioning nominates.
-	Node string `json:"node,omitempty"`
+	// Node is where it would land as provisioning's events word it, node/<name> or
+	// nodeclaim/<name> (one still coming up), for people; Destination is that place.
+	Node        string                   `json:"node,omitempty"`
+	Destination *destination.Destination `json:"destination,omitempty"`
 	// Launch is the NodeClaim provisioning would open for it, with the pending pods it would
 	// share it with.
 	Launch *Launch `json:"launch,omitempty"`
@@ -188,7 +191,9 @@ type PodWhatIfAnswer struct {
 }
 
 // WhatIfPod answers for a pod that is not created: placed after the pods pending now, as the
-// next provisioning pass would place it.
+// next provisioning pass would place it. A manifest that names a pod waiting for a place
+// (kubectl karpenter why pod asks with the pod's own) stands for that pod: it is placed instead
+// of it, not beside it.
 func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfAnswer, error) {
 	if pod.Spec.NodeName != "" {
 		return nil, fmt.Errorf("the pod names spec.nodeName %s: it is bound there without scheduling", pod.Spec.NodeName)
@@ -207,7 +212,10 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 		return nil, err
 	}
 	answer := &PodWhatIfAnswer{Pod: pod.Namespace + "/" + pod.Name}
-	_, res, waiting, err := e.simulate(ctx, cluster, append(provisioning.PodsToPlace(cluster, e.Clock.Now()), pod))
+	pods := slices.DeleteFunc(slices.Clone(provisioning.PodsToPlace(cluster, e.Clock.Now())), func(p *corev1.Pod) bool {
+		return p.Namespace == pod.Namespace && p.Name == pod.Name
+	})
+	_, res, waiting, err := e.simulate(ctx, cluster, append(pods, pod))
 	if err != nil {
 		return nil, err
 	}
@@ -223,11 +231,9 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 			launch := launchOf(placed.NodeClaim)
 			answer.Launch = &launch
 			return answer, nil
-		case strings.HasPrefix(placed.ExistingNode, "nodeclaim/"):
-			answer.Node = placed.ExistingNode
-			return answer, nil
 		default:
-			answer.Node = "node/" + placed.ExistingNode
+			where := placed.ExistingNode
+			answer.Node, answer.Destination = where.String(), &where
 			return answer, nil
 		}
 	}

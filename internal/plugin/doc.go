@@ -13,13 +13,17 @@
 // limitations under the License.
 
 // Package plugin answers the questions of kubectl karpenter from the cluster's objects, read
-// only: why a pod waits (as provisioning decided it: its latest Nominated or FailedScheduling
-// event), why a node is or is not being disrupted (the disruption loop's latest word on it and
-// its NodeClaim's conditions), what a NodePool's budgets and limits allow now; and, asking the
-// operator, which has the instance types and their prices, what an edit of a NodePool or
-// KCNodeClass, or a new pod, would do.
+// only, and from the operator's simulation: why a pod waits (where provisioning nominated it,
+// read from its latest Nominated event's related object; or, when provisioning last found no
+// place for it, why each NodePool refuses it, asking the operator's whatif about the pod as it
+// is now), why a node is or is not being disrupted (its NodeClaim's conditions and the
+// disruption loop's latest words on it), what a NodePool's budgets and limits allow now; and,
+// asking the operator, which has the instance types and their prices, what an edit of a
+// NodePool or KCNodeClass, or a new pod, would do. Decisions are read from structured state
+// (conditions, event reasons and related objects, the simulation's answer); the notes of the
+// operator's events are shown as they were written, never read.
 //
 // Of this project it imports api/karpenter/v1,
 // internal/controller/disruption, internal/controller/provisioning, internal/explain,
-// internal/scheduling, internal/utils/node, internal/utils/pod.
+// internal/scheduling, internal/utils/destination, internal/utils/node, internal/utils/pod.
 package plugin

@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -63,42 +65,128 @@ func event(obj client.Object, kind, reason, action, note string, at time.Time) *
 	}
 }
 
+// asked is a PodAsker that answers what the operator would, and remembers what it was asked.
+type asked struct {
+	answer *explain.PodWhatIfAnswer
+	err    error
+	pods   []*corev1.Pod
+}
+
+func (a *asked) ask(_ context.Context, pod *corev1.Pod) (*explain.PodWhatIfAnswer, error) {
+	a.pods = append(a.pods, pod)
+	return a.answer, a.err
+}
+
+// related is the event naming obj as its related object, as the API server's recorder makes it.
+func related(e *eventsv1.Event, obj client.Object, apiVersion, kind string) *eventsv1.Event {
+	e.Related = &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID()}
+	return e
+}
+
 func TestWhyPod(t *testing.T) {
 	pending := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "pod-1"},
 		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
-	refused := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Provision",
-		"Failed to schedule pod, nodepool default: would exceed limits cpu; nodepool gpu: the pod does not tolerate taint nvidia.com/gpu; nodepool default: the subnets of its KCNodeClass default are in zones [kr-central-2-a]", now)
-	older := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-abcde", now.Add(-time.Minute))
+	// The note is shown, never read: what it names is not what the answer says.
+	note := "Failed to schedule pod, nodepool words: only words"
+	refused := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Provision", note, now)
+	claim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", UID: "claim-1"}}
+	older := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-abcde", now.Add(-time.Minute)),
+		claim, karpv1.GroupVersion.String(), "NodeClaim")
 	// The kube-scheduler's own FailedScheduling is not provisioning's decision.
 	scheduler := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Scheduling", "0/3 nodes are available", now.Add(time.Minute))
 	scheduler.ReportingController = "default-scheduler"
+	kube := kubeOf(t, pending, refused, older, scheduler)
 
-	answer, err := WhyPod(context.Background(), kubeOf(t, pending, refused, older, scheduler), client.ObjectKeyFromObject(pending))
+	operator := &asked{answer: &explain.PodWhatIfAnswer{Pod: "shop/web", Reason: "nodepool default: would exceed limits cpu; nodepool gpu: ...", RefusedBy: []scheduling.NodePoolReason{
+		{NodePool: "default", Reason: "would exceed limits cpu"},
+		{NodePool: "gpu", Reason: "the pod does not tolerate taint nvidia.com/gpu"},
+		{NodePool: "default", Reason: "the subnets of its KCNodeClass default are in zones [kr-central-2-a]"},
+	}}}
+	answer, err := WhyPod(context.Background(), kube, client.ObjectKeyFromObject(pending), operator.ask)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(operator.pods) != 1 || operator.pods[0].UID != pending.UID {
+		t.Errorf("the operator was asked about %v, want the pod as it is", operator.pods)
+	}
 	if len(answer.RefusedBy) != 2 || answer.RefusedBy[0].NodePool != "default" || answer.RefusedBy[0].Reason != "would exceed limits cpu" || answer.RefusedBy[1].NodePool != "gpu" {
-		t.Errorf("refused by %+v, want default's limit first, then gpu", answer.RefusedBy)
+		t.Errorf("refused by %+v, want the operator's: default's limit first, then gpu", answer.RefusedBy)
 	}
 	if answer.DecidedAt == nil || !answer.DecidedAt.Equal(now) {
 		t.Errorf("decided at %v, want the latest decision's time", answer.DecidedAt)
 	}
+	if len(answer.Words) != 1 || answer.Words[0].Reason != provisioning.ReasonFailedScheduling || answer.Words[0].Message != note ||
+		strings.Contains(answer.Verdict, "only words") || !strings.Contains(answer.Verdict, "no NodePool can take it") || answer.Simulated == nil {
+		t.Errorf("answer %+v, want the note shown as said, and the verdict from the operator's answer", answer)
+	}
 
-	// A later nomination answers instead.
-	nominated := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-xyz", now.Add(2*time.Minute))
-	answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, nominated), client.ObjectKeyFromObject(pending))
-	if err != nil {
+	// The operator's simulation puts it somewhere now.
+	operator = &asked{answer: &explain.PodWhatIfAnswer{Pod: "shop/web", Node: "node/node-b"}}
+	if answer, err = WhyPod(context.Background(), kube, client.ObjectKeyFromObject(pending), operator.ask); err != nil {
 		t.Fatal(err)
 	}
-	if answer.Nominated != "nodeclaim/default-xyz" || answer.NodeClaim != "default-xyz" || len(answer.RefusedBy) != 0 {
-		t.Errorf("answer %+v, want the nomination", answer)
+	if !strings.Contains(answer.Verdict, "it would land on node/node-b") || len(answer.RefusedBy) != 0 {
+		t.Errorf("answer %+v, want where it would land now", answer)
+	}
+	operator = &asked{answer: &explain.PodWhatIfAnswer{Pod: "shop/web", Launch: &explain.Launch{NodePool: "default", Pods: 1}}}
+	if answer, err = WhyPod(context.Background(), kube, client.ObjectKeyFromObject(pending), operator.ask); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.Verdict, "a NodeClaim of NodePool default would launch for it") {
+		t.Errorf("verdict %q, want the launch", answer.Verdict)
+	}
+
+	// The operator cannot be asked: the verdict says so, and what provisioning said is shown.
+	for name, ask := range map[string]PodAsker{
+		"refused": (&asked{err: errors.New(`whatifs.explain.karpenter.kakaocloud.com is forbidden: User "reader" cannot create resource "whatifs"`)}).ask,
+		"none":    nil,
+	} {
+		if answer, err = WhyPod(context.Background(), kube, client.ObjectKeyFromObject(pending), ask); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(answer.Verdict, "cannot be asked") || len(answer.Words) != 1 || answer.Words[0].Message != note || len(answer.RefusedBy) != 0 {
+			t.Errorf("%s: answer %+v, want the operator's words and no refusals", name, answer)
+		}
+		if name == "refused" && !strings.Contains(answer.Verdict, `cannot create resource "whatifs"`) {
+			t.Errorf("%s: verdict %q, want the refusal", name, answer.Verdict)
+		}
+	}
+
+	// A later nomination answers instead, from the event's related object, not its note; the
+	// operator is not asked.
+	nominated := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/stale", now.Add(2*time.Minute)),
+		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-xyz", UID: "claim-2"}}, karpv1.GroupVersion.String(), "NodeClaim")
+	operator = &asked{}
+	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, nominated), client.ObjectKeyFromObject(pending), operator.ask); err != nil {
+		t.Fatal(err)
+	}
+	if answer.Nominated != "nodeclaim/default-xyz" || answer.NodeClaim != "default-xyz" || len(answer.RefusedBy) != 0 || len(answer.Words) != 0 ||
+		!strings.HasSuffix(answer.Verdict, "nodeclaim/default-xyz") || len(operator.pods) != 0 {
+		t.Errorf("answer %+v (operator asked %d times), want the nomination", answer, len(operator.pods))
+	}
+	// On a node.
+	onNode := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: node/node-b", now.Add(2*time.Minute)),
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-b", UID: "node-2"}}, "v1", "Node")
+	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, onNode), client.ObjectKeyFromObject(pending), nil); err != nil {
+		t.Fatal(err)
+	}
+	if answer.Nominated != "node/node-b" || answer.NodeClaim != "" {
+		t.Errorf("answer %+v, want the nomination to node-b", answer)
+	}
+	// A nomination that names no object: its words are shown, nothing is read from them.
+	unnamed := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-xyz", now.Add(2*time.Minute))
+	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, unnamed), client.ObjectKeyFromObject(pending), nil); err != nil {
+		t.Fatal(err)
+	}
+	if answer.Nominated != "" || answer.NodeClaim != "" || len(answer.Words) != 1 || !strings.Contains(answer.Verdict, "names no NodeClaim or node") {
+		t.Errorf("answer %+v, want the words and no nomination read from them", answer)
 	}
 
 	// Bound: its node's NodeClaim.
 	bound := pending.DeepCopy()
 	bound.Spec.NodeName = "node-a"
 	nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-xyz", Labels: map[string]string{karpv1.LabelNodePool: "default"}}, Status: karpv1.NodeClaimStatus{NodeName: "node-a"}}
-	answer, err = WhyPod(context.Background(), kubeOf(t, bound, nodeClaim), client.ObjectKeyFromObject(bound))
+	answer, err = WhyPod(context.Background(), kubeOf(t, bound, nodeClaim), client.ObjectKeyFromObject(bound), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +196,7 @@ func TestWhyPod(t *testing.T) {
 
 	// Nothing decided, and not marked unschedulable: say what provisioning waits for.
 	fresh := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "shop"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	answer, err = WhyPod(context.Background(), kubeOf(t, fresh), client.ObjectKeyFromObject(fresh))
+	answer, err = WhyPod(context.Background(), kubeOf(t, fresh), client.ObjectKeyFromObject(fresh), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +221,18 @@ func TestWhyNode(t *testing.T) {
 	if answer.NodeClaim != "default-a" || answer.NodePool != "default" || !strings.Contains(answer.Verdict, "PodDisruptionBudget shop/web") ||
 		!strings.Contains(answer.Verdict, "pod shop/web-1") || len(answer.Words) != 2 || answer.Words[0].Reason != disruption.EventDisruptionBlocked {
 		t.Errorf("answer %+v, want the PDB and pod named, newest word first", answer)
+	}
+	// Left alone by the event's reason; its note is quoted as it was said.
+	if want := `left alone: its latest DisruptionBlocked event, at 2026-12-04T10:00:00Z, says "Cannot disrupt NodeClaim: PodDisruptionBudget shop/web`; !strings.HasPrefix(answer.Verdict, want) {
+		t.Errorf("verdict %q, want it to start %q", answer.Verdict, want)
+	}
+	// A word whose reason holds nothing does not leave the node alone, whatever its note says.
+	launching := event(nodeClaim, "NodeClaim", disruption.EventDisruptionLaunching, "Disrupt", "left alone: not really", now.Add(time.Minute))
+	if answer, err = WhyNode(context.Background(), kubeOf(t, node, nodeClaim, held, launching), "node-a"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(answer.Verdict, "left alone") || len(answer.Words) != 2 || answer.Words[0].Message != "left alone: not really" {
+		t.Errorf("answer %+v, want the verdict from the reasons and the note shown", answer)
 	}
 
 	disrupted := nodeClaim.DeepCopy()
@@ -244,5 +344,17 @@ func TestPrint(t *testing.T) {
 	}
 	if err := Print(&js, answer, "yaml"); err == nil {
 		t.Error("no error for an unknown output format")
+	}
+
+	// why pod: the operator's refusals and launch, and provisioning's words as said.
+	pod := &PodAnswer{Pod: "shop/web", Phase: "Pending", Verdict: "v",
+		Simulated: &explain.PodWhatIfAnswer{Launch: &explain.Launch{NodePool: "default", InstanceType: "m2a.large", Price: 2.5, InstanceTypes: 3, Zones: []string{"kr-central-2-a"}, Pods: 1}},
+		RefusedBy: []scheduling.NodePoolReason{{NodePool: "gpu", Reason: "the pod does not tolerate taint nvidia.com/gpu"}},
+		Words:     []Word{{Reason: "FailedScheduling", Message: "Failed to schedule pod, nodepool gpu: x", At: now}}}
+	table.Reset()
+	if err := Print(&table, pod, "table"); err != nil || !regexp.MustCompile(`gpu\s+the pod does not tolerate taint nvidia.com/gpu`).MatchString(table.String()) ||
+		!regexp.MustCompile(`default\s+m2a.large\s+2.500`).MatchString(table.String()) ||
+		!regexp.MustCompile(`2026-12-04T10:00:00Z\s+FailedScheduling\s+Failed to schedule pod, nodepool gpu: x`).MatchString(table.String()) {
+		t.Errorf("table %q, %v", table.String(), err)
 	}
 }

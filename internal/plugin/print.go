@@ -56,7 +56,8 @@ func Print(w io.Writer, answer any, output string) error {
 	return tw.Flush()
 }
 
-// podTable is why pod's answer: where the pod is or why each NodePool refused it.
+// podTable is why pod's answer: where the pod is or why each NodePool refused it, and what
+// provisioning said of it.
 func podTable(tw io.Writer, a *PodAnswer) {
 	row(tw, "POD", a.Pod)
 	row(tw, "PHASE", a.Phase)
@@ -65,7 +66,14 @@ func podTable(tw io.Writer, a *PodAnswer) {
 	row(tw, "NOMINATED", a.Nominated)
 	row(tw, "DECIDED", when(a.DecidedAt))
 	row(tw, "VERDICT", a.Verdict)
+	if a.Simulated != nil {
+		row(tw, "WOULD LAND ON", a.Simulated.Node)
+		if a.Simulated.Launch != nil {
+			launches(tw, *a.Simulated.Launch)
+		}
+	}
 	refusals(tw, a.RefusedBy)
+	words(tw, a.Words)
 }
 
 // nodeTable is why node's answer: the disruption loop's verdict and what it said of the node.
@@ -78,11 +86,17 @@ func nodeTable(tw io.Writer, a *NodeAnswer) {
 	row(tw, "CONSOLIDATABLE", a.Consolidatable)
 	row(tw, "HELD", a.Held)
 	row(tw, "VERDICT", a.Verdict)
-	if len(a.Words) > 0 {
-		_, _ = fmt.Fprintln(tw, "\nAT\tREASON\tMESSAGE")
-		for _, word := range a.Words {
-			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\n", word.At.UTC().Format(time.RFC3339), word.Reason, word.Message)
-		}
+	words(tw, a.Words)
+}
+
+// words lists what the operator said, as it said it.
+func words(tw io.Writer, words []Word) {
+	if len(words) == 0 {
+		return
+	}
+	_, _ = fmt.Fprintln(tw, "\nAT\tREASON\tMESSAGE")
+	for _, word := range words {
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\n", word.At.UTC().Format(time.RFC3339), word.Reason, word.Message)
 	}
 }
 

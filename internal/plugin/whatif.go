@@ -20,6 +20,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -42,25 +43,67 @@ func WhatIf(ctx context.Context, config *rest.Config, manifest []byte) (any, err
 	if _, ok := obj.(*corev1.Pod); ok {
 		answer = &explain.PodWhatIfAnswer{}
 	}
+	if err := ask(ctx, config, manifest, answer); err != nil {
+		return nil, err
+	}
+	return answer, nil
+}
+
+// PodAsker asks the operator where a pod would land now, or why it would find no place: the
+// operator's simulation, as whatif pod answers it.
+type PodAsker func(ctx context.Context, pod *corev1.Pod) (*explain.PodWhatIfAnswer, error)
+
+// AskOperator is a PodAsker that asks the operator's whatif API through the API server of
+// config, with the pod's own manifest as it is now.
+func AskOperator(config *rest.Config) PodAsker {
+	return func(ctx context.Context, pod *corev1.Pod) (*explain.PodWhatIfAnswer, error) {
+		manifest, err := podManifest(pod)
+		if err != nil {
+			return nil, err
+		}
+		answer := &explain.PodWhatIfAnswer{}
+		if err := ask(ctx, config, manifest, answer); err != nil {
+			return nil, err
+		}
+		return answer, nil
+	}
+}
+
+// podManifest is the pod as a manifest whatif reads: its kind and API version, which an object
+// read through a typed client does not carry, and without its managed fields, which say
+// nothing of where it may run.
+func podManifest(pod *corev1.Pod) ([]byte, error) {
+	pod = pod.DeepCopy()
+	pod.TypeMeta = metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Pod"}
+	pod.ManagedFields = nil
+	manifest, err := yaml.Marshal(pod)
+	if err != nil {
+		return nil, fmt.Errorf("writing the manifest of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return manifest, nil
+}
+
+// ask creates a WhatIf of the manifest and reads the operator's answer into answer.
+func ask(ctx context.Context, config *rest.Config, manifest []byte, answer any) error {
 	clientset, err := kubernetes.NewForConfig(config)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Do, not DoRaw: DoRaw reads a refusal's metav1.Status as "unknown", and the API server's
 	// (RBAC) or the operator's own message is what the user needs.
 	result := clientset.CoreV1().RESTClient().Post().AbsPath(explain.Path).
 		SetHeader("Content-Type", "application/yaml").Body(manifest).Do(ctx)
 	if err := result.Error(); err != nil {
-		return nil, whatIfError(err)
+		return whatIfError(err)
 	}
 	body, err := result.Raw()
 	if err != nil {
-		return nil, whatIfError(err)
+		return whatIfError(err)
 	}
 	if err := yaml.Unmarshal(body, answer); err != nil {
-		return nil, fmt.Errorf("reading the operator's answer: %w", err)
+		return fmt.Errorf("reading the operator's answer: %w", err)
 	}
-	return answer, nil
+	return nil
 }
 
 // whatIfError says what a refused question means for whoever asks.

@@ -16,12 +16,13 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,48 +32,50 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
-// PodAnswer is why a pod runs where it does, or waits.
+// PodAnswer is why a pod runs where it does, or waits. Every decision in it is read from
+// structured state: the pod's binding, its Nominated event's related object, the operator's
+// simulation; the operator's notes are shown as Words, never read.
 type PodAnswer struct {
 	Pod   string `json:"pod"`
 	Phase string `json:"phase"`
 	// Node and NodeClaim are where it is bound, or NodeClaim where provisioning nominated it.
 	Node      string `json:"node,omitempty"`
 	NodeClaim string `json:"nodeClaim,omitempty"`
-	// Nominated is provisioning's latest nomination: nodeclaim/<name> or node/<name>.
+	// Nominated is provisioning's latest nomination, as its Nominated event's related object
+	// names it: nodeclaim/<name> or node/<name>.
 	Nominated string `json:"nominated,omitempty"`
-	// RefusedBy is, for each NodePool that could not take it, the first reason provisioning
-	// gave at its latest decision.
+	// Simulated is, for a pending pod provisioning did not nominate, the operator's simulation
+	// of the pod as it is now (whatif pod): where it would land or what would launch for it, or
+	// why it would find no place.
+	Simulated *explain.PodWhatIfAnswer `json:"simulated,omitempty"`
+	// RefusedBy is, for each NodePool that cannot take it, the first reason of the operator's
+	// simulation.
 	RefusedBy []scheduling.NodePoolReason `json:"refusedBy,omitempty"`
 	// DecidedAt is when provisioning last said so.
 	DecidedAt *time.Time `json:"decidedAt,omitempty"`
-	Verdict   string     `json:"verdict"`
+	// Words are what provisioning last said of the pod, as it said it: its latest
+	// FailedScheduling event's note, shown, not read.
+	Words   []Word `json:"words,omitempty"`
+	Verdict string `json:"verdict"`
 }
 
-// WhyPod answers for the pod key.
-func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName) (*PodAnswer, error) {
+// WhyPod answers for the pod key. For a pending pod provisioning last found no place for, it
+// asks the operator why, as the pod is now (ask, nil for not asking): how the operator's
+// events word it is not read.
+func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName, ask PodAsker) (*PodAnswer, error) {
 	pod := &corev1.Pod{}
 	if err := reader.Get(ctx, key, pod); err != nil {
 		return nil, err
 	}
 	answer := &PodAnswer{Pod: key.String(), Phase: string(pod.Status.Phase)}
 	if pod.Spec.NodeName != "" {
-		answer.Node = pod.Spec.NodeName
-		_, nodeClaim, err := nodeAndClaim(ctx, reader, pod.Spec.NodeName)
-		if err != nil {
-			return nil, err
-		}
-		answer.Verdict = "bound to node " + pod.Spec.NodeName
-		if nodeClaim != nil {
-			answer.NodeClaim = nodeClaim.Name
-			answer.Verdict += fmt.Sprintf(" (NodeClaim %s of NodePool %s)", nodeClaim.Name, nodeClaim.Labels[karpv1.LabelNodePool])
-		} else {
-			answer.Verdict += ", which no NodeClaim manages"
-		}
-		return answer, nil
+		return answer, bound(ctx, reader, pod, answer)
 	}
 	decisions, err := eventsOf(ctx, reader, pod.Namespace, []types.UID{pod.UID}, provisioning.ReasonNominated, provisioning.ReasonFailedScheduling)
 	if err != nil {
@@ -89,20 +92,87 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName)
 	at := lastSeen(latest)
 	answer.DecidedAt = &at
 	if latest.Reason == provisioning.ReasonNominated {
-		_, where, _ := strings.Cut(latest.Note, ": ")
-		answer.Nominated = where
-		if name, ok := strings.CutPrefix(where, "nodeclaim/"); ok {
-			answer.NodeClaim = name
-		}
-		answer.Verdict = "provisioning expects it to land on " + where
+		nominatedBy(latest, answer)
 		return answer, nil
 	}
-	for _, r := range scheduling.ParseNodePoolReasons(latest.Note) {
+	answer.Words = []Word{wordOf(latest)}
+	refusedNow(ctx, ask, pod, answer)
+	return answer, nil
+}
+
+// bound answers for a pod bound to a node: the node, and its NodeClaim and NodePool.
+func bound(ctx context.Context, reader client.Reader, pod *corev1.Pod, answer *PodAnswer) error {
+	answer.Node = pod.Spec.NodeName
+	_, nodeClaim, err := nodeAndClaim(ctx, reader, pod.Spec.NodeName)
+	if err != nil {
+		return err
+	}
+	answer.Verdict = "bound to node " + pod.Spec.NodeName
+	if nodeClaim != nil {
+		answer.NodeClaim = nodeClaim.Name
+		answer.Verdict += fmt.Sprintf(" (NodeClaim %s of NodePool %s)", nodeClaim.Name, nodeClaim.Labels[karpv1.LabelNodePool])
+	} else {
+		answer.Verdict += ", which no NodeClaim manages"
+	}
+	return nil
+}
+
+// nominatedBy answers from provisioning's Nominated event: where the pod waits is the event's
+// related object.
+func nominatedBy(event eventsv1.Event, answer *PodAnswer) {
+	where, ok := destination.FromReference(event.Related)
+	if !ok {
+		// An operator that did not name the place in the event's related object.
+		answer.Words = []Word{wordOf(event)}
+		answer.Verdict = "provisioning nominated it in an event that names no NodeClaim or node: its words are below"
+		return
+	}
+	answer.Nominated = where.String()
+	if where.Kind == destination.NodeClaim {
+		answer.NodeClaim = where.Name
+	}
+	answer.Verdict = "provisioning expects it to land on " + where.String()
+}
+
+// refusedNow answers for a pod provisioning found no place for with the operator's
+// simulation of it as it is now: each NodePool's first reason, or where it would go now. When
+// the operator cannot be asked, the verdict says why.
+func refusedNow(ctx context.Context, ask PodAsker, pod *corev1.Pod, answer *PodAnswer) {
+	simulated, err := askAbout(ctx, ask, pod)
+	if err != nil {
+		answer.Verdict = fmt.Sprintf("provisioning found no place for it when it last decided; the operator cannot be asked why now (%v): what provisioning said is below", err)
+		return
+	}
+	answer.Simulated = simulated
+	for _, r := range simulated.RefusedBy {
 		if !slices.ContainsFunc(answer.RefusedBy, func(seen scheduling.NodePoolReason) bool { return seen.NodePool == r.NodePool }) {
 			answer.RefusedBy = append(answer.RefusedBy, r)
 		}
 	}
-	answer.Verdict = "no NodePool can take it: " + latest.Note
+	switch {
+	case simulated.Node != "":
+		answer.Verdict = "provisioning found no place for it when it last decided; as the cluster is now, it would land on " + simulated.Node
+	case simulated.Launch != nil:
+		answer.Verdict = "provisioning found no place for it when it last decided; as the cluster is now, a NodeClaim of NodePool " + simulated.Launch.NodePool + " would launch for it"
+	case len(answer.RefusedBy) > 0:
+		answer.Verdict = "no NodePool can take it, as the cluster is now: each one's reason is below"
+	default:
+		answer.Verdict = "it would find no place, as the cluster is now: " + simulated.Reason
+	}
+}
+
+// askAbout asks ask about the pod; an error when there is no one to ask.
+func askAbout(ctx context.Context, ask PodAsker, pod *corev1.Pod) (*explain.PodWhatIfAnswer, error) {
+	if ask == nil {
+		return nil, errors.New("no one to ask")
+	}
+	answer, err := ask(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	if answer == nil {
+		return nil, errors.New("the operator gave no answer")
+	}
 	return answer, nil
 }
 
@@ -150,11 +220,17 @@ type NodeAnswer struct {
 	Verdict string `json:"verdict"`
 }
 
-// Word is one thing the operator said of an object: an event's reason and note.
+// Word is one thing the operator said of an object: an event's reason and note. The reason
+// is one of the operator's constants; the note is shown as it was written, never read.
 type Word struct {
 	Reason  string    `json:"reason"`
 	Message string    `json:"message"`
 	At      time.Time `json:"at"`
+}
+
+// wordOf is what the event says.
+func wordOf(e eventsv1.Event) Word {
+	return Word{Reason: e.Reason, Message: e.Note, At: lastSeen(e)}
 }
 
 // disruptionReasons are the events in which the disruption loop says why it leaves a node
@@ -207,7 +283,7 @@ func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswe
 	}
 	for _, e := range events {
 		if !slices.ContainsFunc(answer.Words, func(w Word) bool { return w.Reason == e.Reason }) {
-			answer.Words = append(answer.Words, Word{Reason: e.Reason, Message: e.Note, At: lastSeen(e)})
+			answer.Words = append(answer.Words, wordOf(e))
 		}
 	}
 	switch {
@@ -218,7 +294,9 @@ func WhyNode(ctx context.Context, reader client.Reader, name string) (*NodeAnswe
 	case answer.Held != "":
 		answer.Verdict = "left alone since " + answer.HeldSince.UTC().Format(time.RFC3339) + ": " + answer.Held
 	case len(answer.Words) > 0 && slices.Contains(holdingReasons, answer.Words[0].Reason):
-		answer.Verdict = "left alone: " + answer.Words[0].Message
+		// Decided by the reason; the message is quoted as it was said.
+		word := answer.Words[0]
+		answer.Verdict = fmt.Sprintf("left alone: its latest %s event, at %s, says \"%s\"", word.Reason, word.At.UTC().Format(time.RFC3339), word.Message)
 	case answer.Drifted != "":
 		answer.Verdict = "drifted, waiting for its turn: " + answer.Drifted
 	case answer.Consolidatable != "True":

@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // TestKubeSchedulerConformance holds one case per departure the kube-scheduler judge
@@ -146,12 +147,12 @@ func TestKubeSchedulerConformance(t *testing.T) {
 	}, {
 		name: "a NodeClaim in flight keeps room for the daemonsets its node will run",
 		in: func() Input {
-			inFlight := ExistingNode{Name: "nodeclaim/default-x", Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
+			inFlight := ExistingNode{ID: destination.NodeClaimNamed("default-x"), Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 				Requirements: NewRequirements(NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"))}
 			return Input{Pods: []*corev1.Pod{pod("1500m", "128Mi"), pod("500m", "128Mi")}, DaemonSetPods: []*corev1.Pod{daemon},
 				NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}, ExistingNodes: []ExistingNode{inFlight}}
 		},
-		want: []string{"nodeclaim/default-x", "new"},
+		want: []string{"default-x", "new"},
 	}, {
 		name: "a cordoned node takes only pods that tolerate node.kubernetes.io/unschedulable",
 		in: func() Input {
@@ -184,7 +185,7 @@ func TestKubeSchedulerConformance(t *testing.T) {
 			res := Schedule(in)
 			where := map[*corev1.Pod]string{}
 			for _, p := range res.Placed {
-				where[p.Pod] = p.ExistingNode
+				where[p.Pod] = p.ExistingNode.Name
 				if p.NodeClaim != nil {
 					where[p.Pod] = "new"
 				}

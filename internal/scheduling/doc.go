@@ -20,5 +20,5 @@
 // and is the conjunction of its members.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/utils/labelindex.
+// internal/utils/destination, internal/utils/labelindex.
 package scheduling

@@ -21,12 +21,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // ExistingNode is a node already in the cluster (or launched and not yet ready) that pods may be
 // placed on before any new capacity is opened.
 type ExistingNode struct {
-	Name   string
+	// ID is the node, or the NodeClaim whose node has not registered yet.
+	ID     destination.Destination
 	Labels map[string]string
 	Taints []corev1.Taint
 	// Unschedulable is a cordoned node's spec.unschedulable: only pods that tolerate
@@ -67,7 +70,7 @@ type existingNode struct {
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
-	e := &existingNode{node: n, hostname: n.Name}
+	e := &existingNode{node: n, hostname: placeholderHostname(n.ID)}
 	// A node that takes no pods needs no room or ports: only its labels and pods count.
 	if !n.TopologyOnly {
 		e.available = withPodsDefault(toVec(n.Allocatable)).sub(toVec(n.Requested))
@@ -86,6 +89,16 @@ func newExistingNode(n *ExistingNode) *existingNode {
 		}
 	}
 	return e
+}
+
+// placeholderHostname is the hostname domain of a node that has no hostname label: its name;
+// for a NodeClaim in flight, whose node's hostname is not known yet, a domain of its own that
+// no node's hostname can be (a hostname has no '/').
+func placeholderHostname(id destination.Destination) string {
+	if id.Kind == destination.Node {
+		return id.Name
+	}
+	return id.String()
 }
 
 // normalizedLabels are the labels with their keys normalized: the labels themselves when no

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // TestNominatedPodsKeepTheirNodeClaims: the judge's "launched twice" case. Two NodeClaims are
@@ -35,29 +36,27 @@ func TestNominatedPodsKeepTheirNodeClaims(t *testing.T) {
 		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
 	}
 	a, b, c := pod("1", "1Gi", port80, named("a")), pod("3", "1Gi", port80, named("b")), pod("1200m", "1Gi", port80, named("c"))
-	input := func(nominated map[types.UID]string) Input {
+	input := func(nominated map[types.UID]destination.Destination) Input {
 		return Input{
 			Pods:          []*corev1.Pod{a, b, c},
 			NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
-			ExistingNodes: []ExistingNode{runningNode("nodeclaim/x", zoneA, "4"), runningNode("nodeclaim/y", zoneA, "1500m")},
+			ExistingNodes: []ExistingNode{inFlightNode("x", zoneA, "4"), inFlightNode("y", zoneA, "1500m")},
 			Nominated:     nominated,
 		}
 	}
-	where := func(res *Results) map[string]string {
-		out := map[string]string{}
+	where := func(res *Results) map[string]destination.Destination {
+		out := map[string]destination.Destination{}
 		for _, p := range res.Placed {
 			out[p.Pod.Name] = p.ExistingNode
-			if p.NodeClaim != nil {
-				out[p.Pod.Name] = "new"
-			}
 		}
 		return out
 	}
-	if got := where(Schedule(input(nil))); got["a"] != "new" {
+	if got := where(Schedule(input(nil))); !got["a"].IsZero() {
 		t.Fatalf("without nominations: %v; the case no longer shows the double launch", got)
 	}
-	got := where(Schedule(input(map[types.UID]string{"a": "nodeclaim/y", "b": "nodeclaim/x"})))
-	if got["a"] != "nodeclaim/y" || got["b"] != "nodeclaim/x" || got["c"] != "new" {
+	x, y := destination.NodeClaimNamed("x"), destination.NodeClaimNamed("y")
+	got := where(Schedule(input(map[types.UID]destination.Destination{"a": y, "b": x})))
+	if got["a"] != y || got["b"] != x || !got["c"].IsZero() {
 		t.Errorf("with nominations: %v, want a on y, b on x, c on a new NodeClaim", got)
 	}
 }
@@ -69,12 +68,12 @@ func TestNominatedPodsKeepTheirNodeClaims(t *testing.T) {
 // to the spread for the run, and the next web pod goes to c, not to a new node in b.
 func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
 	p, next := pod("1", "1Gi", webZoneSpread, named("p")), pod("1", "1Gi", webZoneSpread, named("next"))
-	input := func(nominated map[types.UID]string) Input {
+	input := func(nominated map[types.UID]destination.Destination) Input {
 		return Input{
 			Pods:      []*corev1.Pod{p, next},
 			NodePools: []NodePoolInput{poolInput(nodePool("default", 0))},
 			ExistingNodes: []ExistingNode{
-				runningNode("nodeclaim/x", zoneA, "4", pod("1", "1Gi", withLabels(web))),
+				inFlightNode("x", zoneA, "4", pod("1", "1Gi", withLabels(web))),
 				runningNode("node-c", zoneC, "4", pod("1", "1Gi", withLabels(web))),
 			},
 			Nominated: nominated,
@@ -83,16 +82,17 @@ func TestNominatedPodClosesZonesWithoutNodes(t *testing.T) {
 	if res := Schedule(input(nil)); len(res.NewNodeClaims) == 0 {
 		t.Fatalf("without nominations p got no new NodeClaim: the case no longer shows the second launch (%v)", zonesOf(res))
 	}
-	res := Schedule(input(map[types.UID]string{"p": "nodeclaim/x"}))
+	x := destination.NodeClaimNamed("x")
+	res := Schedule(input(map[types.UID]destination.Destination{"p": x}))
 	if len(res.PodErrors) > 0 {
 		t.Fatalf("errors: %v", errorsOf(res))
 	}
-	placed := map[string]string{}
+	placed := map[string]destination.Destination{}
 	for _, placement := range res.Placed {
 		placed[placement.Pod.Name] = placement.ExistingNode
 	}
-	if placed["p"] != "nodeclaim/x" || placed["next"] != "node-c" {
-		t.Errorf("placed %v, want p on nodeclaim/x and next on node-c", placed)
+	if placed["p"] != x || placed["next"] != destination.NodeNamed("node-c") {
+		t.Errorf("placed %v, want p on NodeClaim x and next on node-c", placed)
 	}
 	if len(res.NewNodeClaims) > 0 {
 		t.Errorf("new NodeClaims %v: zone b is closed to the spread", zonesOf(res))
@@ -123,7 +123,7 @@ func TestZonesNoNodeIsLeftInAreClosed(t *testing.T) {
 	})
 	placed := map[string]string{}
 	for _, p := range res.Placed {
-		placed[p.Pod.Name] = p.ExistingNode
+		placed[p.Pod.Name] = p.ExistingNode.Name
 		if p.NodeClaim != nil {
 			placed[p.Pod.Name] = "n in " + strings.Join(p.NodeClaim.Requirements.Get(corev1.LabelTopologyZone).Values(), ",")
 		}
@@ -173,7 +173,7 @@ func TestNodeClaimThatWouldUnbalanceASpreadWaits(t *testing.T) {
 	perNode := map[string]int{}
 	for _, p := range res.Placed {
 		if p.Pod.Labels["app"] == web["app"] {
-			perNode[p.ExistingNode]++
+			perNode[p.ExistingNode.Name]++
 		}
 	}
 	if perNode["node-a"]+perNode["node-b"] != 3 {

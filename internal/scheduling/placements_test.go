@@ -26,6 +26,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // TestSpreadCountsPodsItDoesNotOwn: pods a zone spread's selector matches but that do not own
@@ -99,7 +100,7 @@ func checkPlacements(in Input, res *Results) error {
 	for _, placed := range res.Placed {
 		pod, node := placed.Pod, placed.NodeClaim
 		if node == nil {
-			return fmt.Errorf("pod %s went to existing node %q in a cluster without nodes", pod.Name, placed.ExistingNode)
+			return fmt.Errorf("pod %s went to existing node %q in a cluster without nodes", pod.Name, placed.ExistingNode.String())
 		}
 		zone, pinned := zoneOf(node)
 		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
@@ -178,11 +179,11 @@ func checkPlacements(in Input, res *Results) error {
 // is judged, not only the cheapest: the launch may pick any of them. A pod counts what the
 // kubelet admits it by (PodRequests) and one of the node's pods.
 func checkFits(in Input, res *Results) error {
-	existing := make(map[string]*ExistingNode, len(in.ExistingNodes))
+	existing := make(map[destination.Destination]*ExistingNode, len(in.ExistingNodes))
 	for i := range in.ExistingNodes {
-		existing[in.ExistingNodes[i].Name] = &in.ExistingNodes[i]
+		existing[in.ExistingNodes[i].ID] = &in.ExistingNodes[i]
 	}
-	for _, name := range slices.Sorted(maps.Keys(res.ExistingPlacements)) {
+	for _, name := range slices.SortedFunc(maps.Keys(res.ExistingPlacements), destination.Compare) {
 		node, ok := existing[name]
 		if !ok {
 			return fmt.Errorf("pods placed on node %q, which is not in the input", name)

@@ -20,6 +20,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // podInfo is a pod with what the scheduler needs of it precomputed, and how far its
@@ -47,9 +49,9 @@ type podInfo struct {
 	counted      sets.Set[*topologyGroup] // groups whose selector matches the pod
 	inverse      []*topologyGroup         // anti-affinity groups that repel the pod
 	topologyKeys []string
-	spreadKeys   []string    // keys other than hostname of the spreads that count the pod
-	nominated    string      // the existing node an earlier run put it on (Input.Nominated)
-	volumes      VolumeUsage // its CSI volumes (Input.PodVolumes), for nodes' attach limits
+	spreadKeys   []string                // keys other than hostname of the spreads that count the pod
+	nominated    destination.Destination // the existing node an earlier run put it on (Input.Nominated)
+	volumes      VolumeUsage             // its CSI volumes (Input.PodVolumes), for nodes' attach limits
 }
 
 func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {

@@ -25,8 +25,8 @@ type NodePoolReason struct {
 }
 
 // NodePoolsError is why no NodePool could take a pod: each NodePool's reason, in the order
-// they were tried. Its text is what the pod's FailedScheduling event says, which
-// ParseNodePoolReasons reads back.
+// they were tried. Its text is what the pod's FailedScheduling event says, for people; code
+// reads Reasons (whatif pod answers with them).
 type NodePoolsError struct {
 	Reasons []NodePoolReason
 }
@@ -52,22 +52,3 @@ func FormatNodePoolReason(r NodePoolReason) string {
 }
 
 const nodePoolPrefix = "nodepool "
-
-// ParseNodePoolReasons reads the NodePools' reasons from a message that holds a
-// NodePoolsError's text (after any words of its own, such as an event's "Failed to schedule
-// pod, "), in their order; none when it holds none.
-func ParseNodePoolReasons(message string) []NodePoolReason {
-	_, reasons, found := strings.Cut(message, nodePoolPrefix)
-	if !found {
-		return nil
-	}
-	var out []NodePoolReason
-	for part := range strings.SplitSeq(reasons, "; "+nodePoolPrefix) {
-		name, reason, ok := strings.Cut(part, ": ")
-		if !ok {
-			continue
-		}
-		out = append(out, NodePoolReason{NodePool: name, Reason: reason})
-	}
-	return out
-}

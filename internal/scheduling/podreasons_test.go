@@ -15,6 +15,7 @@
 package scheduling
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -39,15 +40,9 @@ func TestNodePoolReasons(t *testing.T) {
 		if err.Error() != tc.text {
 			t.Errorf("%s: text %q, want %q", tc.name, err.Error(), tc.text)
 		}
-		// As the FailedScheduling event carries it, with the zone explanation provisioning adds.
-		message := "Failed to schedule pod, " + err.Error()
-		if got := ParseNodePoolReasons(message); !slices.Equal(got, tc.reasons) {
-			t.Errorf("%s: parsed %v, want %v", tc.name, got, tc.reasons)
-		}
 	}
-	added := (&NodePoolsError{Reasons: []NodePoolReason{{"a", "x"}}}).Error() + "; " + FormatNodePoolReason(NodePoolReason{"a", "zones"})
-	if got := ParseNodePoolReasons(added); !slices.Equal(got, []NodePoolReason{{"a", "x"}, {"a", "zones"}}) {
-		t.Errorf("parsed %v from a message with an added reason", got)
+	if got := FormatNodePoolReason(NodePoolReason{"a", "zones"}); got != "nodepool a: zones" {
+		t.Errorf("an added reason reads %q", got)
 	}
 }
 
@@ -56,9 +51,9 @@ func TestPodErrorNamesEachNodePool(t *testing.T) {
 	limited.Remaining = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 	res := Schedule(Input{Pods: []*corev1.Pod{pod("4", "1Gi")}, NodePools: []NodePoolInput{limited}})
 	for _, err := range res.PodErrors {
-		reasons := ParseNodePoolReasons(err.Error())
-		if len(reasons) != 1 || reasons[0].NodePool != "limited" || reasons[0].Reason != "would exceed limits cpu" {
-			t.Errorf("reasons %v from %q, want the NodePool's limit", reasons, err)
+		refused, ok := errors.AsType[*NodePoolsError](err)
+		if !ok || !slices.Equal(refused.Reasons, []NodePoolReason{{"limited", "would exceed limits cpu"}}) {
+			t.Errorf("error %#v (%q), want the NodePool's limit", err, err)
 		}
 		return
 	}

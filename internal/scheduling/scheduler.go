@@ -42,6 +42,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // Input is everything one scheduling run looks at.
@@ -66,11 +67,11 @@ type Input struct {
 	PodVolumes map[*corev1.Pod]VolumeUsage
 	// Policies are the operator's --preference-policy and --min-values-policy.
 	Policies Policies
-	// Nominated names, by pod UID, the existing node (an ExistingNode name) an earlier run put
+	// Nominated names, by pod UID, the existing node (an ExistingNode's ID) an earlier run put
 	// the pod on: most often a NodeClaim in flight opened for it. Nominated pods are placed
 	// first, each back on its node while it fits there, so that a pass that sees them still
 	// pending does not hand their room to other pods and open another NodeClaim for them.
-	Nominated map[k8stypes.UID]string
+	Nominated map[k8stypes.UID]destination.Destination
 	// Progress, when set, is told before each try how many pods the run has yet to try, for
 	// the scheduler metrics (Simulate).
 	Progress func(queued int)
@@ -105,8 +106,8 @@ type NodePoolInput struct {
 type Results struct {
 	// NewNodeClaims are the NodeClaims to launch, in the order they were opened.
 	NewNodeClaims []*NewNodeClaim
-	// ExistingPlacements maps an existing node's name to the pods placed on it.
-	ExistingPlacements map[string][]*corev1.Pod
+	// ExistingPlacements maps an existing node's ID to the pods placed on it.
+	ExistingPlacements map[destination.Destination][]*corev1.Pod
 	// PodErrors says, for every pod that could not be placed, why not.
 	PodErrors map[*corev1.Pod]error
 	// Placed lists every placement in the order the simulation made it: what each pod saw
@@ -120,11 +121,11 @@ type Results struct {
 	Ignored int
 }
 
-// Placement is where one pod was placed: an existing node (by ExistingNode name) or a new
+// Placement is where one pod was placed: an existing node (its ExistingNode's ID) or a new
 // NodeClaim.
 type Placement struct {
 	Pod          *corev1.Pod
-	ExistingNode string
+	ExistingNode destination.Destination
 	NodeClaim    *NewNodeClaim
 }
 
@@ -380,7 +381,7 @@ type scheduler struct {
 
 //nolint:gocyclo // the simulation's input turned into its state, one part of Input after another
 func newScheduler(in Input) *scheduler {
-	s := &scheduler{topo: newTopology(in.NamespaceLabels), res: &Results{ExistingPlacements: map[string][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}}
+	s := &scheduler{topo: newTopology(in.NamespaceLabels), res: &Results{ExistingPlacements: map[destination.Destination][]*corev1.Pod{}, PodErrors: map[*corev1.Pod]error{}}}
 	for _, pod := range in.Pods {
 		if len(pod.Spec.ResourceClaims) > 0 {
 			// Where such a pod fits depends on devices this simulation does not model; upstream
@@ -409,7 +410,7 @@ func newScheduler(in Input) *scheduler {
 			p.nominated = in.Nominated[p.pod.UID]
 		}
 		unnominated := func(p *podInfo) int {
-			if p.nominated != "" {
+			if !p.nominated.IsZero() {
 				return 0
 			}
 			return 1
@@ -570,7 +571,7 @@ func (s *scheduler) placeExisting(p *podInfo, e *existingNode) bool {
 	}
 	e.add(p, reqs)
 	s.topo.record(p, e.view())
-	s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, ExistingNode: e.node.Name})
+	s.res.Placed = append(s.res.Placed, Placement{Pod: p.pod, ExistingNode: e.node.ID})
 	return true
 }
 
@@ -581,7 +582,7 @@ func (s *scheduler) placeExisting(p *podInfo, e *existingNode) bool {
 func (s *scheduler) placeAllNominated() []*podInfo {
 	var nominated, others []*podInfo
 	for _, p := range s.pods {
-		if p.nominated != "" {
+		if !p.nominated.IsZero() {
 			nominated = append(nominated, p)
 		} else {
 			others = append(others, p)
@@ -612,7 +613,7 @@ func (s *scheduler) placeAllNominated() []*podInfo {
 // kube-scheduler, which counts nodes only, will bind the pod where it was put. Then this run
 // leaves those zones closed to the spread rather than launch twice for the pod.
 func (s *scheduler) placeNominated(p *podInfo) bool {
-	i := slices.IndexFunc(s.existing, func(e *existingNode) bool { return e.node.Name == p.nominated })
+	i := slices.IndexFunc(s.existing, func(e *existingNode) bool { return e.node.ID.Same(p.nominated) })
 	if i < 0 {
 		return false
 	}
@@ -672,7 +673,7 @@ func (s *scheduler) placeOpen(p *podInfo) bool {
 func (s *scheduler) results() *Results {
 	for _, e := range s.existing {
 		if len(e.pods) > 0 {
-			s.res.ExistingPlacements[e.node.Name] = e.pods
+			s.res.ExistingPlacements[e.node.ID] = e.pods
 		}
 	}
 	for _, n := range s.claims {

@@ -28,6 +28,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 var zones = []string{zoneA, zoneB, zoneC}
@@ -226,13 +227,13 @@ func (e expectation) check(t *testing.T, in Input, res *Results) {
 	}
 	if e.existing != nil || len(res.ExistingPlacements) > 0 {
 		for name, want := range e.existing {
-			if got := len(res.ExistingPlacements[name]); got != want {
+			if got := len(res.ExistingPlacements[destination.NodeNamed(name)]); got != want {
 				t.Errorf("existing node %s pods = %d, want %d", name, got, want)
 			}
 		}
-		for name := range res.ExistingPlacements {
-			if _, ok := e.existing[name]; !ok {
-				t.Errorf("unexpected placements on %s", name)
+		for id := range res.ExistingPlacements {
+			if _, ok := e.existing[id.Name]; !ok || id.Kind != destination.Node {
+				t.Errorf("unexpected placements on %s", id)
 			}
 		}
 	}
@@ -280,9 +281,9 @@ func TestSchedule(t *testing.T) {
 				Pods:      pods(5, "1", "1Gi"),
 				NodePools: []NodePoolInput{def},
 				ExistingNodes: []ExistingNode{
-					{Name: "tainted", Labels: map[string]string{karpv1.LabelArch: "amd64"}, Taints: []corev1.Taint{checkoutTaint},
+					{ID: destination.NodeNamed("tainted"), Labels: map[string]string{karpv1.LabelArch: "amd64"}, Taints: []corev1.Taint{checkoutTaint},
 						Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")}},
-					{Name: "node-1", Labels: map[string]string{karpv1.LabelArch: "amd64"},
+					{ID: destination.NodeNamed("node-1"), Labels: map[string]string{karpv1.LabelArch: "amd64"},
 						Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")},
 						Requested:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 				},
@@ -294,7 +295,7 @@ func TestSchedule(t *testing.T) {
 			in: Input{
 				Pods:      pods(2, "1", "1Gi", withNodeSelector(karpv1.LabelTopologyZone, zoneB)),
 				NodePools: []NodePoolInput{def},
-				ExistingNodes: []ExistingNode{{Name: "node-a", Labels: map[string]string{corev1.LabelFailureDomainBetaZone: zoneA},
+				ExistingNodes: []ExistingNode{{ID: destination.NodeNamed("node-a"), Labels: map[string]string{corev1.LabelFailureDomainBetaZone: zoneA},
 					Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")}}},
 			},
 			want: expectation{nodeClaims: 1, podsPer: []int{2}, reqs: map[string][]string{karpv1.LabelTopologyZone: {zoneB}}},
@@ -547,7 +548,7 @@ func TestToNodeClaim(t *testing.T) {
 // would then refuse the pod there), nor does a pod that wants another zone.
 func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 	inFlight := ExistingNode{
-		Name:        "nodeclaim/default-abcde",
+		ID:          destination.NodeClaimNamed("default-abcde"),
 		Labels:      map[string]string{karpv1.LabelNodePool: "default"},
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
 		Requirements: NewRequirements(
@@ -563,7 +564,7 @@ func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 		NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
 		ExistingNodes: []ExistingNode{inFlight},
 	})
-	if placed := res.ExistingPlacements[inFlight.Name]; len(placed) != 1 || placed[0] != wantsAOrB {
+	if placed := res.ExistingPlacements[inFlight.ID]; len(placed) != 1 || placed[0] != wantsAOrB {
 		t.Errorf("in-flight NodeClaim got %v, want only the pod that accepts both of its zones", placed)
 	}
 	if len(res.NewNodeClaims) != 2 {

@@ -29,6 +29,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 var web = map[string]string{"app": "web"}
@@ -141,11 +142,18 @@ func errorsOf(res *Results) map[string]string {
 
 func runningNode(name, zone, cpu string, bound ...*corev1.Pod) ExistingNode {
 	return ExistingNode{
-		Name:        name,
+		ID:          destination.NodeNamed(name),
 		Labels:      map[string]string{corev1.LabelTopologyZone: zone, corev1.LabelHostname: name, karpv1.LabelNodePool: "default"},
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
 		Pods:        bound,
 	}
+}
+
+// inFlightNode is a NodeClaim launched in zone whose node has not registered yet.
+func inFlightNode(name, zone, cpu string, bound ...*corev1.Pod) ExistingNode {
+	n := runningNode(name, zone, cpu, bound...)
+	n.ID = destination.NodeClaimNamed(name)
+	return n
 }
 
 func TestTopologySpread(t *testing.T) {
@@ -269,7 +277,7 @@ func TestPodAffinity(t *testing.T) {
 		node := runningNode("node-b", zoneB, "8", db)
 		other := runningNode("node-a", zoneA, "8")
 		res := Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi", withPodAffinity(corev1.LabelHostname, map[string]string{"app": "db"}))}, NodePools: def, ExistingNodes: []ExistingNode{other, node}})
-		if len(res.ExistingPlacements["node-b"]) != 1 || len(res.NewNodeClaims) != 0 {
+		if len(res.ExistingPlacements[destination.NodeNamed("node-b")]) != 1 || len(res.NewNodeClaims) != 0 {
 			t.Errorf("placements = %v, NodeClaims %d; want the pod on node-b", res.ExistingPlacements, len(res.NewNodeClaims))
 		}
 	})
@@ -314,8 +322,9 @@ func TestPodAntiAffinity(t *testing.T) {
 		guard := pod("100m", "100Mi", withLabels(map[string]string{"app": "guard"}), withAntiAffinity(corev1.LabelHostname, web, false))
 		node := runningNode("node-a", zoneA, "8", guard)
 		res := Schedule(Input{Pods: []*corev1.Pod{pod("1", "1Gi", withLabels(web)), pod("1", "1Gi")}, NodePools: def, ExistingNodes: []ExistingNode{node}})
-		if len(res.ExistingPlacements["node-a"]) != 1 || res.ExistingPlacements["node-a"][0].Labels["app"] == "web" || len(res.NewNodeClaims) != 1 {
-			t.Errorf("node-a got %v, NodeClaims %d; want only the unlabelled pod on node-a", res.ExistingPlacements["node-a"], len(res.NewNodeClaims))
+		nodeA := destination.NodeNamed("node-a")
+		if len(res.ExistingPlacements[nodeA]) != 1 || res.ExistingPlacements[nodeA][0].Labels["app"] == "web" || len(res.NewNodeClaims) != 1 {
+			t.Errorf("node-a got %v, NodeClaims %d; want only the unlabelled pod on node-a", res.ExistingPlacements[nodeA], len(res.NewNodeClaims))
 		}
 	})
 

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 const (
@@ -40,7 +42,7 @@ func uses(driver string, volumes ...string) VolumeUsage {
 // blockDriver, running pods.
 func limitedNode(limit int, pods ...*corev1.Pod) ExistingNode {
 	return ExistingNode{
-		Name: "node-a", Labels: map[string]string{corev1.LabelHostname: "node-a"},
+		ID: destination.NodeNamed("node-a"), Labels: map[string]string{corev1.LabelHostname: "node-a"},
 		Allocatable:  corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi")},
 		VolumeLimits: map[string]int{blockDriver: limit},
 		Pods:         pods,

@@ -24,6 +24,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
@@ -86,7 +87,7 @@ func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim, types []*cl
 // csiNode its CSINode, nil when it has none.
 func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, csiNode *storagev1.CSINode, pods []*corev1.Pod) scheduling.ExistingNode {
 	return scheduling.ExistingNode{
-		Name: node.Name, Labels: node.Labels, Taints: SchedulingTaints(node, nodeClaim), Unschedulable: node.Spec.Unschedulable,
+		ID: destination.OfNode(node), Labels: node.Labels, Taints: SchedulingTaints(node, nodeClaim), Unschedulable: node.Spec.Unschedulable,
 		Allocatable: node.Status.Allocatable, Requested: Requests(pods), Pods: pods, VolumeLimits: scheduling.VolumeLimits(csiNode),
 	}
 }
@@ -97,7 +98,7 @@ func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, csiNode *stora
 // launch). Counting it is what keeps a pod that waits for its node from causing a second
 // NodeClaim.
 func InFlightCapacity(nodeClaim *karpv1.NodeClaim) scheduling.ExistingNode {
-	node := scheduling.ExistingNode{Name: "nodeclaim/" + nodeClaim.Name, Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable}
+	node := scheduling.ExistingNode{ID: destination.OfNodeClaim(nodeClaim), Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable}
 	if len(node.Allocatable) == 0 {
 		node.Allocatable = nodeClaim.Spec.Resources.Requests
 		node.Requirements = scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)

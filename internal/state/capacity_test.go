@@ -23,6 +23,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 func claim(name, pool string, capacity, requests corev1.ResourceList, deleting bool) *karpv1.NodeClaim {
@@ -105,7 +106,7 @@ func TestHeldBeforeLaunch(t *testing.T) {
 
 func TestInFlightCapacity(t *testing.T) {
 	launched := InFlightCapacity(claim("launched", "a", cpu("4"), cpu("1"), false))
-	if launched.Name != "nodeclaim/launched" || launched.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 || launched.Requirements != nil {
+	if launched.ID != destination.NodeClaimNamed("launched") || launched.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 || launched.Requirements != nil {
 		t.Errorf("a launched NodeClaim is sized by its allocatable: %+v", launched)
 	}
 	c := claim("launching", "a", nil, cpu("2"), false)

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -31,6 +32,8 @@ type Event struct {
 	Kind, Name           string
 	Type, Reason, Action string
 	Note                 string
+	// Related is the other object the event names (its related object), nil for none.
+	Related *corev1.ObjectReference
 }
 
 // EventRecorder keeps the events controllers record, in order, for specs to read; it passes
@@ -48,13 +51,11 @@ var _ events.EventRecorder = (*EventRecorder)(nil)
 func (r *EventRecorder) Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any) {
 	e := Event{Type: eventtype, Reason: reason, Action: action, Note: fmt.Sprintf(note, args...)}
 	if regarding != nil {
-		e.Kind = regarding.GetObjectKind().GroupVersionKind().Kind
-		if e.Kind == "" { // typed objects read through a client carry no kind
-			e.Kind = reflect.Indirect(reflect.ValueOf(regarding)).Type().Name()
-		}
-		if accessor, err := meta.Accessor(regarding); err == nil {
-			e.Name = accessor.GetName()
-		}
+		ref := referenceTo(regarding)
+		e.Kind, e.Name = ref.Kind, ref.Name
+	}
+	if related != nil {
+		e.Related = referenceTo(related)
 	}
 	r.mu.Lock()
 	r.events = append(r.events, e)
@@ -62,6 +63,21 @@ func (r *EventRecorder) Eventf(regarding runtime.Object, related runtime.Object,
 	if r.Delegate != nil {
 		r.Delegate.Eventf(regarding, related, eventtype, reason, action, note, args...)
 	}
+}
+
+// referenceTo is a reference to the object, as the API server's recorder makes one: its kind
+// (from its type when it carries none, as typed objects read through a client do), API
+// version, namespace, name and UID.
+func referenceTo(object runtime.Object) *corev1.ObjectReference {
+	gvk := object.GetObjectKind().GroupVersionKind()
+	ref := &corev1.ObjectReference{Kind: gvk.Kind, APIVersion: gvk.GroupVersion().String()}
+	if ref.Kind == "" {
+		ref.Kind, ref.APIVersion = reflect.Indirect(reflect.ValueOf(object)).Type().Name(), ""
+	}
+	if accessor, err := meta.Accessor(object); err == nil {
+		ref.Namespace, ref.Name, ref.UID = accessor.GetNamespace(), accessor.GetName(), accessor.GetUID()
+	}
+	return ref
 }
 
 // Events returns the events recorded so far, oldest first.
@@ -80,6 +96,18 @@ func (r *EventRecorder) Notes(name, reason string) []string {
 		}
 	}
 	return notes
+}
+
+// Related returns the related objects of the events with the reason about the object of that
+// name, nil for an event that names none.
+func (r *EventRecorder) Related(name, reason string) []*corev1.ObjectReference {
+	var related []*corev1.ObjectReference
+	for _, e := range r.Events() {
+		if e.Name == name && e.Reason == reason {
+			related = append(related, e.Related)
+		}
+	}
+	return related
 }
 
 // NotesOf is Notes as a function, for Eventually.

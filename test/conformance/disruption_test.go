@@ -31,6 +31,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -175,7 +176,11 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 	volumes := w.readVolumes(ctx)
 	for _, p := range cmd.Placed {
 		t.placements++
-		target := p.ExistingNode
+		// A node by its name; a NodeClaim in flight is no node of the judge's, which refuses it.
+		target := p.ExistingNode.Name
+		if p.ExistingNode.Kind != destination.Node {
+			target = p.ExistingNode.String()
+		}
 		if p.NodeClaim != nil {
 			target = replacement[p.NodeClaim].Name
 		}

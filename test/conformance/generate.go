@@ -34,6 +34,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 var zones = []string{"kr-central-2-a", "kr-central-2-b", "kr-central-2-c"}
@@ -75,7 +76,7 @@ type world struct {
 	pdbs          []*policyv1.PodDisruptionBudget
 	// nominated is where provisioning put each pod that waits for a NodeClaim in flight, as
 	// the provisioner remembers it for its next pass.
-	nominated map[types.UID]string
+	nominated map[types.UID]destination.Destination
 }
 
 func (w *world) name(prefix string) string {
@@ -715,9 +716,9 @@ func unboundClaimNamed(name, namespace string) *corev1.PersistentVolumeClaim {
 }
 
 // nominate remembers where provisioning put a pod, as the provisioner does for its next pass.
-func (w *world) nominate(pod *corev1.Pod, where string) {
+func (w *world) nominate(pod *corev1.Pod, where destination.Destination) {
 	if w.nominated == nil {
-		w.nominated = map[types.UID]string{}
+		w.nominated = map[types.UID]destination.Destination{}
 	}
 	w.nominated[pod.UID] = where
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/volumetopology"
 )
 
@@ -227,11 +228,11 @@ func (w *world) inFlight(res *scheduling.Results) {
 		}
 		w.nodeClaims = append(w.nodeClaims, nodeClaim)
 		for _, pod := range n.Pods {
-			w.nominate(pod, "nodeclaim/"+nodeClaim.Name)
+			w.nominate(pod, destination.OfNodeClaim(nodeClaim))
 		}
 	}
 	for _, placed := range res.Placed {
-		if placed.ExistingNode != "" {
+		if !placed.ExistingNode.IsZero() {
 			w.nominate(placed.Pod, placed.ExistingNode)
 		}
 	}
@@ -317,9 +318,9 @@ func (w *world) comingUp() []*karpv1.NodeClaim {
 }
 
 // launchInFlight adds to c the nodes the NodeClaims in flight become, with their daemonset
-// pods, and returns each one's simulation name mapped to its node name.
-func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
-	nodeNames := map[string]string{}
+// pods, and returns each one's destination (by its key) mapped to its node name.
+func (w *world) launchInFlight(c *Cluster) (map[destination.Destination]string, []*corev1.Node) {
+	nodeNames := map[destination.Destination]string{}
 	var phantoms []*corev1.Node
 	for _, nodeClaim := range w.comingUp() {
 		var it *cloudprovider.InstanceType
@@ -338,7 +339,7 @@ func (w *world) launchInFlight(c *Cluster) (map[string]string, []*corev1.Node) {
 		phantoms = append(phantoms, w.phantoms(node, types, reqs)...)
 		c.Nodes = append(c.Nodes, node)
 		w.bindDaemonSetsTo(c, node)
-		nodeNames["nodeclaim/"+nodeClaim.Name] = node.Name
+		nodeNames[destination.OfNodeClaim(nodeClaim).Key()] = node.Name
 	}
 	return nodeNames, phantoms
 }
@@ -402,7 +403,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 	}
 	nodeOf, phantoms := w.launchInFlight(c)
 	for _, n := range w.nodes {
-		nodeOf[n.Name] = n.Name
+		nodeOf[destination.NodeNamed(n.Name)] = n.Name
 	}
 	newNodes := map[*scheduling.NewNodeClaim]string{}
 	for _, n := range res.NewNodeClaims {
@@ -424,7 +425,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 	}
 	for _, p := range res.Placed {
 		t.placements++
-		target := nodeOf[p.ExistingNode]
+		target := nodeOf[p.ExistingNode.Key()]
 		if p.NodeClaim != nil {
 			target = newNodes[p.NodeClaim]
 		}

@@ -57,7 +57,7 @@ import (
 )
 
 var _ = Describe("kubectl karpenter", func() {
-	It("why pod names the NodePool limit a pending pod waits on", func() {
+	It("why pod names the NodePool limit a pending pod waits on, from the operator's simulation of the pod", func() {
 		createPool("plugin-limited", func(p *karpv1.NodePool) {
 			p.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: resource.MustParse("1")}
 		})
@@ -66,6 +66,11 @@ var _ = Describe("kubectl karpenter", func() {
 		Eventually(func(g Gomega) {
 			answer := &plugin.PodAnswer{}
 			kubectlKarpenter(g, answer, "why", "pod", namespace+"/plugin-limited")
+			// The refusals come from the operator's whatif about the pod as it is now; what
+			// provisioning said of it is shown beside them, not read.
+			g.Expect(answer.Simulated).NotTo(BeNil(), answer.Verdict)
+			g.Expect(answer.Words).To(ContainElement(HaveField("Reason", "FailedScheduling")))
+			g.Expect(answer.DecidedAt).NotTo(BeNil())
 			g.Expect(answer.RefusedBy).To(ContainElement(HaveField("NodePool", "plugin-limited")))
 			for _, r := range answer.RefusedBy {
 				if r.NodePool == "plugin-limited" {

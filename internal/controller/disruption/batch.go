@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -28,6 +27,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -289,17 +289,17 @@ func (m *moves) add(out *SnapshotInput, cmd *Command) {
 		planned[n] = node.Name
 	}
 	for _, p := range cmd.Placed {
-		switch name, ok := strings.CutPrefix(p.ExistingNode, "nodeclaim/"); {
+		switch where := p.ExistingNode; {
 		case p.NodeClaim != nil:
 			m.to[p.Pod] = planned[p.NodeClaim]
-		case ok:
+		case where.Kind == destination.NodeClaim:
 			// A NodeClaim whose node has not registered: the pod cannot be bound there yet, and
 			// counts where it is.
 			m.to[p.Pod] = ""
-			out.Nominated.Insert(name)
-		case p.ExistingNode != "":
-			m.to[p.Pod] = p.ExistingNode
-			if nodeClaim, managed := m.nodeClaimOf[p.ExistingNode]; managed {
+			out.Nominated.Insert(where.Name)
+		case where.Kind == destination.Node:
+			m.to[p.Pod] = where.Name
+			if nodeClaim, managed := m.nodeClaimOf[where.Name]; managed {
 				out.Nominated.Insert(nodeClaim)
 			}
 		}

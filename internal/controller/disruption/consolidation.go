@@ -24,6 +24,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // consolidationCandidates are the consolidatable nodes of NodePools that consolidate
@@ -144,15 +145,20 @@ func (s *Snapshot) simulate(cands []*Candidate, settledOnly bool) *scheduling.Re
 	// A move that puts a candidate's pod on a node that has not initialized is refused, as
 	// upstream refuses it (UninitializedNodeError): that node may never take pods, as a
 	// replacement a rolled-back command left behind may not.
-	for name, placed := range res.ExistingPlacements {
-		if !s.uninitialized.Has(name) {
+	for id, placed := range res.ExistingPlacements {
+		if !s.uninitialized.Has(id) {
 			continue
+		}
+		// A node by its name, as the loop's words name nodes; a NodeClaim as upstream does.
+		where := id.String()
+		if id.Kind == destination.Node {
+			where = id.Name
 		}
 		if res.PodErrors == nil {
 			res.PodErrors = map[*corev1.Pod]error{}
 		}
 		for _, pod := range placed {
-			res.PodErrors[pod] = fmt.Errorf("it would move to %s, which has not initialized yet", name)
+			res.PodErrors[pod] = fmt.Errorf("it would move to %s, which has not initialized yet", where)
 		}
 	}
 	return res

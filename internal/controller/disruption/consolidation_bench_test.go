@@ -34,6 +34,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -221,13 +222,16 @@ func checkCommand(in SnapshotInput, cmd *Command) error {
 
 	placed := sets.New[*corev1.Pod]()
 	for _, p := range cmd.Placed {
-		target := targets[p.ExistingNode]
+		var target *commandTarget
+		if p.ExistingNode.Kind == destination.Node {
+			target = targets[p.ExistingNode.Name]
+		}
 		if p.NodeClaim != nil {
 			target = replacements[p.NodeClaim]
 		}
 		switch {
 		case target == nil:
-			return fmt.Errorf("pod %s/%s is placed on %q, which is no node the command leaves", p.Pod.Namespace, p.Pod.Name, p.ExistingNode)
+			return fmt.Errorf("pod %s/%s is placed on %q, which is no node the command leaves", p.Pod.Namespace, p.Pod.Name, p.ExistingNode.String())
 		case placed.Has(p.Pod):
 			return fmt.Errorf("pod %s/%s is placed twice", p.Pod.Namespace, p.Pod.Name)
 		}

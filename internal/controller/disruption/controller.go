@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,7 @@ import (
 	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // Defaults of the disruption loop.
@@ -321,14 +323,27 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	}
 	in.InFlight, in.Headed = c.orchestrator.inFlight(), c.orchestrator.headed()
 	in.Deleted = c.orchestrator.deletedNodeClaims(existing)
-	var headedFor sets.Set[string]
+	var headedFor sets.Set[destination.Destination]
 	in.Nominated, headedFor = c.orchestrator.nominated(existing)
-	for _, nodeClaim := range in.NodeClaims {
-		if headedFor.Has(nodeClaim.Status.NodeName) || headedFor.Has("nodeclaim/"+nodeClaim.Name) {
-			in.Nominated.Insert(nodeClaim.Name)
+	in.Nominated.Insert(headedTo(in.NodeClaims, headedFor)...)
+	return in, nil
+}
+
+// headedTo names the NodeClaims pods are headed for: those of the destinations, whether the
+// pods were placed on the NodeClaim or on its node.
+func headedTo(nodeClaims []*karpv1.NodeClaim, destinations sets.Set[destination.Destination]) []string {
+	byKey := map[destination.Destination][]destination.Destination{}
+	for d := range destinations {
+		byKey[d.Key()] = append(byKey[d.Key()], d)
+	}
+	headed := func(d destination.Destination) bool { return slices.ContainsFunc(byKey[d.Key()], d.Same) }
+	var out []string
+	for _, nodeClaim := range nodeClaims {
+		if (nodeClaim.Status.NodeName != "" && headed(destination.NodeNamed(nodeClaim.Status.NodeName))) || headed(destination.OfNodeClaim(nodeClaim)) {
+			out = append(out, nodeClaim.Name)
 		}
 	}
-	return in, nil
+	return out
 }
 
 // repairInput finds the nodes unhealthy past a repair policy's toleration and the NodePools

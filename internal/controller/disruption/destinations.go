@@ -17,7 +17,6 @@ package disruption
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
@@ -53,13 +53,16 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		d.freeMem = free.Memory().Value()
 		d.freePods = free.Pods().Value()
 		if _, ok := d.existing.Allocatable[corev1.ResourcePods]; !ok {
-			d.freePods = 110 - int64(len(podsByNode[d.existing.Name]))
+			d.freePods = 110
+			if d.existing.ID.Kind == destination.Node {
+				d.freePods -= int64(len(podsByNode[d.existing.ID.Name]))
+			}
 		}
 		s.dests = append(s.dests, d)
 	}
 	bystander := func(node *corev1.Node, pods []*corev1.Pod) {
 		if len(pods) > 0 {
-			s.bystanders = append(s.bystanders, scheduling.ExistingNode{Name: node.Name, Labels: node.Labels, Taints: node.Spec.Taints,
+			s.bystanders = append(s.bystanders, scheduling.ExistingNode{ID: destination.OfNode(node), Labels: node.Labels, Taints: node.Spec.Taints,
 				Unschedulable: node.Spec.Unschedulable, Allocatable: node.Status.Allocatable, Pods: pods, TopologyOnly: true})
 		}
 	}
@@ -76,7 +79,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 		}
 		n.dest = d
 		if !n.initialized() {
-			s.uninitialized.Insert(d.existing.Name)
+			s.uninitialized.Insert(d.existing.ID)
 		}
 		add(d)
 	}
@@ -95,7 +98,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 
 func (s *Snapshot) sortDests() {
 	slices.SortStableFunc(s.dests, func(a, b *dest) int {
-		return cmp.Or(cmp.Compare(b.freeCPU, a.freeCPU), cmp.Compare(b.freeMem, a.freeMem), cmp.Compare(a.existing.Name, b.existing.Name))
+		return cmp.Or(cmp.Compare(b.freeCPU, a.freeCPU), cmp.Compare(b.freeMem, a.freeMem), destination.Compare(a.existing.ID, b.existing.ID))
 	})
 }
 
@@ -136,10 +139,10 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) (map[*dest][]*corev1.Pod, int) {
 		return nil, 0
 	}
 	res := scheduling.Schedule(s.input(pods, s.allDests(), nil))
-	byName := s.destsByName()
+	byKey := s.destsByKey()
 	out := map[*dest][]*corev1.Pod{}
-	for name, placed := range res.ExistingPlacements {
-		d := byName[name]
+	for id, placed := range res.ExistingPlacements {
+		d := byKey.of(id)
 		if d == nil {
 			continue
 		}
@@ -154,13 +157,23 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) (map[*dest][]*corev1.Pod, int) {
 	return out, needNode
 }
 
-// destsByName are the destinations by their node's (or in-flight NodeClaim's) name.
-func (s *Snapshot) destsByName() map[string]*dest {
-	byName := make(map[string]*dest, len(s.dests))
+// destsByKey are the destinations by their ID's kind and name.
+type destsByKey map[destination.Destination]*dest
+
+func (s *Snapshot) destsByKey() destsByKey {
+	byKey := make(destsByKey, len(s.dests))
 	for _, d := range s.dests {
-		byName[d.existing.Name] = d
+		byKey[d.existing.ID.Key()] = d
 	}
-	return byName
+	return byKey
+}
+
+// of is the destination id names, nil when none is the same (destination.Destination.Same).
+func (m destsByKey) of(id destination.Destination) *dest {
+	if d := m[id.Key()]; d != nil && d.existing.ID.Same(id) {
+		return d
+	}
+	return nil
 }
 
 // take counts the room pods need as requested on the destination.
@@ -196,16 +209,17 @@ func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
 			}
 		}
 	}
-	byName := s.destsByName()
+	byKey := s.destsByKey()
 	held := map[*dest][]*corev1.Pod{}
 	for _, p := range placements {
 		if !onCandidates.Has(p.Pod.UID) {
 			continue
 		}
-		d := byName[p.ExistingNode]
-		if name, ok := strings.CutPrefix(p.ExistingNode, "nodeclaim/"); d == nil && ok && s.byName[name] != nil {
+		d := byKey.of(p.ExistingNode)
+		if n := s.byName[p.ExistingNode.Name]; d == nil && p.ExistingNode.Kind == destination.NodeClaim && n != nil &&
+			destination.OfNodeClaim(n.NodeClaim).Same(p.ExistingNode) {
 			// The NodeClaim the pod was placed on has registered its node since.
-			d = s.byName[name].dest
+			d = n.dest
 		}
 		if d != nil {
 			held[d] = append(held[d], p.Pod)
@@ -284,7 +298,7 @@ func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, se
 			}
 			continue
 		}
-		if pods != nil && s.uninitialized.Has(d.existing.Name) {
+		if pods != nil && s.uninitialized.Has(d.existing.ID) {
 			uninitialized = append(uninitialized, d)
 			continue
 		}

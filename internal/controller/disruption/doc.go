@@ -28,7 +28,7 @@
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
 // internal/events, internal/repair,
 // internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
-// internal/utils/labelindex,
+// internal/utils/destination, internal/utils/labelindex,
 // internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty,
 // internal/utils/resources, internal/volumetopology.
 package disruption

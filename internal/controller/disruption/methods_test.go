@@ -33,6 +33,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // expectCommand checks a decision's command: its method, decision and candidates.
@@ -985,7 +986,7 @@ func TestHeldForCommandsUnderWay(t *testing.T) {
 	freeCPU := func(c *cluster, x string) int64 {
 		t.Helper()
 		for _, d := range c.snapshot().dests {
-			if d.existing.Name == x {
+			if d.existing.ID.Key() == destination.NodeNamed(x) {
 				return d.freeCPU
 			}
 		}

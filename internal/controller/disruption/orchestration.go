@@ -45,6 +45,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
@@ -124,7 +125,7 @@ type completed struct {
 	candidates   []string
 	// destinations are the existing nodes its candidates' pods were placed on, nominated
 	// until destinationsUntil.
-	destinations      []string
+	destinations      []destination.Destination
 	destinationsUntil time.Time
 	until             time.Time
 }
@@ -144,12 +145,11 @@ func (o *orchestrator) inFlight() sets.Set[string] {
 // nominated names the replacements of finished commands whose candidates still exist, or
 // vanished less than NominationGrace ago, and the existing nodes the pods of the commands
 // under way, and of those whose candidates vanished less than DestinationNominationGrace ago,
-// were placed on (by node name, or "nodeclaim/<name>" for a NodeClaim whose node has not
-// registered), as upstream nominates the nodes its pods are headed for: a node about to
-// receive pods is not a candidate, which would no longer hold by the time its validation is
-// over.
-func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims, nodes sets.Set[string]) {
-	out, nodes := sets.New[string](), sets.New[string]()
+// were placed on (a node, or a NodeClaim whose node had not registered), as upstream
+// nominates the nodes its pods are headed for: a node about to receive pods is not a
+// candidate, which would no longer hold by the time its validation is over.
+func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims sets.Set[string], nodes sets.Set[destination.Destination]) {
+	out, nodes := sets.New[string](), sets.New[destination.Destination]()
 	for _, r := range o.running {
 		nodes.Insert(destinations(r.cmd)...)
 	}
@@ -174,8 +174,8 @@ func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims, nodes s
 }
 
 // destinations are the existing nodes the command's pods were placed on.
-func destinations(cmd *Command) []string {
-	var out []string
+func destinations(cmd *Command) []destination.Destination {
+	var out []destination.Destination
 	for _, p := range existingPlacements(cmd) {
 		out = append(out, p.ExistingNode)
 	}
@@ -186,7 +186,7 @@ func destinations(cmd *Command) []string {
 func existingPlacements(cmd *Command) []scheduling.Placement {
 	var out []scheduling.Placement
 	for _, p := range cmd.Placed {
-		if p.ExistingNode != "" {
+		if !p.ExistingNode.IsZero() {
 			out = append(out, p)
 		}
 	}

@@ -33,30 +33,32 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 func TestNominatedDestinations(t *testing.T) {
 	now := testNow
 	o := &orchestrator{now: func() time.Time { return now }}
 	cmd := &Command{Placed: []scheduling.Placement{
-		{ExistingNode: "node-b"}, {ExistingNode: "nodeclaim/c"}, {NodeClaim: &scheduling.NewNodeClaim{}},
+		{ExistingNode: destination.NodeNamed("node-b")}, {ExistingNode: destination.NodeClaimNamed("c")}, {NodeClaim: &scheduling.NewNodeClaim{}},
 	}}
 	o.running = []*running{{cmd: cmd, replacements: []string{"r"}}}
-	expect := func(what string, existing sets.Set[string], wantClaims, wantNodes []string) {
+	expect := func(what string, existing sets.Set[string], wantClaims []string, wantNodes []destination.Destination) {
 		t.Helper()
 		claims, nodes := o.nominated(existing)
 		if !claims.Equal(sets.New(wantClaims...)) || !nodes.Equal(sets.New(wantNodes...)) {
-			t.Errorf("%s: nominated %v and nodes %v, want %v and %v", what, sets.List(claims), sets.List(nodes), wantClaims, wantNodes)
+			t.Errorf("%s: nominated %v and nodes %v, want %v and %v", what, sets.List(claims), nodes.UnsortedList(), wantClaims, wantNodes)
 		}
 	}
-	expect("under way", sets.New("a"), nil, []string{"node-b", "nodeclaim/c"})
+	headed := []destination.Destination{destination.NodeNamed("node-b"), destination.NodeClaimNamed("c")}
+	expect("under way", sets.New("a"), nil, headed)
 
 	// The command deleted its candidate a, which drains.
 	o.running = nil
 	o.completed = []*completed{{replacements: []string{"r"}, candidates: []string{"a"}, destinations: destinations(cmd),
 		destinationsUntil: now.Add(DestinationNominationGrace), until: now.Add(NominationGrace)}}
 	now = now.Add(time.Hour)
-	expect("draining, however long", sets.New("a"), []string{"r"}, []string{"node-b", "nodeclaim/c"})
+	expect("draining, however long", sets.New("a"), []string{"r"}, headed)
 
 	// a is gone: its pods are bound; the destinations go first, the replacement later.
 	now = now.Add(DestinationNominationGrace + time.Second)

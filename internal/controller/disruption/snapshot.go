@@ -32,6 +32,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/labelindex"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -107,7 +108,7 @@ type Snapshot struct {
 	dests []*dest
 	// uninitialized names the destinations whose node has not initialized (NodeClaims in
 	// flight among them): no candidate's pod is moved there (see simulate).
-	uninitialized sets.Set[string]
+	uninitialized sets.Set[destination.Destination]
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
 	// cordoned) whose pods still count for topology spread and pod (anti-)affinity.
 	bystanders []scheduling.ExistingNode
@@ -181,7 +182,7 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		pdbs:          map[string][]pdbInfo{},
 		pdbIndex:      map[string]*labelindex.Index[int]{},
 		noticed:       sets.New[types.UID](),
-		uninitialized: sets.New[string](),
+		uninitialized: sets.New[destination.Destination](),
 		budgets:       map[karpv1.DisruptionReason]map[string]budgetState{},
 		repairs:       in.Repair,
 		policies:      in.Policies,

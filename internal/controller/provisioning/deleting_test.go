@@ -34,6 +34,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // TestDeletingNodeLaunchesOnceForItsPods: a NodeClaim holding six pods that a budget lets go
@@ -112,7 +113,13 @@ func TestDeletingNodeLaunchesOnceForItsPods(t *testing.T) {
 		if len(res.NewNodeClaims) != 0 || len(res.PodErrors) != 0 {
 			t.Fatalf("after eviction %d: %d new NodeClaims, pod errors %v; want none: the pods fit the NodeClaim in flight opened for them", i+1, len(res.NewNodeClaims), res.PodErrors)
 		}
-		if got := len(res.ExistingPlacements["nodeclaim/replacement"]); got != 6 {
+		got := 0
+		for id, placed := range res.ExistingPlacements {
+			if id.Key() == destination.NodeClaimNamed("replacement") {
+				got = len(placed)
+			}
+		}
+		if got != 6 {
 			t.Fatalf("after eviction %d: %d pods counted on the NodeClaim in flight, want 6", i+1, got)
 		}
 	}

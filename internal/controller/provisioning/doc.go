@@ -18,6 +18,6 @@
 // cannot place, why.
 //
 // Of this project it imports api/autoscaling/v1beta1, api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider, internal/metrics,
-// internal/scheduling, internal/state, internal/utils/node, internal/utils/pod,
+// internal/scheduling, internal/state, internal/utils/destination, internal/utils/node, internal/utils/pod,
 // internal/utils/pretty, internal/volumetopology.
 package provisioning

@@ -18,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // Event reasons of provisioning.
@@ -40,10 +42,11 @@ func noCompatibleInstanceTypes(recorder events.EventRecorder, nodePool runtime.O
 		"NodePool requirements filtered out all compatible available instance types")
 }
 
-// nominated tells a pending pod where provisioning expects it to land: "nodeclaim/<name>" or
-// "node/<name>", as upstream Karpenter words it.
-func nominated(recorder events.EventRecorder, pod *corev1.Pod, where string) {
-	recorder.Eventf(pod, nil, corev1.EventTypeNormal, ReasonNominated, "Provision", "Pod should schedule on: %s", where)
+// nominated tells a pending pod where provisioning expects it to land. The note words it as
+// upstream Karpenter does (nodeclaim/NAME or node/NAME); the event's related object is the
+// NodeClaim or node itself (kind, name and UID), which is what kubectl karpenter why reads.
+func nominated(recorder events.EventRecorder, pod *corev1.Pod, where destination.Destination) {
+	recorder.Eventf(pod, where.Object(), corev1.EventTypeNormal, ReasonNominated, "Provision", "Pod should schedule on: %s", where)
 }
 
 // failedScheduling tells the pod why provisioning gives it no node, as upstream Karpenter

@@ -29,6 +29,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // TestSchedulingInput holds the cases of the cluster read that the kube-scheduler judge found
@@ -105,31 +106,33 @@ func TestSchedulingInput(t *testing.T) {
 		copies = append(copies, pod.DeepCopy())
 	}
 	for _, e := range SchedulingInput(cluster, copies, nil).ExistingNodes {
-		if e.Name == "managed-2" && len(e.Pods) != 4 {
+		if e.ID.Key() == destination.NodeNamed("managed-2") && len(e.Pods) != 4 {
 			t.Errorf("the deleting node with copies placed: %d pods counted there, want the 4 that stay", len(e.Pods))
 		}
 	}
 
-	byName := map[string]scheduling.ExistingNode{}
+	byName := map[destination.Destination]scheduling.ExistingNode{}
 	for _, e := range in.ExistingNodes {
-		byName[e.Name] = e
+		byName[e.ID.Key()] = e
 	}
+	onNode, inFlight := destination.NodeNamed, destination.NodeClaimNamed
 	for _, tc := range []struct {
-		name, node    string
+		name          string
+		node          destination.Destination
 		present       bool
 		topologyOnly  bool
 		unschedulable bool
 		pods          int
 		why           string
 	}{
-		{"an unmanaged node is a destination and its pods count", "ng-1", true, false, false, 1, "provisioning ignored nodes without karpenter.sh/nodepool"},
-		{"a disrupted node takes no pod, but its pods count", "managed-1", true, true, false, 1, "it was left out, its pods uncounted"},
-		{"a deleting node takes no pod; the pods that stay count there, not those leaving", "managed-2", true, true, false, 4, "it was left out"},
-		{"a node whose NodeClaim is deleting takes no pod", "managed-5", true, true, false, 0, "it took pods until its termination tainted it"},
-		{"the NodeClaim of a node whose NodeClaim is deleting is not in flight", "nodeclaim/managed-5", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
-		{"a cordoned node is marked unschedulable", "managed-3", true, false, true, 0, "it took any pod"},
-		{"the NodeClaim of a disrupted node is not in flight", "nodeclaim/managed-1", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
-		{"the NodeClaim of a deleting node is not in flight", "nodeclaim/managed-2", false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
+		{"an unmanaged node is a destination and its pods count", onNode("ng-1"), true, false, false, 1, "provisioning ignored nodes without karpenter.sh/nodepool"},
+		{"a disrupted node takes no pod, but its pods count", onNode("managed-1"), true, true, false, 1, "it was left out, its pods uncounted"},
+		{"a deleting node takes no pod; the pods that stay count there, not those leaving", onNode("managed-2"), true, true, false, 4, "it was left out"},
+		{"a node whose NodeClaim is deleting takes no pod", onNode("managed-5"), true, true, false, 0, "it took pods until its termination tainted it"},
+		{"the NodeClaim of a node whose NodeClaim is deleting is not in flight", inFlight("managed-5"), false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
+		{"a cordoned node is marked unschedulable", onNode("managed-3"), true, false, true, 0, "it took any pod"},
+		{"the NodeClaim of a disrupted node is not in flight", inFlight("managed-1"), false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
+		{"the NodeClaim of a deleting node is not in flight", inFlight("managed-2"), false, false, false, 0, "it reappeared as an empty NodeClaim in flight"},
 	} {
 		e, ok := byName[tc.node]
 		if ok != tc.present || e.TopologyOnly != tc.topologyOnly || e.Unschedulable != tc.unschedulable || len(e.Pods) != tc.pods {
@@ -138,7 +141,7 @@ func TestSchedulingInput(t *testing.T) {
 	}
 	// A node still starting is counted without the taints of its start, which go before its
 	// pods run; its own taints stay.
-	if got := byName["managed-4"].Taints; len(got) != 1 || got[0].Key != "dedicated" {
+	if got := byName[onNode("managed-4")].Taints; len(got) != 1 || got[0].Key != "dedicated" {
 		t.Errorf("taints of a node still starting = %v, want only its own (dedicated): counting the others launched a second node for its pods", got)
 	}
 	var placing []string

@@ -15,7 +15,6 @@
 package provisioning
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +46,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
@@ -76,7 +76,7 @@ type Provisioner struct {
 	// nominated is where the last pass put each pod (scheduling.Input.Nominated): the next
 	// pass puts a pod still waiting there first, rather than open a second NodeClaim for it
 	// when other pods came first. Only the provisioning loop reads and writes it.
-	nominated map[types.UID]string
+	nominated map[types.UID]destination.Destination
 	// launched are the NodeClaims created that the cache has not shown yet; each pass counts
 	// them. Only the provisioning loop reads and writes it.
 	launched launched
@@ -150,7 +150,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		log.FromContext(ctx).Info("found provisionable pod(s)", "Pods", pretty.Slice(podNames(pods), 5), "duration", p.Clock.Since(start).String())
 		log.FromContext(ctx).Info("computed new nodeclaim(s) to fit pod(s)", "nodeclaims", len(results.NewNodeClaims), "pods", newPods)
 	}
-	nominations := make(map[types.UID]string, len(results.Placed))
+	nominations := make(map[types.UID]destination.Destination, len(results.Placed))
 	scheduling.PublishIgnored(results)
 
 	for pod, err := range results.PodErrors {
@@ -178,15 +178,11 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 			continue
 		}
 		p.SchedulingTimes.Decide(placed.Pod, true)
-		if placed.ExistingNode == "" {
+		if placed.ExistingNode.IsZero() {
 			continue
 		}
 		nominations[placed.Pod.UID] = placed.ExistingNode
-		where := placed.ExistingNode
-		if !strings.HasPrefix(where, "nodeclaim/") {
-			where = "node/" + where
-		}
-		nominated(p.Recorder, placed.Pod, where)
+		nominated(p.Recorder, placed.Pod, placed.ExistingNode)
 	}
 	nodeClaims, createErrs := p.createNodeClaims(ctx, results.NewNodeClaims)
 	var created []*karpv1.NodeClaim
@@ -202,9 +198,9 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 			"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
 			"instance-types", len(n.InstanceTypes))
 		for _, pod := range n.Pods {
-			nominations[pod.UID] = "nodeclaim/" + nodeClaim.Name
+			nominations[pod.UID] = destination.OfNodeClaim(nodeClaim)
 			if pod.Spec.NodeName == "" && !capacitybuffer.IsVirtual(pod) {
-				nominated(p.Recorder, pod, "nodeclaim/"+nodeClaim.Name)
+				nominated(p.Recorder, pod, destination.OfNodeClaim(nodeClaim))
 			}
 		}
 		created = append(created, nodeClaim)
@@ -243,28 +239,37 @@ func podNames(pods []*corev1.Pod) []string {
 	return names
 }
 
-// NominatedNow is where the last pass put each pod (nominated), named as a pass over cluster
-// names the places: a pod put on a NodeClaim in flight whose node has registered since goes on
-// that node first.
-func NominatedNow(nominated map[types.UID]string, cluster *state.Cluster) map[types.UID]string {
-	nodeByProviderID := make(map[string]string, len(cluster.Nodes))
+// NominatedNow is where the last pass put each pod (nominated), as a pass over cluster finds
+// the places: a pod put on a NodeClaim in flight whose node has registered since goes on that
+// node first.
+func NominatedNow(nominated map[types.UID]destination.Destination, cluster *state.Cluster) map[types.UID]destination.Destination {
+	nodeByProviderID := make(map[string]*corev1.Node, len(cluster.Nodes))
 	for _, node := range cluster.Nodes {
 		if node.Spec.ProviderID != "" {
-			nodeByProviderID[node.Spec.ProviderID] = node.Name
+			nodeByProviderID[node.Spec.ProviderID] = node
 		}
 	}
-	registered := map[string]string{}
+	// The NodeClaims that registered a node, by the key of their destination, with the
+	// NodeClaim to tell a NodeClaim made again under the same name.
+	type registration struct {
+		nodeClaim, node destination.Destination
+	}
+	registered := map[destination.Destination]registration{}
 	for _, nodeClaim := range cluster.NodeClaims {
 		if node, ok := nodeByProviderID[nodeClaim.Status.ProviderID]; ok && nodeClaim.Status.ProviderID != "" {
-			registered["nodeclaim/"+nodeClaim.Name] = node
+			claim := destination.OfNodeClaim(nodeClaim)
+			registered[claim.Key()] = registration{nodeClaim: claim, node: destination.OfNode(node)}
 		}
 	}
 	if len(registered) == 0 {
 		return nominated
 	}
-	out := make(map[types.UID]string, len(nominated))
+	out := make(map[types.UID]destination.Destination, len(nominated))
 	for uid, where := range nominated {
-		out[uid] = cmp.Or(registered[where], where)
+		out[uid] = where
+		if r, ok := registered[where.Key()]; ok && r.nodeClaim.Same(where) {
+			out[uid] = r.node
+		}
 	}
 	return out
 }

@@ -54,6 +54,10 @@ var _ = Describe("Provisioning", func() {
 		Expect(created[0].Spec.Requirements).To(ContainElement(SatisfyAll(HaveField("Key", karpv1.LabelInstanceType), HaveField("Values", HaveExactElements("c2a.2xlarge", "m2a.2xlarge")))))
 		for _, p := range pods {
 			Expect(env.Recorder.Notes(p.Name, provisioning.ReasonNominated)).To(ConsistOf("Pod should schedule on: nodeclaim/"+created[0].Name), "pod %s", p.Name)
+			// The event names the NodeClaim itself, which kubectl karpenter why reads.
+			Expect(env.Recorder.Related(p.Name, provisioning.ReasonNominated)).To(ConsistOf(SatisfyAll(
+				HaveField("Kind", "NodeClaim"), HaveField("APIVersion", karpv1.GroupVersion.String()),
+				HaveField("Name", created[0].Name), HaveField("UID", created[0].UID))), "pod %s", p.Name)
 		}
 
 		By("provisioning again while the NodeClaims are in flight: no second NodeClaim")
@@ -144,6 +148,8 @@ var _ = Describe("Provisioning", func() {
 		cloud.InstanceTypes = fake.Families(zoneA, zoneB)
 		Expect(ExpectProvisioned(env.Ctx, env.Client, controllers.Provisioner)).To(BeEmpty())
 		Expect(env.Recorder.Notes(preferB.Name, provisioning.ReasonNominated)).To(ContainElement("Pod should schedule on: node/" + nodes[0].Name))
+		Expect(env.Recorder.Related(preferB.Name, provisioning.ReasonNominated)).To(ContainElement(SatisfyAll(
+			HaveField("Kind", "Node"), HaveField("APIVersion", "v1"), HaveField("Name", nodes[0].Name), HaveField("UID", nodes[0].UID))))
 	})
 
 	It("says which subnets' zones rule out a pod that asks for another zone", func() {
