@@ -157,7 +157,7 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse20000|SchedulingKakaoCloud' -benchtime=1x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
-	go test ./internal/controller/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
+	go test ./internal/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
 	go test ./internal/cloudprovider/kakao/ -run='^$$' -bench='ZoneSpread1000' -benchtime=3x -count=3
 	go test ./internal/controller/metrics/node/ ./internal/controller/metrics/status/ -run='^$$' -bench='NodeMetrics500|StatusMetrics500' -benchtime=3x -count=3
 
@@ -169,14 +169,14 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 # output check fails; the figures of a single iteration mean nothing.
 .PHONY: bench-check
 bench-check: ## Run each in-memory benchmark once: it still runs and its output checks hold.
-	go test ./internal/scheduling/ ./internal/instancetype/ ./internal/controller/disruption/ -run='^$$' -benchtime=1x \
+	go test ./internal/scheduling/ ./internal/instancetype/ ./internal/disruption/ -run='^$$' -benchtime=1x \
 		-bench='SchedulingDiverse(100|1000)$$|SchedulingKakaoCloud1000|Intersects|Compatible|Intersection|BenchmarkList|Consolidation(1000|NothingToDo1000|Topology1000|Realistic1000)$$'
 	go test ./internal/cloudprovider/kakao/ -run='^$$' -benchtime=1x -bench='ZoneSpread1000'
 	go test ./internal/controller/metrics/node/ ./internal/controller/metrics/status/ -run='^$$' -benchtime=1x -bench='NodeMetrics500|StatusMetrics500'
 
 .PHONY: bench-consolidation
 bench-consolidation: k8s-binaries ## Time consolidation passes on 1,000 and 5,000 realistic nodes (in memory and on envtest) and judge their commands with the kube-scheduler.
-	go test ./internal/controller/disruption/ -run='^$$' -bench='ConsolidationRealistic(1000|5000)$$' -benchtime=3x \
+	go test ./internal/disruption/ -run='^$$' -bench='ConsolidationRealistic(1000|5000)$$' -benchtime=3x \
 		| grep -E '^(Benchmark|ok|FAIL|---)|_test.go:[0-9]+:'
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) hack/build-k8s-binaries.sh | tail -n1)" \
 		go test ./internal/controller/disruption/ -run='^$$' -bench='ConsolidationPass(1000|5000)$$' -benchtime=1x -timeout=60m \

@@ -30,6 +30,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/operatorcondition"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -215,7 +216,7 @@ func parseOptions(fs *flag.FlagSet, args []string) (options, zap.Options, error)
 		"The longest provisioning waits to schedule a batch of pending pods.")
 	fs.DurationVar(&o.disruptionPoll, "disruption-poll-interval", disruption.DefaultPollInterval,
 		"How often the disruption controller looks for nodes to remove or replace (emptiness, drift, consolidation).")
-	fs.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", disruption.DefaultValidationDelay,
+	fs.DurationVar(&o.disruptionValidation, "consolidation-validation-delay", engine.DefaultValidationDelay,
 		"How long a consolidation decision waits before it is checked again and carried out.")
 	fs.BoolVar(&o.nodeRepair, "node-repair", true,
 		"Replace nodes the repair policies find unhealthy (NotReady too long, or a VM KakaoCloud reports failed or stopped), "+

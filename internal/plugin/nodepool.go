@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 )
 

@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
@@ -211,15 +211,15 @@ func TestWhyNode(t *testing.T) {
 		Status: karpv1.NodeClaimStatus{ProviderID: "kakaocloud://a", NodeName: "node-a", Conditions: []metav1.Condition{
 			{Type: karpv1.ConditionTypeConsolidatable, Status: metav1.ConditionTrue, Reason: "Consolidatable", LastTransitionTime: metav1.NewTime(now)},
 		}}}
-	held := event(nodeClaim, "NodeClaim", disruption.EventDisruptionBlocked, "Disrupt",
+	held := event(nodeClaim, "NodeClaim", disruption.ReasonDisruptionBlocked, "Disrupt",
 		"Cannot disrupt NodeClaim: PodDisruptionBudget shop/web allows no disruption of pod shop/web-1 now (0 disruptions allowed)", now)
-	older := event(node, "Node", disruption.EventUnconsolidatable, "Disrupt", "no cheaper replacement", now.Add(-time.Hour))
+	older := event(node, "Node", disruption.ReasonUnconsolidatable, "Disrupt", "no cheaper replacement", now.Add(-time.Hour))
 	answer, err := WhyNode(context.Background(), kubeOf(t, node, nodeClaim, held, older), "node-a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if answer.NodeClaim != "default-a" || answer.NodePool != "default" || !strings.Contains(answer.Verdict, "PodDisruptionBudget shop/web") ||
-		!strings.Contains(answer.Verdict, "pod shop/web-1") || len(answer.Words) != 2 || answer.Words[0].Reason != disruption.EventDisruptionBlocked {
+		!strings.Contains(answer.Verdict, "pod shop/web-1") || len(answer.Words) != 2 || answer.Words[0].Reason != disruption.ReasonDisruptionBlocked {
 		t.Errorf("answer %+v, want the PDB and pod named, newest word first", answer)
 	}
 	// Left alone by the event's reason; its note is quoted as it was said.
@@ -227,7 +227,7 @@ func TestWhyNode(t *testing.T) {
 		t.Errorf("verdict %q, want it to start %q", answer.Verdict, want)
 	}
 	// A word whose reason holds nothing does not leave the node alone, whatever its note says.
-	launching := event(nodeClaim, "NodeClaim", disruption.EventDisruptionLaunching, "Disrupt", "left alone: not really", now.Add(time.Minute))
+	launching := event(nodeClaim, "NodeClaim", disruption.ReasonDisruptionLaunching, "Disrupt", "left alone: not really", now.Add(time.Minute))
 	if answer, err = WhyNode(context.Background(), kubeOf(t, node, nodeClaim, held, launching), "node-a"); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestWhyNode(t *testing.T) {
 	// An hour later the events are gone; the NodeClaim's condition still says it.
 	kept := nodeClaim.DeepCopy()
 	kept.Status.Conditions = append(kept.Status.Conditions, metav1.Condition{Type: disruption.ConditionDisruptionBlocked, Status: metav1.ConditionTrue,
-		Reason: disruption.EventDisruptionBlocked, Message: "PodDisruptionBudget shop/web allows no disruption of pod shop/web-1 now (0 disruptions allowed)", LastTransitionTime: metav1.NewTime(now)})
+		Reason: disruption.ReasonDisruptionBlocked, Message: "PodDisruptionBudget shop/web allows no disruption of pod shop/web-1 now (0 disruptions allowed)", LastTransitionTime: metav1.NewTime(now)})
 	answer, err = WhyNode(context.Background(), kubeOf(t, node, kept), "node-a")
 	if err != nil {
 		t.Fatal(err)

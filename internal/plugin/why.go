@@ -30,8 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -236,13 +236,13 @@ func wordOf(e eventsv1.Event) Word {
 // disruptionReasons are the events in which the disruption loop says why it leaves a node
 // alone or what it does with it.
 var disruptionReasons = []string{
-	disruption.EventDisruptionBlocked, disruption.EventUnconsolidatable, disruption.EventDisruptionReplacementFailed,
-	disruption.EventDisruptionLaunching, disruption.EventDisruptionTerminating, disruption.EventDisruptionWaitingReadiness,
-	disruption.EventDisruptionFailed, disruption.EventConsolidationApproved, disruption.EventConsolidationRejected,
+	disruption.ReasonDisruptionBlocked, disruption.ReasonUnconsolidatable, disruption.ReasonDisruptionReplacementFailed,
+	disruption.ReasonDisruptionLaunching, disruption.ReasonDisruptionTerminating, disruption.ReasonDisruptionWaitingReadiness,
+	disruption.ReasonDisruptionFailed, disruption.ReasonConsolidationApproved, disruption.ReasonConsolidationRejected,
 }
 
 // holdingReasons are those of disruptionReasons that say the node is left alone.
-var holdingReasons = []string{disruption.EventDisruptionBlocked, disruption.EventUnconsolidatable, disruption.EventDisruptionReplacementFailed}
+var holdingReasons = []string{disruption.ReasonDisruptionBlocked, disruption.ReasonUnconsolidatable, disruption.ReasonDisruptionReplacementFailed}
 
 // WhyNode answers for the node named.
 //

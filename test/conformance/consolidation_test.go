@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 )

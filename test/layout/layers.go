@@ -31,8 +31,8 @@ const (
 	// into VMs, instance types, join scripts and signatures.
 	Cloud
 	// Library is where decisions are made without a controller: the cluster as read once per
-	// decision, the simulation, the KCNodeClass rules and node repair's policies, and the cloud
-	// provider's implementations.
+	// decision, the simulation, the disruption decision, the KCNodeClass rules and node
+	// repair's policies, and the cloud provider's implementations.
 	Library
 	// Controller is what reacts to the cluster (internal/controller) and what reads the same
 	// decisions for a user: admission, whatif, the kubectl plugin and preflight.
@@ -69,6 +69,7 @@ var tiers = []struct {
 	{"internal/capacitybuffer", Library},
 	{"internal/nodeclass", Library},
 	{"internal/repair", Library},
+	{"internal/disruption", Library},
 	{"internal/controller", Controller},
 	{"internal/webhook", Controller},
 	{"internal/explain", Controller},

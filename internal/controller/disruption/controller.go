@@ -34,6 +34,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/capacitybuffer"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
 	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -101,7 +102,7 @@ type Controller struct {
 // validating are the consolidation commands of a batch (DecideBatch) waiting for their second
 // look.
 type validating struct {
-	cmds      []*Command
+	cmds      []*engine.Command
 	decidedAt time.Time
 }
 
@@ -160,7 +161,7 @@ func (c *Controller) init() {
 		c.PollInterval = DefaultPollInterval
 	}
 	if c.ValidationDelay <= 0 {
-		c.ValidationDelay = DefaultValidationDelay
+		c.ValidationDelay = engine.DefaultValidationDelay
 	}
 	if c.ReplacementTimeout <= 0 {
 		c.ReplacementTimeout = DefaultReplacementTimeout
@@ -201,9 +202,9 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	snap := NewSnapshot(in)
+	snap := engine.NewSnapshot(in)
 	c.removeStaleTaints(ctx, snap)
-	c.publishBlocked(ctx, snap)
+	c.publishBlocked(ctx, in.NodePools, snap)
 
 	if v := c.validating; v != nil {
 		if left := c.ValidationDelay - c.now().Sub(v.decidedAt); left > 0 {
@@ -218,7 +219,7 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	// More moves are decided while deciding takes less than the delay every one of them waits
 	// out anyway, up to MaxBatch.
 	started := c.now()
-	d, batch := DecideBatch(in, snap, Options{SkipConsolidation: skip, Clock: c.now}, func(decided int) bool {
+	d, batch := engine.DecideBatch(in, snap, engine.Options{SkipConsolidation: skip, Clock: c.now}, func(decided int) bool {
 		return decided < MaxBatch && c.now().Sub(started) < c.ValidationDelay
 	})
 	c.report(snap, d)
@@ -256,8 +257,8 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 // carryOut validates a batch's commands on the cluster as it is now, after their delay, and
 // starts those that still hold; the others are given up with their reasons. A command that
 // fails to start does not keep the others from starting: each holds with or without it.
-func (c *Controller) carryOut(ctx context.Context, in SnapshotInput, snap *Snapshot, cmds []*Command) error {
-	valid, rejected := ValidateBatch(in, snap, cmds)
+func (c *Controller) carryOut(ctx context.Context, in engine.SnapshotInput, snap *engine.Snapshot, cmds []*engine.Command) error {
+	valid, rejected := engine.ValidateBatch(in, snap, cmds)
 	for _, r := range rejected {
 		log.FromContext(ctx).Info("abandoning consolidation: it no longer holds after the validation delay",
 			"reason", r.Command.ReasonLabel(), "method", r.Command.Method, "nodeclaims", r.Command.Names(), "why", r.Why)
@@ -279,8 +280,8 @@ func (c *Controller) carryOut(ctx context.Context, in SnapshotInput, snap *Snaps
 
 // snapshotInput reads what a decision needs: the cluster (state.Read, from the cache and
 // never modified), each NodePool's instance types, and what the orchestration has under way.
-func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
-	in := SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}, Policies: c.Policies}
+func (c *Controller) snapshotInput(ctx context.Context) (engine.SnapshotInput, error) {
+	in := engine.SnapshotInput{Now: c.now(), InstanceTypes: map[string][]*cloudprovider.InstanceType{}, Policies: c.Policies}
 	cluster, err := state.Read(ctx, c.Client)
 	if err != nil {
 		return in, fmt.Errorf("reading the cluster: %w", err)
@@ -351,8 +352,8 @@ func headedTo(nodeClaims []*karpv1.NodeClaim, destinations sets.Set[destination.
 // look at its VM's state.
 //
 //nolint:gocyclo // each NodeClaim goes through the repair policies' checks in order, the cheap ones before the call to KakaoCloud; split, the order would no longer show
-func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*RepairInput, error) {
-	out := &RepairInput{Unhealthy: map[string]health.Finding{}, Held: map[string]string{}}
+func (c *Controller) repairInput(ctx context.Context, in engine.SnapshotInput) (*engine.RepairInput, error) {
+	out := &engine.RepairInput{Unhealthy: map[string]health.Finding{}, Held: map[string]string{}}
 	policies := c.CloudProvider.RepairPolicies()
 	total, unhealthy := map[string]int{}, map[string]int{}
 	for _, node := range in.Nodes {
@@ -398,23 +399,20 @@ func (c *Controller) repairInput(ctx context.Context, in SnapshotInput) (*Repair
 // disruptions as metrics.
 //
 //nolint:gocyclo // one metric or event family after another, each guarded by whether the decision has it
-func (c *Controller) report(snap *Snapshot, d *Decision) {
+func (c *Controller) report(snap *engine.Snapshot, d *engine.Decision) {
 	for reason, n := range d.Eligible {
 		eligibleNodes.WithLabelValues(strings.ToLower(string(reason))).Set(float64(n))
 	}
 	for _, e := range d.Evaluations {
 		evaluationDuration.WithLabelValues(strings.ToLower(string(e.Reason)), e.ConsolidationType()).Observe(e.Duration.Seconds())
 	}
-	for _, name := range snap.poolNames {
-		for _, reason := range []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy} {
-			budget := snap.budget(name, reason)
-			allowedDisruptions.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(budget.Nodes))
-			nodesConsumingBudgets.WithLabelValues(name, strings.ToLower(string(reason))).Set(float64(budget.disrupting))
-		}
+	for _, b := range snap.Budgets() {
+		allowedDisruptions.WithLabelValues(b.NodePool, strings.ToLower(string(b.Reason))).Set(float64(b.Allowed))
+		nodesConsumingBudgets.WithLabelValues(b.NodePool, strings.ToLower(string(b.Reason))).Set(float64(b.Disrupting))
 	}
 	for _, b := range d.Blocked {
 		eventType := corev1.EventTypeNormal
-		if b.Reason == EventDisruptionReplacementFailed {
+		if b.Reason == engine.ReasonDisruptionReplacementFailed {
 			eventType = corev1.EventTypeWarning
 		}
 		nodeHeld(c.recorder, b.Node.NodeClaim, eventType, b.Reason, b.Message)
@@ -425,10 +423,10 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 	for _, p := range d.BudgetBlocked {
 		budgetBlocked(c.recorder, p.NodePool, p.Message)
 	}
-	for _, notice := range snap.notices {
+	for _, notice := range snap.Notices() {
 		podNotified(c.recorder, notice)
 	}
-	for _, score := range snap.scored {
+	for _, score := range snap.Scored() {
 		decision := "approved"
 		if !score.Approved() {
 			decision = "rejected"
@@ -438,7 +436,7 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 	}
 	for _, m := range d.TimedOut {
 		t := "multi"
-		if m == MethodSingleNode {
+		if m == engine.MethodSingleNode {
 			t = "single"
 		}
 		consolidationTimeouts.WithLabelValues(t).Inc()
@@ -447,10 +445,10 @@ func (c *Controller) report(snap *Snapshot, d *Decision) {
 
 // approved tells the candidates of a command that Balanced consolidation approves their
 // removal, with the move's score in their NodePool.
-func (c *Controller) approved(cmd *Command) {
+func (c *Controller) approved(cmd *engine.Command) {
 	for _, score := range cmd.Scores {
 		for _, cand := range cmd.Candidates {
-			if cand.pool.np.Name != score.NodePool {
+			if cand.NodePool().Name != score.NodePool {
 				continue
 			}
 			message := "Balanced consolidation approves removing this node: " + score.String()
@@ -465,12 +463,9 @@ func (c *Controller) approved(cmd *Command) {
 // removeStaleTaints removes the karpenter.sh/disrupted taint from nodes that no command under
 // way and no deletion accounts for (a restart in the middle of a command leaves them), once
 // they have been seen so for StaleTaintGrace.
-func (c *Controller) removeStaleTaints(ctx context.Context, snap *Snapshot) {
+func (c *Controller) removeStaleTaints(ctx context.Context, snap *engine.Snapshot) {
 	seen := sets.New[string]()
-	for _, n := range snap.nodes {
-		if n.Node == nil || !n.tainted() || n.deleting() || n.inFlight {
-			continue
-		}
+	for _, n := range snap.UnaccountedTaints() {
 		name := n.Node.Name
 		seen.Insert(name)
 		since, ok := c.staleSince[name]

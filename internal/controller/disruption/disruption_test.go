@@ -31,6 +31,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/expiration"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
@@ -66,7 +67,7 @@ var _ = Describe("Disruption", func() {
 		Expect(disrupted(old...)).To(Equal([]string{first.Name}), "the replacement is not up: the budget stays used")
 		node := ExpectInitialized(env.Ctx, env.Client, lifecycle, replacements...)[0]
 		pass(controllers)
-		ExpectEvent(env.Recorder, first.Name, disruption.EventDisruptionTerminating, "now that its replacement "+replacements[0].Name+" is initialized")
+		ExpectEvent(env.Recorder, first.Name, engine.ReasonDisruptionTerminating, "now that its replacement "+replacements[0].Name+" is initialized")
 		ExpectTerminated(env.Ctx, env.Client, lifecycle, env.Clock, first)
 		for _, pod := range pods {
 			if pod.Spec.NodeName == "node-"+first.Name {
@@ -107,10 +108,10 @@ var _ = Describe("Disruption", func() {
 		By("letting consolidation at the two underused nodes")
 		nodePool = updatePool(nodePool, func(np *karpv1.NodePool) { np.Spec.Disruption.Budgets = []karpv1.Budget{{Nodes: "100%"}} })
 		pass(controllers)
-		env.Step(disruption.DefaultValidationDelay)
+		env.Step(engine.DefaultValidationDelay)
 		pass(controllers)
 		for _, nodeClaim := range old {
-			ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionBlocked, "PodDisruptionBudget default/web allows no disruption of pod default/web-")
+			ExpectEvent(env.Recorder, nodeClaim.Name, engine.ReasonDisruptionBlocked, "PodDisruptionBudget default/web allows no disruption of pod default/web-")
 		}
 		expectUntouched(old...)
 		Expect(ExpectExists(env.Ctx, env.Client, nodePool).Status.DisruptionBlocked).To(BeEquivalentTo(2), "the NodePool counts the nodes held")
@@ -140,9 +141,9 @@ var _ = Describe("Disruption", func() {
 		By("holding consolidation of the underused nodes, with an event naming the pod")
 		pass(controllers)
 		for i, nodeClaim := range old {
-			ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionBlocked, fmt.Sprintf("pod default/%s is annotated karpenter.sh/do-not-disrupt", pods[i].Name))
+			ExpectEvent(env.Recorder, nodeClaim.Name, engine.ReasonDisruptionBlocked, fmt.Sprintf("pod default/%s is annotated karpenter.sh/do-not-disrupt", pods[i].Name))
 		}
-		env.Step(disruption.DefaultValidationDelay)
+		env.Step(engine.DefaultValidationDelay)
 		pass(controllers)
 		expectUntouched(old...)
 
@@ -177,7 +178,7 @@ var _ = Describe("Disruption", func() {
 		pass(controllers)
 		until := pods[0].Status.StartTime.Add(8 * time.Second).UTC().Format(time.RFC3339)
 		for _, pod := range pods {
-			Expect(env.Recorder.Notes(pod.Name, disruption.EventDoNotDisruptUntil)).To(ContainElement(
+			Expect(env.Recorder.Notes(pod.Name, engine.ReasonDoNotDisruptUntil)).To(ContainElement(
 				HavePrefix("karpenter.sh/do-not-disrupt=8s holds this pod's node from voluntary disruption until " + until)))
 		}
 		expectUntouched(old...)
@@ -187,7 +188,7 @@ var _ = Describe("Disruption", func() {
 		consolidate(controllers)
 		ExpectNotFound(env.Ctx, env.Client, old[0], old[1])
 		for _, pod := range pods {
-			ExpectEvent(env.Recorder, pod.Name, disruption.EventDoNotDisruptGracePeriodElapsed, "the pod no longer holds its node")
+			ExpectEvent(env.Recorder, pod.Name, engine.ReasonDoNotDisruptGracePeriodElapsed, "the pod no longer holds its node")
 		}
 	})
 
@@ -197,7 +198,7 @@ var _ = Describe("Disruption", func() {
 		})
 		old, pods := twoNodes(nodePool, "m2a.xlarge", "web", "500m")
 		pass(controllers)
-		env.Step(disruption.DefaultValidationDelay)
+		env.Step(engine.DefaultValidationDelay)
 		pass(controllers)
 		expectUntouched(old...)
 
@@ -261,7 +262,7 @@ var _ = Describe("Disruption", func() {
 		// cost saved for all of its (small) disruption.
 		consolidate(controllers)
 		for _, nodeClaim := range old {
-			Expect(env.Recorder.Notes(nodeClaim.Name, disruption.EventConsolidationApproved)).To(ContainElement(
+			Expect(env.Recorder.Notes(nodeClaim.Name, engine.ReasonConsolidationApproved)).To(ContainElement(
 				MatchRegexp(`^Balanced consolidation approves removing this node: score [0-9.]+ \(NodePool balanced's Balanced policy needs 0\.50, k=2\)`)))
 		}
 		ExpectNotFound(env.Ctx, env.Client, old[0], old[1])
@@ -286,7 +287,7 @@ var _ = Describe("Disruption", func() {
 		updatePool(nodePool, func(np *karpv1.NodePool) { np.Spec.Template.Labels["pool"] = "window-v2" })
 		pass(controllers)
 		Expect(meta.IsStatusConditionTrue(ExpectExists(env.Ctx, env.Client, nodeClaim).Status.Conditions, karpv1.ConditionTypeDrifted)).To(BeTrue())
-		ExpectEvent(env.Recorder, "window", disruption.EventDisruptionBlocked,
+		ExpectEvent(env.Recorder, "window", engine.ReasonDisruptionBlocked,
 			`no Drifted disruptions allowed: budget 1 (nodes: "0", schedule "`+schedule+`" for 23h0m0s) allows 0 of 1 nodes`)
 		env.Step(21 * time.Hour)
 		pass(controllers)
@@ -365,13 +366,13 @@ var _ = Describe("Disruption", func() {
 		Expect(disrupted(nodeClaim)).To(HaveLen(1))
 		Expect(meta.FindStatusCondition(ExpectExists(env.Ctx, env.Client, nodeClaim).Status.Conditions, karpv1.ConditionTypeDisruptionReason)).To(HaveField("Reason", "Drifted"))
 		pass(controllers)
-		ExpectEvent(env.Recorder, replacements[0].Name, disruption.EventDisruptionWaitingReadiness, "Waiting on readiness to continue disruption")
+		ExpectEvent(env.Recorder, replacements[0].Name, engine.ReasonDisruptionWaitingReadiness, "Waiting on readiness to continue disruption")
 
 		By("failing the replacement (as liveness deletes a NodeClaim whose node never registers)")
 		ExpectDeleted(env.Ctx, env.Client, replacements[0])
 		ExpectTerminated(env.Ctx, env.Client, lifecycle, env.Clock, replacements[0])
 		pass(controllers)
-		ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionFailed, "abandoned and rolled back: replacement nodeclaim "+replacements[0].Name)
+		ExpectEvent(env.Recorder, nodeClaim.Name, engine.ReasonDisruptionFailed, "abandoned and rolled back: replacement nodeclaim "+replacements[0].Name)
 		Expect(test.MetricValue("karpenter_voluntary_disruption_queue_failures_total", map[string]string{"reason": "drifted"})).To(BeNumerically(">", failures))
 		expectUntouched(nodeClaim)
 		Expect(ExpectExists(env.Ctx, env.Client, pod).DeletionTimestamp).To(BeNil(), "its pod never moved")
@@ -404,7 +405,7 @@ var _ = Describe("Disruption", func() {
 		old, _ := twoNodes(nodePool, "m2a.xlarge", "web", "500m")
 		pass(controllers)
 		Expect(controllers.Disruption.Validating()).NotTo(BeNil(), "a consolidation command waits out its validation delay")
-		var candidates []*disruption.Candidate
+		var candidates []*engine.Candidate
 		for _, cmd := range controllers.Disruption.Validating() {
 			candidates = append(candidates, cmd.Candidates...)
 		}
@@ -413,11 +414,11 @@ var _ = Describe("Disruption", func() {
 		for _, candidate := range candidates {
 			running(candidate.Node, "late", "3")
 		}
-		env.Step(disruption.DefaultValidationDelay)
+		env.Step(engine.DefaultValidationDelay)
 		pass(controllers)
 		Expect(controllers.Disruption.Validating()).To(BeNil())
 		for _, candidate := range candidates {
-			ExpectEvent(env.Recorder, candidate.NodeClaim.Name, disruption.EventConsolidationRejected, "Consolidation rejected")
+			ExpectEvent(env.Recorder, candidate.NodeClaim.Name, engine.ReasonConsolidationRejected, "Consolidation rejected")
 		}
 		expectUntouched(old...)
 		Expect(launched(old...)).To(BeEmpty())
@@ -441,7 +442,7 @@ var _ = Describe("Disruption", func() {
 		Expect(disrupted(nodeClaim)).To(HaveLen(1), "still waiting within the timeout")
 		env.Step(2 * time.Second)
 		pass(controllers)
-		ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionFailed, "the replacements did not initialize within 10m0s")
+		ExpectEvent(env.Recorder, nodeClaim.Name, engine.ReasonDisruptionFailed, "the replacements did not initialize within 10m0s")
 		expectUntouched(nodeClaim)
 	})
 })

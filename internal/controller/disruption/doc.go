@@ -12,23 +12,23 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package disruption replaces or removes nodes that are unhealthy, drifted, emptied or
-// underused, one budget at a time, without breaking PodDisruptionBudgets, and says what holds
-// the nodes it leaves alone.
+// Package disruption is the disruption loop: it replaces or removes the nodes that the
+// disruption decision (internal/disruption) picks, unhealthy, drifted, emptied or underused,
+// and publishes what the decision says of the nodes it leaves alone.
 //
-// The disruption controller, a singleton loop, takes a snapshot of the cluster every few
-// seconds, tries the methods in order (repair, emptiness, drift, multi-node consolidation,
-// single-node consolidation; see Snapshot.Decide, which is pure), decides more independent
-// consolidation moves in the same pass (DecideBatch), re-validates them after one delay, and
-// carries the commands out: taint, launch replacements, wait for them to initialize, delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/
-// disruption keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/
-// expiration's. It never imports a cloud provider's implementation, only the cloudprovider
-// interface.
+// The loop, a singleton run on the leader, makes a pass every few seconds: it moves the
+// commands under way on, reads the cluster into the decision's input (the cluster from the
+// cache, each NodePool's instance types from the cloud provider, what repair finds unhealthy,
+// what its commands have under way), lets the decision decide (or validate the consolidation
+// moves it decided one validation delay ago), reports what was decided (events, metrics, the
+// NodeClaims' DisruptionBlocked condition, the NodePools' status.disruptionBlocked), and
+// carries the commands out: taint, launch the replacements, wait for them to initialize,
+// delete. It reads the NodeClaim conditions that internal/controller/nodeclaim/disruption
+// keeps (Drifted, Consolidatable); expiry is internal/controller/nodeclaim/expiration's. It
+// never imports a cloud provider's implementation, only the cloudprovider interface.
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
-// internal/events, internal/repair,
-// internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
-// internal/utils/destination, internal/utils/labelindex,
-// internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty,
-// internal/utils/resources, internal/volumetopology.
+// internal/disruption, internal/events, internal/metrics, internal/repair, internal/scheduling,
+// internal/state, internal/utils/conditions, internal/utils/destination, internal/utils/node,
+// internal/utils/nodeclaim, internal/volumetopology.
 package disruption

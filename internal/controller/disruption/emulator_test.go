@@ -27,8 +27,8 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
 	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
@@ -110,7 +110,7 @@ var _ = Describe("Disruption against the emulator", func() {
 		// ReplicaSets have not filled again here.
 		var replaced int
 		for _, nodeClaim := range old {
-			replaced += len(slices.DeleteFunc(ExpectEvent(env.Recorder, nodeClaim.Name, disruption.EventDisruptionTerminating, "Drifted (drift): deleting the NodeClaim"),
+			replaced += len(slices.DeleteFunc(ExpectEvent(env.Recorder, nodeClaim.Name, engine.ReasonDisruptionTerminating, "Drifted (drift): deleting the NodeClaim"),
 				func(note string) bool { return !strings.Contains(note, "now that its replacement") }))
 		}
 		Expect(replaced).To(Equal(1))

@@ -20,6 +20,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 )
 
 // What the envtest suite's pass benchmark reads of a Controller besides Pass, to time the
@@ -27,13 +29,13 @@ import (
 
 // ReadSnapshotInput is the first step of Pass: the cluster from the cache, each NodePool's
 // instance types from the cloud provider, what the orchestration has under way.
-func (c *Controller) ReadSnapshotInput(ctx context.Context) (SnapshotInput, error) {
+func (c *Controller) ReadSnapshotInput(ctx context.Context) (engine.SnapshotInput, error) {
 	c.init()
 	return c.snapshotInput(ctx)
 }
 
 // Validating are the commands waiting out their validation delay, nil when none.
-func (c *Controller) Validating() []*Command {
+func (c *Controller) Validating() []*engine.Command {
 	if c.validating == nil {
 		return nil
 	}
@@ -46,9 +48,9 @@ func (c *Controller) PassDue(ctx context.Context) (time.Duration, error) { retur
 // TaintNodes is how a command taints its candidates' nodes, given the copies of them its
 // decision was made on.
 func TaintNodes(ctx context.Context, writer client.Client, reader client.Reader, nodes ...*corev1.Node) error {
-	cmd := &Command{}
+	cmd := &engine.Command{}
 	for _, node := range nodes {
-		cmd.Candidates = append(cmd.Candidates, &Candidate{StateNode: &StateNode{Node: node}})
+		cmd.Candidates = append(cmd.Candidates, &engine.Candidate{StateNode: &engine.StateNode{Node: node}})
 	}
 	return (&orchestrator{client: writer, reader: reader}).taint(ctx, cmd)
 }

@@ -15,91 +15,37 @@
 package disruption
 
 import (
-	"fmt"
 	"maps"
+	"slices"
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/fake"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 )
 
-// Fixtures of the pure tests and the benchmark: a small instance-type catalog shaped like
-// KakaoCloud's, and builders for NodePools, NodeClaims with their nodes, and pods.
-
-var testZones = []string{"kr-central-2-a", "kr-central-2-b", "kr-central-2-c"}
+// Fixtures of the controller's own tests: a NodePool, its nodes and their pods as the loop
+// reads them into the engine's input, and the commands the engine decides on them, for the
+// orchestration to carry out. The engine's tests have the full set (internal/disruption).
 
 var testNow = time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC)
 
-// testInstanceType is a type of vcpu CPUs and memGiB GiB at a relative price, with a little
-// overhead, sold in three zones.
-func testInstanceType(name string, vcpu, memGiB int64, price float64) *cloudprovider.InstanceType {
-	family, size := name[:3], name[4:]
-	return &cloudprovider.InstanceType{
-		Name: name,
-		Labels: map[string]string{
-			karpv1.LabelInstanceType: name, karpv1.LabelArch: "amd64", karpv1.LabelOS: "linux",
-			kcv1.LabelInstanceFamily: family, kcv1.LabelInstanceSize: size,
-			kcv1.LabelInstanceCPU: fmt.Sprint(vcpu), kcv1.LabelInstanceMemory: fmt.Sprint(memGiB * 1024),
-		},
-		Capacity: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewQuantity(vcpu, resource.DecimalSI),
-			corev1.ResourceMemory: *resource.NewQuantity(memGiB<<30, resource.BinarySI),
-			corev1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI),
-		},
-		Overhead: cloudprovider.Overhead{KubeReserved: corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("100m"),
-			corev1.ResourceMemory: resource.MustParse("512Mi"),
-		}},
-		Offerings: func() cloudprovider.Offerings {
-			var out cloudprovider.Offerings
-			for _, z := range testZones {
-				out = append(out, cloudprovider.Offering{Zone: z, CapacityType: karpv1.CapacityTypeOnDemand, Price: price, Available: true})
-			}
-			return out
-		}(),
-	}
-}
+const testZone = "kr-central-2-a"
 
-// testInstanceTypes: general purpose (4 GiB/vCPU), compute (2 GiB/vCPU) and memory (8 GiB/vCPU)
-// families from 2 to 16 vCPU, priced like the provider's built-in relative costs (1 per vCPU,
-// 0.125 per GiB).
-func testInstanceTypes() []*cloudprovider.InstanceType {
-	var out []*cloudprovider.InstanceType
-	for _, f := range []struct {
-		name   string
-		perCPU int64
-	}{{"m2a", 4}, {"c2a", 2}, {"r2a", 8}} {
-		for _, s := range []struct {
-			name string
-			cpu  int64
-		}{{"large", 2}, {"xlarge", 4}, {"2xlarge", 8}, {"4xlarge", 16}} {
-			mem := s.cpu * f.perCPU
-			out = append(out, testInstanceType(f.name+"."+s.name, s.cpu, mem, float64(s.cpu)+0.125*float64(mem)))
-		}
-	}
-	return out
-}
+// testInstanceTypes are KakaoCloud-shaped types sold in testZone.
+func testInstanceTypes() []*cloudprovider.InstanceType { return fake.Families(testZone) }
 
-func typeByName(instanceTypes []*cloudprovider.InstanceType, name string) *cloudprovider.InstanceType {
-	for _, it := range instanceTypes {
-		if it.Name == name {
-			return it
-		}
-	}
-	panic("no instance type " + name)
-}
-
-// testPool is a ready NodePool that consolidates at once, with the given budgets (the
-// default 10% when none).
-func testPool(name string, policy karpv1.ConsolidationPolicy, budgets ...karpv1.Budget) *karpv1.NodePool {
+// testPool is a ready NodePool that consolidates empty nodes at once, with the given budgets
+// (the default 10% when none).
+func testPool(name string, budgets ...karpv1.Budget) *karpv1.NodePool {
 	if len(budgets) == 0 {
 		budgets = []karpv1.Budget{{Nodes: "10%"}}
 	}
@@ -108,9 +54,8 @@ func testPool(name string, policy karpv1.ConsolidationPolicy, budgets ...karpv1.
 		Spec: karpv1.NodePoolSpec{
 			Template: karpv1.NodeClaimTemplate{Spec: karpv1.NodeClaimTemplateSpec{
 				NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"},
-				ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
 			}},
-			Disruption: karpv1.Disruption{ConsolidationPolicy: policy, ConsolidateAfter: karpv1.MustParseNillableDuration("0s"), Budgets: budgets},
+			Disruption: karpv1.Disruption{ConsolidationPolicy: karpv1.ConsolidationPolicyWhenEmpty, ConsolidateAfter: karpv1.MustParseNillableDuration("0s"), Budgets: budgets},
 		},
 		Status: karpv1.NodePoolStatus{Conditions: []metav1.Condition{{Type: karpv1.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: "Ready"}}},
 	}
@@ -125,118 +70,19 @@ func withCondition(t string, status metav1.ConditionStatus) nodeOpt {
 	}
 }
 
-var (
-	isDrifted        = withCondition(karpv1.ConditionTypeDrifted, metav1.ConditionTrue)
-	isConsolidatable = withCondition(karpv1.ConditionTypeConsolidatable, metav1.ConditionTrue)
-)
-
-// withLastPodEvent sets when a pod was last bound to or removed from the node.
-func withLastPodEvent(at time.Time) nodeOpt {
-	return func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
-		nodeClaim.Status.LastPodEventTime = metav1.NewTime(at)
-	}
-}
-
-func withNodeAnnotation(k, v string) nodeOpt {
-	return func(_ *karpv1.NodeClaim, n *corev1.Node) { metav1.SetMetaDataAnnotation(&n.ObjectMeta, k, v) }
-}
+var isDrifted = withCondition(karpv1.ConditionTypeDrifted, metav1.ConditionTrue)
 
 func withDisruptedTaint(_ *karpv1.NodeClaim, n *corev1.Node) {
 	n.Spec.Taints = append(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
 }
 
-// testNode is an initialized NodeClaim of the pool and its ready node.
-func testNode(name, poolName string, it *cloudprovider.InstanceType, zone string, opts ...nodeOpt) (*karpv1.NodeClaim, *corev1.Node) {
-	labels := map[string]string{karpv1.LabelNodePool: poolName, karpv1.LabelTopologyZone: zone, karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand}
-	maps.Copy(labels, it.Labels)
-	nodeClaim := &karpv1.NodeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
-		Spec: karpv1.NodeClaimSpec{
-			NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"},
-			ExpireAfter:  karpv1.MustParseNillableDuration("720h"),
-		},
-		Status: karpv1.NodeClaimStatus{
-			ProviderID: "kakaocloud://" + name, NodeName: "node-" + name,
-			Capacity: it.Capacity, Allocatable: it.Allocatable(),
-			Conditions: []metav1.Condition{
-				{Type: karpv1.ConditionTypeLaunched, Status: metav1.ConditionTrue, Reason: "Launched"},
-				{Type: karpv1.ConditionTypeRegistered, Status: metav1.ConditionTrue, Reason: "Registered"},
-				{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"},
-			},
-		},
-	}
-	nodeLabels := map[string]string{corev1.LabelHostname: "node-" + name}
-	maps.Copy(nodeLabels, labels)
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: "node-" + name, Labels: nodeLabels},
-		Spec:       corev1.NodeSpec{ProviderID: nodeClaim.Status.ProviderID},
-		Status: corev1.NodeStatus{
-			Allocatable: it.Allocatable(), Capacity: it.Capacity,
-			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
-		},
-	}
-	for _, o := range opts {
-		o(nodeClaim, node)
-	}
-	return nodeClaim, node
-}
-
-// podOpt adjusts a test pod.
-type podOpt func(*corev1.Pod)
-
-func withPodAnnotation(k, v string) podOpt {
-	return func(p *corev1.Pod) { metav1.SetMetaDataAnnotation(&p.ObjectMeta, k, v) }
-}
-
-func withLabels(l map[string]string) podOpt { return func(p *corev1.Pod) { p.Labels = l } }
-
-func ownedByRS(p *corev1.Pod) {
-	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", Controller: new(true)}}
-}
-
-func ownedByDS(p *corev1.Pod) {
-	t := true
-	p.OwnerReferences = []metav1.OwnerReference{{Kind: "DaemonSet", Name: "ds", Controller: &t}}
-}
-
-// testPod is a running pod on node (unbound when node is "") requesting cpu and memory.
-func testPod(name, node, cpu, mem string, opts ...podOpt) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)},
-		}}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning},
-	}
-	if node == "" {
-		// Pending as the kube-scheduler leaves a pod it found no node for.
-		p.Status.Phase = corev1.PodPending
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
-	} else {
-		// Running since it was created, as the kubelet reports it.
-		p.Status.StartTime = &p.CreationTimestamp
-	}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
-}
-
-func testPDB(name string, selector map[string]string, allowed int32) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: new(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: selector}},
-		Status:     policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: allowed},
-	}
-}
-
-// cluster collects objects for a snapshot.
+// cluster collects the objects of the engine's input.
 type cluster struct {
-	in SnapshotInput
+	in engine.SnapshotInput
 }
 
 func newCluster(pools ...*karpv1.NodePool) *cluster {
-	c := &cluster{in: SnapshotInput{Now: testNow, InstanceTypes: map[string][]*cloudprovider.InstanceType{}}}
+	c := &cluster{in: engine.SnapshotInput{Now: testNow, InstanceTypes: map[string][]*cloudprovider.InstanceType{}}}
 	for _, np := range pools {
 		c.in.NodePools = append(c.in.NodePools, np)
 		c.in.InstanceTypes[np.Name] = testInstanceTypes()
@@ -244,14 +90,77 @@ func newCluster(pools ...*karpv1.NodePool) *cluster {
 	return c
 }
 
-// node adds a node of the pool and returns its node name.
-func (c *cluster) node(name, pool, typeName string, opts ...nodeOpt) string {
-	nodeClaim, node := testNode(name, pool, typeByName(testInstanceTypes(), typeName), testZones[0], opts...)
+// node adds an initialized m2a.large NodeClaim of the pool named and its ready node, and
+// returns the node's name.
+func (c *cluster) node(name, pool string, opts ...nodeOpt) string {
+	it := testInstanceTypes()[slices.IndexFunc(testInstanceTypes(), func(it *cloudprovider.InstanceType) bool { return it.Name == "m2a.large" })]
+	labels := map[string]string{karpv1.LabelNodePool: pool, karpv1.LabelTopologyZone: testZone, karpv1.LabelCapacityType: karpv1.CapacityTypeOnDemand}
+	maps.Copy(labels, it.Labels)
+	nodeClaim := &karpv1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
+		Spec:       karpv1.NodeClaimSpec{NodeClassRef: &karpv1.NodeClassReference{Group: kcv1.Group, Kind: "KCNodeClass", Name: "default"}},
+		Status: karpv1.NodeClaimStatus{
+			ProviderID: "kakaocloud://" + name, NodeName: "node-" + name, Capacity: it.Capacity, Allocatable: it.Allocatable(),
+			Conditions: []metav1.Condition{
+				{Type: karpv1.ConditionTypeLaunched, Status: metav1.ConditionTrue, Reason: "Launched"},
+				{Type: karpv1.ConditionTypeRegistered, Status: metav1.ConditionTrue, Reason: "Registered"},
+				{Type: karpv1.ConditionTypeInitialized, Status: metav1.ConditionTrue, Reason: "Initialized"},
+			},
+		},
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-" + name, Labels: maps.Clone(labels)},
+		Spec:       corev1.NodeSpec{ProviderID: nodeClaim.Status.ProviderID},
+		Status: corev1.NodeStatus{Allocatable: it.Allocatable(), Capacity: it.Capacity,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+	}
+	node.Labels[corev1.LabelHostname] = node.Name
+	for _, o := range opts {
+		o(nodeClaim, node)
+	}
 	c.in.NodeClaims = append(c.in.NodeClaims, nodeClaim)
 	c.in.Nodes = append(c.in.Nodes, node)
 	return node.Name
 }
 
+// pods adds pods.
 func (c *cluster) pods(pods ...*corev1.Pod) { c.in.Pods = append(c.in.Pods, pods...) }
 
-func (c *cluster) snapshot() *Snapshot { return NewSnapshot(c.in) }
+// testPod is a running pod on node requesting 100m of CPU.
+func testPod(name, node string, opts ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+		}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	p.Status.StartTime = &p.CreationTimestamp
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// command is the engine's decision on the cluster, which must be a command of the method
+// given whose candidates are the NodeClaims named.
+func (c *cluster) command(t *testing.T, method string, names ...string) *engine.Command {
+	t.Helper()
+	d := engine.NewSnapshot(c.in).Decide(engine.Options{})
+	if d.Command == nil {
+		t.Fatalf("no command; blocked: %+v", d.Blocked)
+	}
+	got := d.Command.Names()
+	slices.Sort(got)
+	slices.Sort(names)
+	if d.Command.Method != method || !slices.Equal(got, names) {
+		t.Fatalf("command %s of %v, want %s of %v", d.Command.Method, got, method, names)
+	}
+	return d.Command
+}
+
+// alone is a command of the same method and reason with the candidate named alone.
+func alone(cmd *engine.Command, name string) *engine.Command {
+	i := slices.IndexFunc(cmd.Candidates, func(c *engine.Candidate) bool { return c.Name() == name })
+	return &engine.Command{Method: cmd.Method, Reason: cmd.Reason, Candidates: []*engine.Candidate{cmd.Candidates[i]}}
+}

@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
@@ -114,7 +115,7 @@ func (o *orchestrator) deletedNodeClaims(existing sets.Set[string]) sets.Set[str
 // running is a command waiting for its replacements.
 type running struct {
 	id           string
-	cmd          *Command
+	cmd          *engine.Command
 	replacements []string
 	started      time.Time
 }
@@ -174,7 +175,7 @@ func (o *orchestrator) nominated(existing sets.Set[string]) (nodeClaims sets.Set
 }
 
 // destinations are the existing nodes the command's pods were placed on.
-func destinations(cmd *Command) []destination.Destination {
+func destinations(cmd *engine.Command) []destination.Destination {
 	var out []destination.Destination
 	for _, p := range existingPlacements(cmd) {
 		out = append(out, p.ExistingNode)
@@ -183,7 +184,7 @@ func destinations(cmd *Command) []destination.Destination {
 }
 
 // existingPlacements are the command's placements on existing nodes.
-func existingPlacements(cmd *Command) []scheduling.Placement {
+func existingPlacements(cmd *engine.Command) []scheduling.Placement {
 	var out []scheduling.Placement
 	for _, p := range cmd.Placed {
 		if !p.ExistingNode.IsZero() {
@@ -204,13 +205,13 @@ func (o *orchestrator) headed() []scheduling.Placement {
 }
 
 // start begins a command: taints, replacements, and, when it has none, the deletion.
-func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
+func (o *orchestrator) start(ctx context.Context, cmd *engine.Command) error {
 	id := strconv.FormatInt(commandIDs.Add(1), 10)
 	logger := log.FromContext(ctx).WithValues("command", id, "reason", cmd.ReasonLabel(), "decision", cmd.Decision(), "method", cmd.Method)
 	ctx = log.IntoContext(ctx, logger)
 	logger.Info(cmd.String(), "nodeclaims", cmd.Names(), "savings", cmd.Savings)
 	decisionsTotal.WithLabelValues(cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
-	for _, nodePool := range candidatePools(cmd) {
+	for _, nodePool := range cmd.NodePools() {
 		decisionsByNodePool.WithLabelValues(nodePool, cmd.Decision(), cmd.ReasonLabel(), cmd.ConsolidationType()).Inc()
 	}
 
@@ -243,7 +244,7 @@ func (o *orchestrator) start(ctx context.Context, cmd *Command) error {
 }
 
 // announceRepair tells the node and its NodeClaim why repair replaces it, and how its pods go.
-func (o *orchestrator) announceRepair(cmd *Command) {
+func (o *orchestrator) announceRepair(cmd *engine.Command) {
 	how := "its pods are drained through the Eviction API"
 	switch bound := cmd.DrainBound; {
 	case bound != nil && *bound == 0:
@@ -254,7 +255,7 @@ func (o *orchestrator) announceRepair(cmd *Command) {
 	first := "it has no pods to move"
 	if len(cmd.Replacements) > 0 {
 		first = fmt.Sprintf("%d replacement(s) are launched and initialized first", len(cmd.Replacements))
-	} else if cmd.pods() > 0 {
+	} else if cmd.Pods() > 0 {
 		first = "its pods fit other nodes"
 	}
 	message := fmt.Sprintf("Replacing the unhealthy node: %s; %s, then %s", cmd.Repair, first, how)
@@ -327,7 +328,7 @@ func (o *orchestrator) replacementsReady(ctx context.Context, r *running) (bool,
 //
 //nolint:gocyclo // deleting the candidates, then recording the command's metrics and events, each only for what it did
 func (o *orchestrator) finish(ctx context.Context, r *running) error {
-	err := eachCandidate(ctx, r.cmd, func(c *Candidate) error {
+	err := eachCandidate(ctx, r.cmd, func(c *engine.Candidate) error {
 		nodeClaim := c.NodeClaim
 		if bound := r.cmd.DrainBound; bound != nil {
 			// Before the deletion, so that termination reads the bound from its first pass; on
@@ -344,10 +345,10 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 			o.markDeleted(nodeClaim.Name)
 		}
 		if deletion.Accepted() {
-			disruption := metrics.Disruption{Reason: r.cmd.ReasonLabel(), NodePool: c.pool.np.Name, CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
+			disruption := metrics.Disruption{Reason: r.cmd.ReasonLabel(), NodePool: c.NodePool().Name, CapacityType: nodeClaim.Labels[karpv1.LabelCapacityType],
 				TerminationMode: metrics.TerminationMode(nodeClaim.Spec.TerminationGracePeriod), Pods: len(c.Reschedulable)}
 			if r.cmd.ConsolidationType() != "" {
-				disruption.ConsolidationPolicy = metrics.SnakeCase(string(c.pool.np.Spec.Disruption.ConsolidationPolicy))
+				disruption.ConsolidationPolicy = metrics.SnakeCase(string(c.NodePool().Spec.Disruption.ConsolidationPolicy))
 			}
 			disruption.Record()
 			if r.cmd.Repair != nil {
@@ -371,7 +372,7 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	}
 	log.FromContext(ctx).Info("deleting disrupted nodeclaims", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
 	if r.cmd.ConsolidationType() != "" {
-		for nodePool, saved := range savingsByPool(r.cmd) {
+		for nodePool, saved := range r.cmd.SavingsByNodePool() {
 			consolidationSavings.WithLabelValues(nodePool).Add(saved)
 		}
 	}
@@ -381,32 +382,6 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 	return nil
 }
 
-// candidatePools are the NodePools of the command's candidates, each once, in order.
-func candidatePools(cmd *Command) []string {
-	var pools []string
-	for _, c := range cmd.Candidates {
-		if !slices.Contains(pools, c.pool.np.Name) {
-			pools = append(pools, c.pool.np.Name)
-		}
-	}
-	return pools
-}
-
-// savingsByPool shares the command's savings among its candidates' NodePools, each in
-// proportion to what its candidates cost: the replacement serves them all. A command that
-// saves nothing (or whose candidates have no price) shares nothing.
-func savingsByPool(cmd *Command) map[string]float64 {
-	total := totalPrice(cmd.Candidates)
-	if cmd.Savings <= 0 || total <= 0 {
-		return nil
-	}
-	out := map[string]float64{}
-	for _, c := range cmd.Candidates {
-		out[c.pool.np.Name] += cmd.Savings * c.price / total
-	}
-	return out
-}
-
 // rollback undoes a command: the candidates' taints and DisruptionReason removed. Its
 // replacements stay, as upstream's queue leaves them: NodeClaims of their own from then on,
 // which liveness deletes if they never register and consolidation once they are not needed.
@@ -414,7 +389,7 @@ func (o *orchestrator) rollback(ctx context.Context, r *running, why string) {
 	logger := log.FromContext(ctx)
 	logger.Error(errors.New(why), "abandoning disruption command, rolling back", "nodeclaims", r.cmd.Names(), "replacements", r.replacements)
 	queueFailures.WithLabelValues(r.cmd.Decision(), r.cmd.ReasonLabel(), r.cmd.ConsolidationType()).Inc()
-	_ = eachCandidate(ctx, r.cmd, func(c *Candidate) error {
+	_ = eachCandidate(ctx, r.cmd, func(c *engine.Candidate) error {
 		if err := o.untaint(ctx, c.Node.Name); err != nil {
 			logger.Error(err, "removing the disrupted taint", "Node", klog.KRef("", c.Node.Name))
 		}
@@ -434,7 +409,7 @@ const commandParallelism = 16
 
 // eachCandidate calls f for every candidate of the command, commandParallelism at a time, and
 // returns every error f returned.
-func eachCandidate(ctx context.Context, cmd *Command, f func(*Candidate) error) error {
+func eachCandidate(ctx context.Context, cmd *engine.Command, f func(*engine.Candidate) error) error {
 	errs := make([]error, len(cmd.Candidates))
 	workqueue.ParallelizeUntil(ctx, commandParallelism, len(cmd.Candidates), func(i int) {
 		errs[i] = f(cmd.Candidates[i])
@@ -443,10 +418,10 @@ func eachCandidate(ctx context.Context, cmd *Command, f func(*Candidate) error) 
 }
 
 // taint puts karpenter.sh/disrupted:NoSchedule on every candidate's node.
-func (o *orchestrator) taint(ctx context.Context, cmd *Command) error {
-	return eachCandidate(ctx, cmd, func(c *Candidate) error {
+func (o *orchestrator) taint(ctx context.Context, cmd *engine.Command) error {
+	return eachCandidate(ctx, cmd, func(c *engine.Candidate) error {
 		if err := o.updateNode(ctx, c.Node.Name, c.Node, func(node *corev1.Node) bool {
-			if hasDisruptedTaint(node) {
+			if nodeutil.HasTaint(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint) {
 				return false
 			}
 			node.Spec.Taints = append(node.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
@@ -523,8 +498,8 @@ func patchLocked[T client.Object](ctx context.Context, reader client.Reader, nam
 
 // markDisrupted sets the DisruptionReason condition on the candidates (best effort: it is for
 // people reading the NodeClaim).
-func (o *orchestrator) markDisrupted(ctx context.Context, cmd *Command) {
-	_ = eachCandidate(ctx, cmd, func(c *Candidate) error {
+func (o *orchestrator) markDisrupted(ctx context.Context, cmd *engine.Command) {
+	_ = eachCandidate(ctx, cmd, func(c *engine.Candidate) error {
 		err := o.updateNodeClaimStatus(ctx, c.Name(), c.NodeClaim, func(nodeClaim *karpv1.NodeClaim) bool {
 			return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
 				Type: karpv1.ConditionTypeDisruptionReason, Status: metav1.ConditionTrue, Reason: string(cmd.Reason),
@@ -583,6 +558,6 @@ func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim, r
 	metrics.NodeClaimCreated(reason, n.NodePoolName, nodeClaim.Annotations[karpv1.NodeClaimMinValuesRelaxedAnnotationKey] == "true")
 	log.FromContext(ctx).Info("created nodeclaim", "NodePool", klog.KRef("", n.NodePoolName),
 		"NodeClaim", klog.KRef("", nodeClaim.Name), "pods", len(n.Pods), "requests", n.Requests,
-		"instance-types", typeNames(n, 5))
+		"instance-types", engine.InstanceTypeNames(n, 5))
 	return nodeClaim.Name, nil
 }

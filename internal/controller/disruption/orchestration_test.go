@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
@@ -39,7 +40,7 @@ import (
 func TestNominatedDestinations(t *testing.T) {
 	now := testNow
 	o := &orchestrator{now: func() time.Time { return now }}
-	cmd := &Command{Placed: []scheduling.Placement{
+	cmd := &engine.Command{Placed: []scheduling.Placement{
 		{ExistingNode: destination.NodeNamed("node-b")}, {ExistingNode: destination.NodeClaimNamed("c")}, {NodeClaim: &scheduling.NewNodeClaim{}},
 	}}
 	o.running = []*running{{cmd: cmd, replacements: []string{"r"}}}
@@ -70,7 +71,7 @@ func TestNominatedDestinations(t *testing.T) {
 func TestStaticReplacementCountedAtLaunch(t *testing.T) {
 	// The decision read a cache; at launch the API server shows a NodeClaim the replica
 	// controller has just created, which leaves limits.nodes no room.
-	static := testPool("static", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"})
+	static := testPool("static", karpv1.Budget{Nodes: "100%"})
 	static.Spec.Replicas = new(int64(2))
 	static.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("3")}
 	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: static, InstanceTypes: testInstanceTypes()})
@@ -103,18 +104,19 @@ func TestRollbackKeepsReplacements(t *testing.T) {
 	// A drift whose replacement registered but never initialized: past the timeout the
 	// command is abandoned, the candidate untainted and its DisruptionReason cleared, and the
 	// replacement stays, as upstream's queue leaves it.
-	pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
-	c := newCluster(pool)
-	c.node("a", "default", "m2a.large", isDrifted, withDisruptedTaint, withCondition(karpv1.ConditionTypeDisruptionReason, metav1.ConditionTrue))
+	c := newCluster(testPool("default", karpv1.Budget{Nodes: "100%"}))
+	c.node("a", "default", isDrifted)
+	cmd := c.command(t, engine.MethodDrift, "a")
+	// The command under way tainted the candidate's node and set its DisruptionReason.
+	stored, storedNode := c.in.NodeClaims[0].DeepCopy(), c.in.Nodes[0].DeepCopy()
+	withDisruptedTaint(stored, storedNode)
+	withCondition(karpv1.ConditionTypeDisruptionReason, metav1.ConditionTrue)(stored, storedNode)
 	replacement := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "replacement", Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
 	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithStatusSubresource(&karpv1.NodeClaim{}).
-		WithObjects(c.in.NodeClaims[0], c.in.Nodes[0], replacement).Build()
+		WithObjects(stored, storedNode, replacement).Build()
 	now := testNow
 	o := &orchestrator{client: kube, reader: kube, recorder: events.NewFakeRecorder(10), now: func() time.Time { return now }, timeout: DefaultReplacementTimeout}
-	snap := c.snapshot()
-	candidate := &Candidate{StateNode: snap.byName["a"]}
-	o.running = []*running{{id: "1", cmd: &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{candidate}},
-		replacements: []string{"replacement"}, started: now}}
+	o.running = []*running{{id: "1", cmd: cmd, replacements: []string{"replacement"}, started: now}}
 
 	if rolledBack := o.advance(t.Context()); rolledBack != 0 {
 		t.Fatalf("rolled back before the timeout")
@@ -140,10 +142,13 @@ func TestCommandsAdvanceEachOnTheirOwn(t *testing.T) {
 	// Two drifts under way, started five minutes apart: each deletes its candidate once its
 	// own replacement is initialized and gives up at its own timeout, however many commands
 	// are queued, rather than a second waiting on the first.
-	pool := testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"})
-	c := newCluster(pool)
-	c.node("a", "default", "m2a.large", isDrifted, withDisruptedTaint)
-	c.node("b", "default", "m2a.large", isDrifted, withDisruptedTaint)
+	c := newCluster(testPool("default", karpv1.Budget{Nodes: "100%"}))
+	c.node("a", "default", isDrifted)
+	c.node("b", "default", isDrifted)
+	both := c.command(t, engine.MethodDrift, "a", "b")
+	for i := range c.in.Nodes {
+		withDisruptedTaint(c.in.NodeClaims[i], c.in.Nodes[i])
+	}
 	replacement := func(name string, initialized bool) *karpv1.NodeClaim {
 		nodeClaim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{karpv1.LabelNodePool: "default"}}}
 		if initialized {
@@ -156,13 +161,9 @@ func TestCommandsAdvanceEachOnTheirOwn(t *testing.T) {
 	start := testNow
 	now := start
 	o := &orchestrator{client: kube, reader: kube, recorder: events.NewFakeRecorder(100), now: func() time.Time { return now }, timeout: DefaultReplacementTimeout}
-	snap := c.snapshot()
-	drift := func(name string) *Command {
-		return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{{StateNode: snap.byName[name]}}}
-	}
 	o.running = []*running{
-		{id: "1", cmd: drift("a"), replacements: []string{"ra"}, started: start},
-		{id: "2", cmd: drift("b"), replacements: []string{"rb"}, started: start.Add(5 * time.Minute)},
+		{id: "1", cmd: alone(both, "a"), replacements: []string{"ra"}, started: start},
+		{id: "2", cmd: alone(both, "b"), replacements: []string{"rb"}, started: start.Add(5 * time.Minute)},
 	}
 	exists := func(name string) bool {
 		err := kube.Get(t.Context(), client.ObjectKey{Name: name}, &karpv1.NodeClaim{})

@@ -42,6 +42,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
@@ -72,7 +73,7 @@ func benchmarkPass(b *testing.B, nodes int) {
 	}
 	b.Cleanup(func() { _ = env.Stop() })
 	env.Clock.SetTime(time.Now())
-	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
+	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = engine.DefaultValidationDelay })
 	if err := env.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -91,24 +92,24 @@ func benchmarkPass(b *testing.B, nodes int) {
 
 	c := controllers.Disruption
 	var read, snapshot, decide, validate time.Duration
-	var d *disruption.Decision
-	var in disruption.SnapshotInput
+	var d *engine.Decision
+	var in engine.SnapshotInput
 	for b.Loop() {
 		start := time.Now()
 		if in, err = c.ReadSnapshotInput(ctx); err != nil {
 			b.Fatal(err)
 		}
 		readAt := time.Now()
-		snap := disruption.NewSnapshot(in)
+		snap := engine.NewSnapshot(in)
 		snapshotAt := time.Now()
-		d = snap.Decide(disruption.Options{})
+		d = snap.Decide(engine.Options{})
 		decidedAt := time.Now()
 		if d.Command == nil {
 			b.Fatalf("no command found; %d nodes held", len(d.Blocked))
 		}
 		later := in
-		later.Now = in.Now.Add(disruption.DefaultValidationDelay)
-		laterSnap := disruption.NewSnapshot(later)
+		later.Now = in.Now.Add(engine.DefaultValidationDelay)
+		laterSnap := engine.NewSnapshot(later)
 		validateAt := time.Now()
 		if cmd, why := laterSnap.Validate(d.Command); cmd == nil {
 			b.Fatalf("%s does not hold after the validation delay: %s", d.Command.Method, why)
@@ -177,7 +178,7 @@ func startProfile(b *testing.B, path string) func() {
 
 // passed are the commands two passes decided and started, and how long each pass took.
 type passed struct {
-	commands     []*disruption.Command
+	commands     []*engine.Command
 	pass1, pass2 time.Duration
 }
 
@@ -195,10 +196,10 @@ func decideAndValidate(ctx context.Context, b testing.TB, env *test.Environment,
 	if len(out.commands) == 0 {
 		b.Fatal("the first pass left no command waiting for validation")
 	}
-	if next <= 0 || next > disruption.DefaultValidationDelay {
-		b.Fatalf("after deciding, the next pass is due in %s, want within the %s validation delay", next, disruption.DefaultValidationDelay)
+	if next <= 0 || next > engine.DefaultValidationDelay {
+		b.Fatalf("after deciding, the next pass is due in %s, want within the %s validation delay", next, engine.DefaultValidationDelay)
 	}
-	env.Step(disruption.DefaultValidationDelay)
+	env.Step(engine.DefaultValidationDelay)
 	start = time.Now()
 	if next, err = c.PassDue(ctx); err != nil {
 		b.Fatal(err)
@@ -235,7 +236,7 @@ func consolidationEnv(t *testing.T) (context.Context, *test.Environment, *operat
 	}
 	t.Cleanup(func() { _ = env.Stop() })
 	env.Clock.SetTime(time.Now())
-	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = disruption.DefaultValidationDelay })
+	controllers := env.Controllers(func(o *operator.Options) { o.DisruptionValidation = engine.DefaultValidationDelay })
 	if err := env.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestConsolidationRejected(t *testing.T) {
 	}
 	candidate, node := batch[0].Candidates[0], nodes[0]
 
-	env.Step(disruption.DefaultValidationDelay)
+	env.Step(engine.DefaultValidationDelay)
 	if _, err := c.PassDue(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestConsolidationRejected(t *testing.T) {
 		t.Fatal("the command is still waiting for validation")
 	}
 	for _, name := range []string{candidate.NodeClaim.Name, node.Name} {
-		notes := env.Recorder.Notes(name, disruption.EventConsolidationRejected)
+		notes := env.Recorder.Notes(name, engine.ReasonConsolidationRejected)
 		if len(notes) == 0 || !strings.Contains(notes[0], "Consolidation rejected") || !strings.Contains(notes[0], "do-not-disrupt") {
 			t.Errorf("%s: ConsolidationRejected events %q, want one that names do-not-disrupt", name, notes)
 		}

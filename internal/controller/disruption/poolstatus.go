@@ -20,34 +20,18 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-)
 
-// BlockedByPool counts, per NodePool, the nodes a method would act on now (drifted, or
-// consolidatable under the NodePool's policy) that a karpenter.sh/do-not-disrupt annotation or
-// a PodDisruptionBudget holds. Every NodePool is in it, with 0 when none is held.
-func (s *Snapshot) BlockedByPool() map[string]int64 {
-	out := make(map[string]int64, len(s.pools))
-	for name := range s.pools {
-		out[name] = 0
-	}
-	for _, n := range s.nodes {
-		if n.pool == nil || !n.initialized() || n.markedForDisruption() {
-			continue
-		}
-		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || empty(n)))
-		if wanted && s.heldBy(n) != "" {
-			out[n.pool.np.Name]++
-		}
-	}
-	return out
-}
+	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
+)
 
 // publishBlocked writes each NodePool's status.disruptionBlocked where it changed. The NodePool
 // controller writes the rest of the status; a merge patch of this one field leaves its fields
 // alone, and it never writes this one.
-func (c *Controller) publishBlocked(ctx context.Context, snap *Snapshot) {
-	for name, count := range snap.BlockedByPool() {
-		np := snap.pools[name].np
+func (c *Controller) publishBlocked(ctx context.Context, nodePools []*karpv1.NodePool, snap *engine.Snapshot) {
+	held := snap.BlockedByPool()
+	for _, np := range nodePools {
+		count := held[np.Name]
 		if np.Status.DisruptionBlocked == count {
 			continue
 		}

@@ -34,6 +34,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/fake"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/disruption"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
@@ -256,7 +257,7 @@ func consolidate(c *operator.Controllers) []*karpv1.NodeClaim {
 	GinkgoHelper()
 	before := nodeClaims()
 	pass(c)
-	env.Step(disruption.DefaultValidationDelay)
+	env.Step(engine.DefaultValidationDelay)
 	pass(c)
 	replacements := launched(before...)
 	if len(replacements) > 0 {

@@ -22,72 +22,44 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 )
-
-// ConditionDisruptionBlocked is the NodeClaim condition that keeps the disruption loop's
-// latest reason for leaving the node alone, as long as it holds: the event of the same words
-// is gone after an hour, the condition stays. Its reason is the event's (DisruptionBlocked,
-// Unconsolidatable, DisruptionReplacementFailed, NodeRepairBlocked), or BudgetExhausted for a
-// candidate its NodePool's budgets have no room for; it is removed once a pass that tries
-// every method no longer holds the node, or a command takes it.
-const ConditionDisruptionBlocked = "DisruptionBlocked"
-
-// ReasonBudgetExhausted is the verdict's reason for a candidate its NodePool's budgets have no
-// room for now.
-const ReasonBudgetExhausted = "BudgetExhausted"
-
-// maxVerdictMessage bounds the condition's message: the words of one hold, not a list of pods.
-const maxVerdictMessage = 1024
-
-// verdicts is what the pass says of each node it held, by NodeClaim name: the first word of
-// the pass on it.
-func verdicts(d *Decision) map[string]Blocked {
-	out := map[string]Blocked{}
-	for _, held := range [][]Blocked{d.Blocked, d.BudgetHeld} {
-		for _, b := range held {
-			if _, ok := out[b.Node.Name()]; !ok {
-				out[b.Node.Name()] = b
-			}
-		}
-	}
-	return out
-}
 
 // keepVerdicts writes each NodeClaim's ConditionDisruptionBlocked from the pass's decision:
 // set for the nodes it held, removed from those a complete pass (every method tried:
 // complete) no longer holds and from the command's candidates, left as it is otherwise. Only
 // changes are written.
-func (c *Controller) keepVerdicts(ctx context.Context, snap *Snapshot, d *Decision, complete bool) {
-	held := verdicts(d)
+func (c *Controller) keepVerdicts(ctx context.Context, snap *engine.Snapshot, d *engine.Decision, complete bool) {
+	held := engine.Verdicts(d)
 	taken := map[string]bool{}
 	if d.Command != nil {
 		for _, cand := range d.Command.Candidates {
 			taken[cand.Name()] = true
 		}
 	}
-	for _, n := range snap.nodes {
+	for _, n := range snap.Nodes() {
 		b, isHeld := held[n.Name()]
-		current := meta.FindStatusCondition(n.NodeClaim.Status.Conditions, ConditionDisruptionBlocked)
+		current := meta.FindStatusCondition(n.NodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
 		var mutate func(*karpv1.NodeClaim) bool
 		switch {
 		case isHeld && !taken[n.Name()]:
 			message := b.Message
-			if len(message) > maxVerdictMessage {
-				message = message[:maxVerdictMessage-3] + "..."
+			if len(message) > engine.MaxVerdictMessage {
+				message = message[:engine.MaxVerdictMessage-3] + "..."
 			}
 			if current != nil && current.Status == metav1.ConditionTrue && current.Reason == b.Reason && current.Message == message {
 				continue
 			}
 			mutate = func(nodeClaim *karpv1.NodeClaim) bool {
 				return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-					Type: ConditionDisruptionBlocked, Status: metav1.ConditionTrue, Reason: b.Reason, Message: message,
+					Type: engine.ConditionDisruptionBlocked, Status: metav1.ConditionTrue, Reason: b.Reason, Message: message,
 					LastTransitionTime: metav1.NewTime(c.now()),
 				})
 			}
 		case current != nil && (complete || taken[n.Name()]):
 			mutate = func(nodeClaim *karpv1.NodeClaim) bool {
-				return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, ConditionDisruptionBlocked)
+				return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
 			}
 		default:
 			continue

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -37,16 +39,18 @@ func verdictOf(t *testing.T, kube client.Client, name string) *metav1.Condition 
 	if err := kube.Get(context.Background(), client.ObjectKey{Name: name}, nodeClaim); err != nil {
 		t.Fatal(err)
 	}
-	return meta.FindStatusCondition(nodeClaim.Status.Conditions, ConditionDisruptionBlocked)
+	return meta.FindStatusCondition(nodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
 }
 
 func TestKeepVerdicts(t *testing.T) {
 	// Three drifted nodes of a pool whose budget allows one at a time; a's pod holds it.
-	c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "1"}))
-	a := c.node("a", "default", "m2a.large", isDrifted)
-	c.node("b", "default", "m2a.large", isDrifted)
-	c.node("c", "default", "m2a.large", isDrifted)
-	c.pods(testPod("job", a, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
+	c := newCluster(testPool("default", karpv1.Budget{Nodes: "1"}))
+	a := c.node("a", "default", isDrifted)
+	c.node("b", "default", isDrifted)
+	c.node("c", "default", isDrifted)
+	c.pods(testPod("job", a, func(p *corev1.Pod) {
+		metav1.SetMetaDataAnnotation(&p.ObjectMeta, karpv1.DoNotDisruptAnnotationKey, "true")
+	}))
 	var objects []client.Object
 	for _, nodeClaim := range c.in.NodeClaims {
 		objects = append(objects, nodeClaim.DeepCopy())
@@ -57,43 +61,43 @@ func TestKeepVerdicts(t *testing.T) {
 	ctx := context.Background()
 	// The snapshot reads the API server's NodeClaims, resource versions and all, as the cache
 	// has them.
-	refreshed := func() *Snapshot {
+	refreshed := func() *engine.Snapshot {
 		for i, nodeClaim := range c.in.NodeClaims {
 			if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), c.in.NodeClaims[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return c.snapshot()
+		return engine.NewSnapshot(c.in)
 	}
 	snap := refreshed()
-	d := snap.Decide(Options{})
+	d := snap.Decide(engine.Options{})
 	if d.Command == nil || len(d.Command.Candidates) != 1 {
 		t.Fatalf("want one drift command, got %+v", d.Command)
 	}
 	taken := d.Command.Candidates[0].Name()
 	controller.keepVerdicts(ctx, snap, d, false)
-	if v := verdictOf(t, kube, "a"); v == nil || v.Reason != EventDisruptionBlocked || !strings.Contains(v.Message, "pod default/job is annotated") {
+	if v := verdictOf(t, kube, "a"); v == nil || v.Reason != engine.ReasonDisruptionBlocked || !strings.Contains(v.Message, "pod default/job is annotated") {
 		t.Errorf("a's verdict %+v, want its do-not-disrupt pod named", v)
 	}
 	if v := verdictOf(t, kube, taken); v != nil {
 		t.Errorf("the command's candidate %s has the verdict %+v", taken, v)
 	}
 	other := map[string]string{"b": "c", "c": "b"}[taken]
-	if v := verdictOf(t, kube, other); v == nil || v.Reason != ReasonBudgetExhausted || !strings.Contains(v.Message, "went to candidates before this one") {
+	if v := verdictOf(t, kube, other); v == nil || v.Reason != engine.ReasonBudgetExhausted || !strings.Contains(v.Message, "went to candidates before this one") {
 		t.Errorf("%s's verdict %+v, want the budget that has no room left for it", other, v)
 	}
 
 	// The same pass again writes nothing: the conditions are as they were.
 	before := verdictOf(t, kube, "a").LastTransitionTime
 	snap = refreshed()
-	controller.keepVerdicts(ctx, snap, snap.Decide(Options{}), false)
+	controller.keepVerdicts(ctx, snap, snap.Decide(engine.Options{}), false)
 	if after := verdictOf(t, kube, "a").LastTransitionTime; !after.Equal(&before) {
 		t.Errorf("a's verdict was rewritten: %v, then %v", before, after)
 	}
 
 	// A pass that tried every method and held nothing clears them; one that did not try
 	// every method leaves them.
-	quiet := &Decision{}
+	quiet := &engine.Decision{}
 	controller.keepVerdicts(ctx, refreshed(), quiet, false)
 	if verdictOf(t, kube, "a") == nil {
 		t.Error("an incomplete pass cleared a's verdict")

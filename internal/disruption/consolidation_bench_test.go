@@ -402,8 +402,8 @@ func realisticInput(nodes int) SnapshotInput {
 // BenchmarkConsolidationRealistic1000 and BenchmarkConsolidationRealistic5000 time the
 // decision and its validation, in memory, on workload.ConsolidationCluster: three NodePools,
 // DaemonSets, PodDisruptionBudgets, zone spreads and zonal anti-affinity, about 10 pods per
-// node. BenchmarkConsolidationPass in the envtest suite times the whole pass on the same
-// cluster.
+// node. BenchmarkConsolidationPass in the disruption loop's envtest suite
+// (internal/controller/disruption) times the whole pass on the same cluster.
 func BenchmarkConsolidationRealistic1000(b *testing.B) { benchmarkRealistic(b, 1000) }
 
 func BenchmarkConsolidationRealistic5000(b *testing.B) { benchmarkRealistic(b, 5000) }

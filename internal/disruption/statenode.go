@@ -50,6 +50,14 @@ type StateNode struct {
 // Name is the NodeClaim's name.
 func (n *StateNode) Name() string { return n.NodeClaim.Name }
 
+// NodePool is the node's NodePool, nil when it has none the snapshot knows.
+func (n *StateNode) NodePool() *karpv1.NodePool {
+	if n.pool == nil {
+		return nil
+	}
+	return n.pool.np
+}
+
 // initialized reports whether the NodeClaim's node is up and initialized.
 func (n *StateNode) initialized() bool {
 	return n.Node != nil && meta.IsStatusConditionTrue(n.NodeClaim.Status.Conditions, karpv1.ConditionTypeInitialized)

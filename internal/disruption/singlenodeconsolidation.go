@@ -30,7 +30,7 @@ func (s *Snapshot) singleNode(d *Decision, opts Options) *Command {
 		}
 		if best, ok := s.bestCase(c); !ok {
 			// Not even deleting it outright would do: no simulation can find a move that does.
-			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventUnconsolidatable,
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonUnconsolidatable,
 				Message: "Balanced consolidation passes it over: even deleting it, " + best.String()})
 			continue
 		}
@@ -39,7 +39,7 @@ func (s *Snapshot) singleNode(d *Decision, opts Options) *Command {
 			cmd.Method = MethodSingleNode
 			return cmd
 		}
-		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventUnconsolidatable, Message: why})
+		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonUnconsolidatable, Message: why})
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
 	var priced []*Candidate
 	for _, c := range cands {
 		if !c.priceKnown {
-			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventUnconsolidatable,
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonUnconsolidatable,
 				Message: fmt.Sprintf("the price of instance type %q in zone %q is not known", c.NodeClaim.Labels[karpv1.LabelInstanceType], c.NodeClaim.Labels[karpv1.LabelTopologyZone])})
 			continue
 		}

@@ -240,7 +240,7 @@ func TestDrift(t *testing.T) {
 		c.in.PDBs = append(c.in.PDBs, testPDB("db", map[string]string{"app": "db"}, 0))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "PodDisruptionBudget default/db allows no disruption of pod default/db-0")
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "PodDisruptionBudget default/db allows no disruption of pod default/db-0")
 	})
 	t.Run("a DaemonSet pod's PodDisruptionBudget with 0 allowed holds it; a mirror pod's does not", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
@@ -251,7 +251,7 @@ func TestDrift(t *testing.T) {
 			testPod("static", b, "100m", "64Mi", mirror, withLabels(map[string]string{"app": "static"})))
 		c.in.PDBs = append(c.in.PDBs, testPDB("agent", map[string]string{"app": "agent"}, 0), testPDB("static", map[string]string{"app": "static"}, 0))
 		d := c.snapshot().Decide(Options{})
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "PodDisruptionBudget default/agent allows no disruption of pod default/agent")
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "PodDisruptionBudget default/agent allows no disruption of pod default/agent")
 		expectCommand(t, d, MethodDrift, DecisionDelete, "b")
 	})
 	t.Run("do-not-disrupt on a DaemonSet pod or a mirror pod holds it", func(t *testing.T) {
@@ -262,8 +262,8 @@ func TestDrift(t *testing.T) {
 			testPod("static", b, "100m", "64Mi", withPodAnnotation(corev1.MirrorPodAnnotationKey, "static"), withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/agent is annotated karpenter.sh/do-not-disrupt")
-		expectBlocked(t, d, "b", EventDisruptionBlocked, "pod default/static is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "pod default/agent is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "b", ReasonDisruptionBlocked, "pod default/static is annotated karpenter.sh/do-not-disrupt")
 	})
 	t.Run("a finished pod's do-not-disrupt holds nothing", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
@@ -276,7 +276,7 @@ func TestDrift(t *testing.T) {
 		a := c.node("a", "default", "m2a.large", isDrifted)
 		c.pods(testPod("db-0", a, "100m", "64Mi", withLabels(map[string]string{"app": "db"})))
 		c.in.PDBs = append(c.in.PDBs, testPDB("db", map[string]string{"app": "db"}, 1), testPDB("all", nil, 1))
-		expectBlocked(t, c.snapshot().Decide(Options{}), "a", EventDisruptionBlocked, "more than one PodDisruptionBudget (db, all)")
+		expectBlocked(t, c.snapshot().Decide(Options{}), "a", ReasonDisruptionBlocked, "more than one PodDisruptionBudget (db, all)")
 	})
 	t.Run("do-not-disrupt on a pod or the node holds it", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
@@ -285,8 +285,8 @@ func TestDrift(t *testing.T) {
 		c.pods(testPod("job", a, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "true")))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/job is annotated karpenter.sh/do-not-disrupt")
-		expectBlocked(t, d, "b", EventDisruptionBlocked, "node node-b is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "pod default/job is annotated karpenter.sh/do-not-disrupt")
+		expectBlocked(t, d, "b", ReasonDisruptionBlocked, "node node-b is annotated karpenter.sh/do-not-disrupt")
 	})
 	t.Run("a do-not-disrupt duration protects only that long after the pod started", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "100%"}))
@@ -296,16 +296,16 @@ func TestDrift(t *testing.T) {
 			testPod("old", b, "1500m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "30m")))
 		snap := c.snapshot()
 		d := snap.Decide(Options{})
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "which holds its node until "+snap.now.Add(time.Hour).UTC().Format(time.RFC3339))
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "which holds its node until "+snap.now.Add(time.Hour).UTC().Format(time.RFC3339))
 		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
 		notices := map[string]string{}
 		for _, n := range snap.notices {
 			notices[n.Pod.Name] = n.Reason + ": " + n.Message
 		}
-		if want := EventDoNotDisruptUntil + ": karpenter.sh/do-not-disrupt=2h holds this pod's node from voluntary disruption until " + testNow.Add(time.Hour).UTC().Format(time.RFC3339); notices["young"] != want {
+		if want := ReasonDoNotDisruptUntil + ": karpenter.sh/do-not-disrupt=2h holds this pod's node from voluntary disruption until " + testNow.Add(time.Hour).UTC().Format(time.RFC3339); notices["young"] != want {
 			t.Errorf("young is told %q, want %q", notices["young"], want)
 		}
-		if !strings.HasPrefix(notices["old"], EventDoNotDisruptGracePeriodElapsed+": karpenter.sh/do-not-disrupt=30m elapsed at") {
+		if !strings.HasPrefix(notices["old"], ReasonDoNotDisruptGracePeriodElapsed+": karpenter.sh/do-not-disrupt=30m elapsed at") {
 			t.Errorf("old is told %q", notices["old"])
 		}
 	})
@@ -316,8 +316,8 @@ func TestDrift(t *testing.T) {
 		snap := c.snapshot()
 		d := snap.Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionBlocked, `pod default/typo is annotated karpenter.sh/do-not-disrupt="ture", which is not valid and holds as "true"`)
-		if len(snap.notices) != 1 || snap.notices[0].Reason != EventInvalidDoNotDisruptAnnotation || !snap.notices[0].Warning {
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, `pod default/typo is annotated karpenter.sh/do-not-disrupt="ture", which is not valid and holds as "true"`)
+		if len(snap.notices) != 1 || snap.notices[0].Reason != ReasonInvalidDoNotDisruptAnnotation || !snap.notices[0].Warning {
 			t.Errorf("notices %+v, want one InvalidDoNotDisruptAnnotation warning", snap.notices)
 		}
 	})
@@ -399,7 +399,7 @@ func TestDrift(t *testing.T) {
 		c.pods(testPod("p1", a, "100m", "64Mi"))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionReplacementFailed,
+		expectBlocked(t, d, "a", ReasonDisruptionReplacementFailed,
 			"cannot replace the drifted node: its static NodePool static is at its node limit: limits.nodes (3) allows no more: the NodePool has 3 NodeClaims, 1 of them being deleted")
 
 		// Once b is gone, there is room again.
@@ -413,7 +413,7 @@ func TestDrift(t *testing.T) {
 		c.pods(testPod("huge", a, "15", "200Gi"))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "pod default/huge")
+		expectBlocked(t, d, "a", ReasonDisruptionReplacementFailed, "pod default/huge")
 	})
 }
 
@@ -444,7 +444,7 @@ func TestBalancedConsolidation(t *testing.T) {
 	t.Run("Balanced passes it over, and says by how much", func(t *testing.T) {
 		d := cluster(karpv1.ConsolidationPolicyBalanced, nil).snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventUnconsolidatable, "Balanced consolidation passes it over: score 0.13 (NodePool default's Balanced policy needs 0.50, k=2): it saves 8.3% of the NodePool's cost for 64.3% of its disruption")
+		expectBlocked(t, d, "a", ReasonUnconsolidatable, "Balanced consolidation passes it over: score 0.13 (NodePool default's Balanced policy needs 0.50, k=2): it saves 8.3% of the NodePool's cost for 64.3% of its disruption")
 	})
 	t.Run("Balanced with a larger k makes it, with its score", func(t *testing.T) {
 		cmd := expectCommand(t, cluster(karpv1.ConsolidationPolicyBalanced, new(int32(10))).snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
@@ -466,7 +466,7 @@ func TestBalancedConsolidation(t *testing.T) {
 		}
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "small", EventUnconsolidatable, "Balanced consolidation passes it over: even deleting it, score 0.39")
+		expectBlocked(t, d, "small", ReasonUnconsolidatable, "Balanced consolidation passes it over: even deleting it, score 0.39")
 	})
 }
 
@@ -539,7 +539,7 @@ func TestConsolidation(t *testing.T) {
 		c.pods(testPod("p1", big, "1", "2Gi"), testPod("p2", full, "1800m", "3Gi"))
 		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "big")
 		if cmd.Replacements[0].InstanceTypes[0].Name != "c2a.large" {
-			t.Errorf("cheapest replacement %s", typeNames(cmd.Replacements[0], 3))
+			t.Errorf("cheapest replacement %s", InstanceTypeNames(cmd.Replacements[0], 3))
 		}
 		for _, it := range cmd.Replacements[0].InstanceTypes {
 			if it.Name == "m2a.4xlarge" {
@@ -552,7 +552,7 @@ func TestConsolidation(t *testing.T) {
 		c.pods(testPod("p2", small, "1500m", "3Gi"))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "small", EventUnconsolidatable, "no instance type that fits its pods costs less than 2.5")
+		expectBlocked(t, d, "small", ReasonUnconsolidatable, "no instance type that fits its pods costs less than 2.5")
 	})
 	t.Run("does not replace several nodes by one of their own types", func(t *testing.T) {
 		// Replacing a and b by an m2a.2xlarge is deleting b with extra steps: b goes alone.
@@ -578,8 +578,8 @@ func TestConsolidation(t *testing.T) {
 		c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 0))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "a", EventDisruptionBlocked, "pod default/p1 is annotated")
-		expectBlocked(t, d, "b", EventDisruptionBlocked, "PodDisruptionBudget default/web")
+		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "pod default/p1 is annotated")
+		expectBlocked(t, d, "b", ReasonDisruptionBlocked, "PodDisruptionBudget default/web")
 	})
 	t.Run("SkipConsolidation leaves consolidation out", func(t *testing.T) {
 		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
@@ -599,12 +599,12 @@ func TestConsolidation(t *testing.T) {
 		c.pods(testPod("p1", big, "1", "2Gi", preferBig))
 		d := c.snapshot().Decide(Options{})
 		expectNoCommand(t, d)
-		expectBlocked(t, d, "big", EventUnconsolidatable, "no instance type that fits its pods costs less than 24")
+		expectBlocked(t, d, "big", ReasonUnconsolidatable, "no instance type that fits its pods costs less than 24")
 
 		c.in.Policies.IgnorePreferences = true
 		cmd := expectCommand(t, c.snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "big")
 		if slices.ContainsFunc(cmd.Replacements[0].InstanceTypes, func(it *cloudprovider.InstanceType) bool { return it.Name == "m2a.4xlarge" }) {
-			t.Errorf("replacement types %s include the node's own", typeNames(cmd.Replacements[0], 20))
+			t.Errorf("replacement types %s include the node's own", InstanceTypeNames(cmd.Replacements[0], 20))
 		}
 	})
 	t.Run("under --preference-policy=Ignore, a preferred anti-affinity does not keep a node", func(t *testing.T) {
@@ -687,7 +687,7 @@ func TestConsolidation(t *testing.T) {
 			c.pods(testPod("p1", a, "500m", "1Gi"))
 			d := c.snapshot().Decide(Options{})
 			expectNoCommand(t, d)
-			expectBlocked(t, d, "a", EventUnconsolidatable,
+			expectBlocked(t, d, "a", ReasonUnconsolidatable,
 				"the instance types that fit its pods and cost less than 3 would not meet minValues: key node.kubernetes.io/instance-type: minValues 2 not met, only 1 values [c2a.large] available")
 		}
 
@@ -909,7 +909,7 @@ func TestUninitializedDestinations(t *testing.T) {
 	c.pods(testPod("p", a, "100m", "64Mi"))
 	d := c.snapshot().Decide(Options{})
 	expectNoCommand(t, d)
-	expectBlocked(t, d, "a", EventDisruptionReplacementFailed, "cannot replace the drifted node: pod default/p: it would move to node-b, which has not initialized yet")
+	expectBlocked(t, d, "a", ReasonDisruptionReplacementFailed, "cannot replace the drifted node: pod default/p: it would move to node-b, which has not initialized yet")
 }
 
 func TestDecideTimesEachMethod(t *testing.T) {
@@ -953,16 +953,16 @@ func TestSavingsByPool(t *testing.T) {
 		cands = append(cands, &Candidate{StateNode: n})
 	}
 	cmd := &Command{Method: MethodMultiNode, Candidates: cands, Savings: totalPrice(cands) / 2}
-	got := savingsByPool(cmd)
+	got := cmd.SavingsByNodePool()
 	price := cands[0].price
 	if len(got) != 2 || math.Abs(got["a"]-price/2) > 1e-9 || math.Abs(got["b"]-price) > 1e-9 {
 		t.Errorf("savings by pool %v, want a %v and b %v: each pool's share of the cost", got, price/2, price)
 	}
-	if pools := candidatePools(cmd); !slices.Equal(pools, []string{"a", "b"}) && !slices.Equal(pools, []string{"b", "a"}) {
+	if pools := cmd.NodePools(); !slices.Equal(pools, []string{"a", "b"}) && !slices.Equal(pools, []string{"b", "a"}) {
 		t.Errorf("candidate pools %v, want a and b once each", pools)
 	}
 	cmd.Savings = 0
-	if got := savingsByPool(cmd); len(got) != 0 {
+	if got := cmd.SavingsByNodePool(); len(got) != 0 {
 		t.Errorf("a command that saves nothing shares %v", got)
 	}
 }

@@ -122,7 +122,7 @@ func unconsolidatable(d *Decision, tried sets.Set[string]) sets.Set[string] {
 		tried = sets.New[string]()
 	}
 	for _, b := range d.Blocked {
-		if b.Reason == EventUnconsolidatable {
+		if b.Reason == ReasonUnconsolidatable {
 			tried.Insert(b.Node.Name())
 		}
 	}

@@ -49,7 +49,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 		}
 		res := s.simulate([]*Candidate{c}, false)
 		if err := firstPodError(res); err != "" {
-			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed,
+			d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonDisruptionReplacementFailed,
 				Message: "cannot replace the drifted node: " + err})
 			continue
 		}
@@ -66,7 +66,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 func (s *Snapshot) staticDrift(d *Decision, c *Candidate) *Command {
 	replacement, why := c.pool.staticReplacement()
 	if replacement == nil {
-		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: EventDisruptionReplacementFailed, Message: "cannot replace the drifted node: " + why})
+		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonDisruptionReplacementFailed, Message: "cannot replace the drifted node: " + why})
 		return nil
 	}
 	replacements := []*scheduling.NewNodeClaim{replacement}

@@ -64,7 +64,7 @@ func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []B
 			continue
 		}
 		if why := s.heldBy(n); why != "" {
-			blocked = append(blocked, Blocked{Node: n, Reason: EventDisruptionBlocked, Message: why})
+			blocked = append(blocked, Blocked{Node: n, Reason: ReasonDisruptionBlocked, Message: why})
 			continue
 		}
 		c := &Candidate{StateNode: n}
@@ -121,6 +121,26 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 	return ""
 }
 
+// BlockedByPool counts, per NodePool, the nodes a method would act on now (drifted, or
+// consolidatable under the NodePool's policy) that a karpenter.sh/do-not-disrupt annotation or
+// a PodDisruptionBudget holds. Every NodePool is in it, with 0 when none is held.
+func (s *Snapshot) BlockedByPool() map[string]int64 {
+	out := make(map[string]int64, len(s.pools))
+	for name := range s.pools {
+		out[name] = 0
+	}
+	for _, n := range s.nodes {
+		if n.pool == nil || !n.initialized() || n.markedForDisruption() {
+			continue
+		}
+		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || empty(n)))
+		if wanted && s.heldBy(n) != "" {
+			out[n.pool.np.Name]++
+		}
+	}
+	return out
+}
+
 // doNotDisrupt says how a pod's karpenter.sh/do-not-disrupt annotation holds its node ("" when
 // it does not), and notes what the pod is to be told: until when a duration holds it, that it
 // no longer does, or that the value is invalid (it then holds as "true" would).
@@ -137,19 +157,19 @@ func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) string {
 	s.noticed.Insert(pod.UID)
 	switch {
 	case err != nil:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Warning: true, Reason: EventInvalidDoNotDisruptAnnotation,
+		s.notices = append(s.notices, PodNotice{Pod: pod, Warning: true, Reason: ReasonInvalidDoNotDisruptAnnotation,
 			Message: err.Error() + "; it holds the pod's node from voluntary disruption as \"true\" would until it is corrected"})
 		return fmt.Sprintf("pod %s/%s is annotated %s=%q, which is not valid and holds as \"true\"", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v)
 	case active && until.IsZero():
 		return fmt.Sprintf("pod %s/%s is annotated %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey)
 	case active:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptUntil,
+		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: ReasonDoNotDisruptUntil,
 			Message: fmt.Sprintf("%s=%s holds this pod's node from voluntary disruption until %s", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
 		// The time itself, not how long is left: the words stay the same from pass to pass,
 		// and still say when an hour later.
 		return fmt.Sprintf("pod %s/%s is annotated %s=%s, which holds its node until %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))
 	default:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: EventDoNotDisruptGracePeriodElapsed,
+		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: ReasonDoNotDisruptGracePeriodElapsed,
 			Message: fmt.Sprintf("%s=%s elapsed at %s: the pod no longer holds its node", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
 		return ""
 	}

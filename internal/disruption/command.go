@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,8 +105,34 @@ func (c *Command) Names() []string {
 	return out
 }
 
-// pods counts the pods that must move.
-func (c *Command) pods() int {
+// NodePools are the NodePools of the command's candidates, each once, in order.
+func (c *Command) NodePools() []string {
+	var pools []string
+	for _, cand := range c.Candidates {
+		if !slices.Contains(pools, cand.pool.np.Name) {
+			pools = append(pools, cand.pool.np.Name)
+		}
+	}
+	return pools
+}
+
+// SavingsByNodePool shares the command's savings among its candidates' NodePools, each in
+// proportion to what its candidates cost: the replacement serves them all. A command that
+// saves nothing (or whose candidates have no price) shares nothing.
+func (c *Command) SavingsByNodePool() map[string]float64 {
+	total := totalPrice(c.Candidates)
+	if c.Savings <= 0 || total <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, cand := range c.Candidates {
+		out[cand.pool.np.Name] += c.Savings * cand.price / total
+	}
+	return out
+}
+
+// Pods counts the pods that must move.
+func (c *Command) Pods() int {
 	n := 0
 	for _, cand := range c.Candidates {
 		n += len(cand.Reschedulable)
@@ -121,19 +148,19 @@ func (c *Command) String() string {
 	for i, cand := range c.Candidates {
 		names[i] = cand.displayName()
 	}
-	s := fmt.Sprintf("disrupting nodeclaim(s) via %s, terminating %d nodes (%d pods) %s", c.Decision(), len(c.Candidates), c.pods(), strings.Join(names, ", "))
+	s := fmt.Sprintf("disrupting nodeclaim(s) via %s, terminating %d nodes (%d pods) %s", c.Decision(), len(c.Candidates), c.Pods(), strings.Join(names, ", "))
 	switch len(c.Replacements) {
 	case 0:
 	case 1:
-		s += " and replacing with a node from types " + typeNames(c.Replacements[0], 5)
+		s += " and replacing with a node from types " + InstanceTypeNames(c.Replacements[0], 5)
 	default:
 		s += fmt.Sprintf(" and replacing with %d nodes", len(c.Replacements))
 	}
 	return s
 }
 
-// typeNames lists at most max of a new NodeClaim's instance types, cheapest first.
-func typeNames(n *scheduling.NewNodeClaim, max int) string {
+// InstanceTypeNames lists at most max of a new NodeClaim's instance types, cheapest first.
+func InstanceTypeNames(n *scheduling.NewNodeClaim, max int) string {
 	names := make([]string, len(n.InstanceTypes))
 	for i, it := range n.InstanceTypes {
 		names[i] = it.Name

@@ -38,7 +38,7 @@ import (
 )
 
 // SnapshotInput is what one disruption decision reads: the cluster's objects as listed, the
-// instance types of each NodePool, and what the orchestration has under way. Nothing in it is
+// instance types of each NodePool, and what the loop has under way. Nothing in it is
 // modified.
 type SnapshotInput struct {
 	Now       time.Time
@@ -337,6 +337,54 @@ func (s *Snapshot) budget(poolName string, reason karpv1.DisruptionReason) budge
 		s.budgets[reason] = byPool
 	}
 	return byPool[poolName]
+}
+
+// PoolBudget is what a NodePool's budgets allow for one reason now, for the metrics.
+type PoolBudget struct {
+	NodePool string
+	Reason   karpv1.DisruptionReason
+	// Allowed is how many of its nodes may be disrupted at once (Unlimited when no budget
+	// applies), before those already being disrupted are subtracted; Disrupting is how many
+	// are being disrupted now.
+	Allowed, Disrupting int
+}
+
+// budgetReasons are the reasons budgets are reported for, in order.
+var budgetReasons = []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy}
+
+// Budgets are what every NodePool's budgets allow now, by NodePool name and then reason.
+func (s *Snapshot) Budgets() []PoolBudget {
+	out := make([]PoolBudget, 0, len(s.poolNames)*len(budgetReasons))
+	for _, name := range s.poolNames {
+		for _, reason := range budgetReasons {
+			b := s.budget(name, reason)
+			out = append(out, PoolBudget{NodePool: name, Reason: reason, Allowed: b.Nodes, Disrupting: b.disrupting})
+		}
+	}
+	return out
+}
+
+// Nodes are the managed nodes, by NodeClaim name.
+func (s *Snapshot) Nodes() []*StateNode { return s.nodes }
+
+// Notices are what the pods looked at so far are to be told about their
+// karpenter.sh/do-not-disrupt annotations.
+func (s *Snapshot) Notices() []PodNotice { return s.notices }
+
+// Scored are the consolidation moves Balanced NodePools scored so far.
+func (s *Snapshot) Scored() []Score { return s.scored }
+
+// UnaccountedTaints are the managed nodes that carry karpenter.sh/disrupted though no command
+// under way and no deletion accounts for it (a restart in the middle of a command leaves
+// them).
+func (s *Snapshot) UnaccountedTaints() []*StateNode {
+	var out []*StateNode
+	for _, n := range s.nodes {
+		if n.Node != nil && n.tainted() && !n.deleting() && !n.inFlight {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // allowed is how many more nodes of the pool may be disrupted for reason now.

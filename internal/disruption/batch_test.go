@@ -122,7 +122,7 @@ func TestDecideBatch(t *testing.T) {
 		}
 		// The first decision explains nothing about the budget: it allowed the eviction then.
 		for _, b := range d.Blocked {
-			if b.Reason == EventDisruptionBlocked {
+			if b.Reason == ReasonDisruptionBlocked {
 				t.Errorf("first decision blocked %s: %s", b.Node.Name(), b.Message)
 			}
 		}
