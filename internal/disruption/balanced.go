@@ -93,13 +93,6 @@ func (s *Snapshot) balancedTotals() map[string]poolTotals {
 	return s.balanced
 }
 
-// score scores a consolidation move (scoreMove) and keeps the scores for the metrics.
-func (s *Snapshot) score(cmd *Command) ([]Score, bool) {
-	scores, ok := s.scoreMove(cmd)
-	s.scored = append(s.scored, scores...)
-	return scores, ok
-}
-
 // scoreMove scores a consolidation move in each Balanced NodePool it takes nodes from, sharing
 // its savings among them by what their nodes cost; ok is false when one of them refuses it.
 func (s *Snapshot) scoreMove(cmd *Command) (scores []Score, ok bool) {

@@ -40,28 +40,24 @@ import (
 // DecideBatch decides on in (first is its snapshot, built when nil). While the command it
 // decides waits out the validation delay (consolidation), it decides again on the cluster
 // with the commands so far carried out, for as long as more allows and something is found.
-// The Decision is the first one's: it alone explains what holds the nodes it left alone; the
-// decisions after it only look for more moves.
-func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(decided int) bool) (*Decision, []*Command) {
+// The Decision is the first one's, with every command in Batch: it alone explains what holds
+// the nodes it left alone; the decisions after it only look for more moves.
+func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(decided int) bool) *Decision {
 	if first == nil {
 		first = NewSnapshot(in)
 	}
 	d := first.Decide(opts)
-	if d.Command == nil {
-		return d, nil
-	}
-	batch := []*Command{d.Command}
 	// While the kube-scheduler has pods it has not tried yet (a scale-out under way), what they
 	// will take is nowhere in the decisions: nodes look emptier than they are about to be, and
 	// one move per delay, as upstream makes, is all that is risked on them.
-	if !d.Command.NeedsValidation() || slices.ContainsFunc(in.Pods, untried) {
-		return d, batch
+	if d.Command == nil || !d.Command.NeedsValidation() || slices.ContainsFunc(in.Pods, untried) {
+		return d
 	}
 	next := opts
 	next.Tried = unconsolidatable(d, nil)
 	taken := sets.New(d.Command.Names()...)
 	keys := requiredTopologyKeys(in.Pods)
-	for last := d.Command; unplaced(last, keys) == "" && more(len(batch)); {
+	for last := d.Command; unplaced(last, keys) == "" && more(len(d.Batch)); {
 		in = in.After(last)
 		// The methods before the last command's found nothing a moment ago, and carrying a
 		// command out empties no node and drifts none: they would find nothing again.
@@ -72,15 +68,15 @@ func DecideBatch(in SnapshotInput, first *Snapshot, opts Options, more func(deci
 		if e.Command == nil || !e.Command.NeedsValidation() || taken.HasAny(e.Command.Names()...) {
 			break
 		}
-		if replaces(e.Command) && slices.ContainsFunc(batch, replaces) && !holdsBound(e.Command) {
+		if replaces(e.Command) && slices.ContainsFunc(d.Batch, replaces) && !holdsBound(e.Command) {
 			break
 		}
 		last = e.Command
 		taken.Insert(last.Names()...)
-		batch = append(batch, last)
+		d.Batch = append(d.Batch, last)
 		next.Tried = unconsolidatable(e, next.Tried)
 	}
-	return d, batch
+	return d
 }
 
 // replaces reports whether the command launches a replacement.

@@ -68,7 +68,8 @@ func always(int) bool { return true }
 func TestDecideBatch(t *testing.T) {
 	t.Run("independent moves are decided together, each replacement in its own zone", func(t *testing.T) {
 		c := zonalCluster(3, "100%")
-		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		d := DecideBatch(c.in, nil, Options{}, always)
+		batch := d.Batch
 		expectCommand(t, d, MethodSingleNode, DecisionReplace, "a")
 		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}, {"b"}, {"c"}}, slices.Equal) {
 			t.Fatalf("batch %v, want a, b and c, one command each", got)
@@ -90,7 +91,8 @@ func TestDecideBatch(t *testing.T) {
 		for _, pod := range c.in.Pods {
 			pod.Spec.Affinity = nil
 		}
-		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		d := DecideBatch(c.in, nil, Options{}, always)
+		batch := d.Batch
 		expectCommand(t, d, MethodSingleNode, DecisionReplace, "a")
 		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}}, slices.Equal) {
 			t.Fatalf("batch %v, want a's replacement alone", got)
@@ -99,7 +101,7 @@ func TestDecideBatch(t *testing.T) {
 
 	t.Run("the budgets count the moves decided before", func(t *testing.T) {
 		c := zonalCluster(3, "2")
-		_, batch := DecideBatch(c.in, nil, Options{}, always)
+		batch := DecideBatch(c.in, nil, Options{}, always).Batch
 		if got := batchNames(batch); len(got) != 2 {
 			t.Fatalf("batch %v, want 2 commands: the budget allows 2 nodes", got)
 		}
@@ -107,7 +109,7 @@ func TestDecideBatch(t *testing.T) {
 
 	t.Run("more bounds the batch", func(t *testing.T) {
 		c := zonalCluster(3, "100%")
-		_, batch := DecideBatch(c.in, nil, Options{}, func(decided int) bool { return decided < 2 })
+		batch := DecideBatch(c.in, nil, Options{}, func(decided int) bool { return decided < 2 }).Batch
 		if len(batch) != 2 {
 			t.Fatalf("batch %v, want 2 commands", batchNames(batch))
 		}
@@ -116,7 +118,8 @@ func TestDecideBatch(t *testing.T) {
 	t.Run("a pod's eviction counts against its PodDisruptionBudget", func(t *testing.T) {
 		c := zonalCluster(3, "100%", withLabels(map[string]string{"app": "web"}))
 		c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 1))
-		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		d := DecideBatch(c.in, nil, Options{}, always)
+		batch := d.Batch
 		if len(batch) != 1 {
 			t.Fatalf("batch %v, want 1 command: the budget allows one eviction", batchNames(batch))
 		}
@@ -136,7 +139,7 @@ func TestDecideBatch(t *testing.T) {
 		x := c.node("x", "default", "m2a.2xlarge")
 		c.pods(testPod("pa", a, "2", "4Gi", ownedByRS, m2a), testPod("pb", b, "2", "4Gi", ownedByRS, m2a),
 			testPod("px", x, "5", "20Gi", ownedByRS, m2a))
-		_, batch := DecideBatch(c.in, nil, Options{}, always)
+		batch := DecideBatch(c.in, nil, Options{}, always).Batch
 		if got := batchNames(batch); !slices.EqualFunc(got, [][]string{{"a"}}, slices.Equal) {
 			t.Fatalf("batch %v, want only a's deletion: after it x has no room for b's pod", got)
 		}
@@ -166,7 +169,7 @@ func TestDecideBatch(t *testing.T) {
 						WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: db}}}
 				}))
 			}
-			_, batch := DecideBatch(c.in, nil, Options{}, always)
+			batch := DecideBatch(c.in, nil, Options{}, always).Batch
 			want := 2
 			if spread {
 				want = 1
@@ -185,13 +188,13 @@ func TestDecideBatch(t *testing.T) {
 		fresh := testPod("fresh", "", "100m", "128Mi", ownedByRS)
 		fresh.Status = corev1.PodStatus{Phase: corev1.PodPending}
 		c.pods(fresh)
-		if _, batch := DecideBatch(c.in, nil, Options{}, always); len(batch) != 1 {
+		if batch := DecideBatch(c.in, nil, Options{}, always).Batch; len(batch) != 1 {
 			t.Errorf("batch %v, want 1 command while a pod waits for the kube-scheduler", batchNames(batch))
 		}
 		// Once it has marked the pod unschedulable, the decisions place it (and leave the node
 		// it would land on alone).
 		c.in.Pods[len(c.in.Pods)-1] = testPod("fresh", "", "100m", "128Mi", ownedByRS)
-		if _, batch := DecideBatch(c.in, nil, Options{}, always); len(batch) < 2 {
+		if batch := DecideBatch(c.in, nil, Options{}, always).Batch; len(batch) < 2 {
 			t.Errorf("batch %v, want more than 1 command once the pod is marked unschedulable", batchNames(batch))
 		}
 	})
@@ -201,7 +204,8 @@ func TestDecideBatch(t *testing.T) {
 		for _, nodeClaim := range c.in.NodeClaims {
 			isDrifted(nodeClaim, nil)
 		}
-		d, batch := DecideBatch(c.in, nil, Options{}, always)
+		d := DecideBatch(c.in, nil, Options{}, always)
+		batch := d.Batch
 		if d.Command == nil || d.Command.Method != MethodDrift || len(batch) != 1 {
 			t.Fatalf("decision %v, batch %v; want one drift command", d.Command, batchNames(batch))
 		}
@@ -210,7 +214,7 @@ func TestDecideBatch(t *testing.T) {
 
 func TestValidateBatch(t *testing.T) {
 	c := zonalCluster(3, "100%")
-	_, batch := DecideBatch(c.in, nil, Options{}, always)
+	batch := DecideBatch(c.in, nil, Options{}, always).Batch
 	if len(batch) != 3 {
 		t.Fatalf("batch %v, want 3 commands", batchNames(batch))
 	}
@@ -232,7 +236,7 @@ func TestAfter(t *testing.T) {
 	c.in.PDBs = append(c.in.PDBs, testPDB("web", map[string]string{"app": "web"}, 5), testPDB("other", map[string]string{"app": "other"}, 5))
 	pa, pb := c.in.Pods[0], c.in.Pods[1]
 	replacement := zonalCluster(1, "100%")
-	_, batch := DecideBatch(replacement.in, nil, Options{}, always)
+	batch := DecideBatch(replacement.in, nil, Options{}, always).Batch
 	if len(batch) != 1 || len(batch[0].Replacements) != 1 {
 		t.Fatalf("batch %v, want one replacement", batchNames(batch))
 	}

@@ -86,26 +86,48 @@ func (s *Snapshot) candidates(eligible func(*StateNode) bool) ([]*Candidate, []B
 // heldBy says what keeps a node from voluntary disruption ("" when nothing): the
 // karpenter.sh/do-not-disrupt annotation on the node, its NodeClaim or one of its pods, or a
 // PodDisruptionBudget that does not allow one of its pods to be evicted now.
-func (s *Snapshot) heldBy(n *StateNode) string {
+func (s *Snapshot) heldBy(n *StateNode) string { return s.holdOf(n).why }
+
+// hold is what keeps a node from voluntary disruption (heldBy), and what the pods looked at
+// on the way are to be told about their karpenter.sh/do-not-disrupt annotations. It depends
+// on the snapshot alone, and is worked out once per node.
+type hold struct {
+	why     string
+	notices []PodNotice
+}
+
+// holdOf is the node's hold, worked out on first asking.
+func (s *Snapshot) holdOf(n *StateNode) *hold {
+	if n.hold == nil {
+		n.hold = s.findHold(n)
+	}
+	return n.hold
+}
+
+func (s *Snapshot) findHold(n *StateNode) *hold {
 	if n.Node.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
-		return fmt.Sprintf("node %s is annotated %s", n.Node.Name, karpv1.DoNotDisruptAnnotationKey)
+		return &hold{why: fmt.Sprintf("node %s is annotated %s", n.Node.Name, karpv1.DoNotDisruptAnnotationKey)}
 	}
 	if n.NodeClaim.Annotations[karpv1.DoNotDisruptAnnotationKey] == "true" {
-		return fmt.Sprintf("nodeclaim %s is annotated %s", n.Name(), karpv1.DoNotDisruptAnnotationKey)
+		return &hold{why: fmt.Sprintf("nodeclaim %s is annotated %s", n.Name(), karpv1.DoNotDisruptAnnotationKey)}
 	}
-	held := ""
+	h := &hold{}
 	for _, pod := range n.Pods {
 		if !pod.DeletionTimestamp.IsZero() {
 			continue
 		}
 		// Every pod is looked at, not only up to the first that holds: each is told how its
 		// annotation stands.
-		if why := s.doNotDisrupt(pod); why != "" && held == "" {
-			held = why
+		why, notice := s.doNotDisrupt(pod)
+		if why != "" && h.why == "" {
+			h.why = why
+		}
+		if notice != nil {
+			h.notices = append(h.notices, *notice)
 		}
 	}
-	if held != "" {
-		return held
+	if h.why != "" {
+		return h
 	}
 	for _, pod := range n.Pods {
 		// Every pod the drain will evict is asked, DaemonSet pods included: a budget that
@@ -115,10 +137,21 @@ func (s *Snapshot) heldBy(n *StateNode) string {
 			continue
 		}
 		if why := s.pdbBlocks(pod); why != "" {
-			return why
+			h.why = why
+			return h
 		}
 	}
-	return ""
+	return h
+}
+
+// wanted reports whether a method would act on the node now, were nothing to hold it: it is
+// drifted, or consolidatable under its NodePool's policy, and neither being disrupted already
+// nor yet to initialize.
+func wanted(n *StateNode) bool {
+	if n.pool == nil || !n.initialized() || n.markedForDisruption() {
+		return false
+	}
+	return drifted(n) || (consolidatable(n) && (underutilizable(n) || empty(n)))
 }
 
 // BlockedByPool counts, per NodePool, the nodes a method would act on now (drifted, or
@@ -130,48 +163,50 @@ func (s *Snapshot) BlockedByPool() map[string]int64 {
 		out[name] = 0
 	}
 	for _, n := range s.nodes {
-		if n.pool == nil || !n.initialized() || n.markedForDisruption() {
-			continue
-		}
-		wanted := drifted(n) || (consolidatable(n) && (underutilizable(n) || empty(n)))
-		if wanted && s.heldBy(n) != "" {
+		if wanted(n) && s.heldBy(n) != "" {
 			out[n.pool.np.Name]++
 		}
 	}
 	return out
 }
 
+// notices are what the pods of the nodes a method would act on are to be told about their
+// karpenter.sh/do-not-disrupt annotations (see doNotDisrupt), a node at a time.
+func (s *Snapshot) notices() []PodNotice {
+	var out []PodNotice
+	for _, n := range s.nodes {
+		if wanted(n) {
+			out = append(out, s.holdOf(n).notices...)
+		}
+	}
+	return out
+}
+
 // doNotDisrupt says how a pod's karpenter.sh/do-not-disrupt annotation holds its node ("" when
-// it does not), and notes what the pod is to be told: until when a duration holds it, that it
-// no longer does, or that the value is invalid (it then holds as "true" would).
-func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) string {
+// it does not), and what the pod is to be told (nil when nothing): until when a duration holds
+// it, that it no longer does, or that the value is invalid (it then holds as "true" would).
+func (s *Snapshot) doNotDisrupt(pod *corev1.Pod) (string, *PodNotice) {
 	v, ok := pod.Annotations[karpv1.DoNotDisruptAnnotationKey]
 	if !ok {
-		return ""
+		return "", nil
 	}
 	active, until, err := podutil.DoNotDisrupt(pod, s.now)
-	// A pod is told once per pass, however many times its node is looked at.
-	if s.noticed.Has(pod.UID) {
-		s.notices = slices.DeleteFunc(s.notices, func(n PodNotice) bool { return n.Pod.UID == pod.UID })
-	}
-	s.noticed.Insert(pod.UID)
 	switch {
 	case err != nil:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Warning: true, Reason: ReasonInvalidDoNotDisruptAnnotation,
-			Message: err.Error() + "; it holds the pod's node from voluntary disruption as \"true\" would until it is corrected"})
-		return fmt.Sprintf("pod %s/%s is annotated %s=%q, which is not valid and holds as \"true\"", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v)
+		return fmt.Sprintf("pod %s/%s is annotated %s=%q, which is not valid and holds as \"true\"", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v),
+			&PodNotice{Pod: pod, Warning: true, Reason: ReasonInvalidDoNotDisruptAnnotation,
+				Message: err.Error() + "; it holds the pod's node from voluntary disruption as \"true\" would until it is corrected"}
 	case active && until.IsZero():
-		return fmt.Sprintf("pod %s/%s is annotated %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey)
+		return fmt.Sprintf("pod %s/%s is annotated %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey), nil
 	case active:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: ReasonDoNotDisruptUntil,
-			Message: fmt.Sprintf("%s=%s holds this pod's node from voluntary disruption until %s", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
 		// The time itself, not how long is left: the words stay the same from pass to pass,
 		// and still say when an hour later.
-		return fmt.Sprintf("pod %s/%s is annotated %s=%s, which holds its node until %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("pod %s/%s is annotated %s=%s, which holds its node until %s", pod.Namespace, pod.Name, karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339)),
+			&PodNotice{Pod: pod, Reason: ReasonDoNotDisruptUntil,
+				Message: fmt.Sprintf("%s=%s holds this pod's node from voluntary disruption until %s", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))}
 	default:
-		s.notices = append(s.notices, PodNotice{Pod: pod, Reason: ReasonDoNotDisruptGracePeriodElapsed,
-			Message: fmt.Sprintf("%s=%s elapsed at %s: the pod no longer holds its node", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))})
-		return ""
+		return "", &PodNotice{Pod: pod, Reason: ReasonDoNotDisruptGracePeriodElapsed,
+			Message: fmt.Sprintf("%s=%s elapsed at %s: the pod no longer holds its node", karpv1.DoNotDisruptAnnotationKey, v, until.UTC().Format(time.RFC3339))}
 	}
 }
 

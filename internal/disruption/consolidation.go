@@ -30,8 +30,8 @@ import (
 // consolidationCandidates are the consolidatable nodes of NodePools that consolidate
 // underutilized nodes, with a known price, within the Underutilized budgets.
 func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
-	if cached, ok := s.consolidationCache(); ok {
-		return cached
+	if d.consolidationCands != nil {
+		return *d.consolidationCands
 	}
 	cands, blocked := s.candidates(underusedAndConsolidatable)
 	d.Blocked = append(d.Blocked, blocked...)
@@ -47,15 +47,8 @@ func (s *Snapshot) consolidationCandidates(d *Decision) []*Candidate {
 	d.Eligible[karpv1.DisruptionReasonUnderutilized] = len(priced)
 	bySavings(priced)
 	out := s.withinBudget(d, priced, karpv1.DisruptionReasonUnderutilized)
-	s.consolidationCands = &out
+	d.consolidationCands = &out
 	return out
-}
-
-func (s *Snapshot) consolidationCache() ([]*Candidate, bool) {
-	if s.consolidationCands == nil {
-		return nil, false
-	}
-	return *s.consolidationCands, true
 }
 
 // underusedAndConsolidatable selects consolidation's candidates: empty nodes are emptiness's,
@@ -66,8 +59,8 @@ func underusedAndConsolidatable(n *StateNode) bool {
 
 // consolidate checks whether the candidates can go: all their pods fit on the other nodes,
 // with at most one new node whose every instance type costs less than the candidates
-// together. It returns the command, or why not.
-func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
+// together. It returns the command, or why not; the Balanced scores of the move go to d.
+func (s *Snapshot) consolidate(d *Decision, cands []*Candidate) (*Command, string) {
 	// Upstream simulates the pending pods with every consolidation's: while some need a new
 	// node, its moves would launch one more node, or that one in provisioning's place, and it
 	// makes none (more than one new NodeClaim) or has them fail validation once provisioning
@@ -84,7 +77,7 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 	switch len(res.NewNodeClaims) {
 	case 0:
 		cmd.Savings = price
-		return s.approve(cmd)
+		return s.approve(d, cmd)
 	case 1:
 	default:
 		return nil, fmt.Sprintf("its pods would need %d new nodes", len(res.NewNodeClaims))
@@ -104,13 +97,15 @@ func (s *Snapshot) consolidate(cands []*Candidate) (*Command, string) {
 	}
 	cmd.Replacements = res.NewNodeClaims
 	cmd.Savings = price - scheduling.LaunchPrice(res.NewNodeClaims)
-	return s.approve(cmd)
+	return s.approve(d, cmd)
 }
 
 // approve lets the move through when every Balanced NodePool it takes nodes from approves it
-// (balanced.go), with their scores, and otherwise says which refused.
-func (s *Snapshot) approve(cmd *Command) (*Command, string) {
-	scores, ok := s.score(cmd)
+// (balanced.go), with their scores, and otherwise says which refused. The scores, approved or
+// not, go to d.
+func (s *Snapshot) approve(d *Decision, cmd *Command) (*Command, string) {
+	scores, ok := s.scoreMove(cmd)
+	d.Scores = append(d.Scores, scores...)
 	if !ok {
 		for _, score := range scores {
 			if !score.Approved() {

@@ -52,10 +52,14 @@ type Options struct {
 	Tried sets.Set[string]
 }
 
-// Decision is the outcome of one pass over the methods.
+// Decision is the outcome of one pass over the methods: everything the decision found, for
+// the loop to report and carry out. Nothing of it is left on the snapshot.
 type Decision struct {
 	// Command is what to do, nil when nothing.
 	Command *Command
+	// Batch are the commands to carry out: Command, then the consolidation moves DecideBatch
+	// decided after it on the cluster with those before them carried out; nil when Command is.
+	Batch []*Command
 	// Blocked explains each node a method looked at and left alone.
 	Blocked []Blocked
 	// BudgetBlocked lists, for each reason, the NodePools with candidates that their budgets
@@ -72,6 +76,22 @@ type Decision struct {
 	Consolidated bool
 	// Evaluations are how long each method that ran took, in the order they ran.
 	Evaluations []Evaluation
+	// Notices are what the pods of the nodes a method would act on, and of the unhealthy
+	// nodes repair looked at, are to be told about their karpenter.sh/do-not-disrupt
+	// annotations: once each, until when a duration holds the node, that it no longer does,
+	// or that the value is not valid.
+	Notices []PodNotice
+	// Scores are the consolidation moves Balanced NodePools scored, approved or not.
+	Scores []Score
+	// Budgets are what each NodePool's budgets allow now, by NodePool name and then reason.
+	Budgets []PoolBudget
+	// Verdicts are the changes to the NodeClaims' DisruptionBlocked condition, by NodeClaim
+	// name: set where the decision held a node, removed where it no longer does (verdicts).
+	Verdicts []Verdict
+
+	// consolidationCands are the consolidation candidates, which both consolidation methods
+	// look at, once found.
+	consolidationCands *[]*Candidate
 }
 
 // Evaluation is one method's run: its command's reason and consolidation type (as Command
@@ -94,11 +114,33 @@ type PoolBlocked struct {
 	Message  string
 }
 
+// PoolBudget is what a NodePool's budgets allow for one reason now, for the metrics.
+type PoolBudget struct {
+	NodePool string
+	Reason   karpv1.DisruptionReason
+	// Allowed is how many of its nodes may be disrupted at once (Unlimited when no budget
+	// applies), before those already being disrupted are subtracted; Disrupting is how many
+	// are being disrupted now.
+	Allowed, Disrupting int
+}
+
 // Decide tries the methods in order (repair, emptiness, drift, multi-node then single-node
-// consolidation) and returns the first command one of them produces. Repair comes first, as
-// upstream's: fixing a fault outranks any saving.
+// consolidation) and returns the first command one of them produces, with everything the
+// decision found on the way. Repair comes first, as upstream's: fixing a fault outranks any
+// saving.
 func (s *Snapshot) Decide(opts Options) *Decision {
-	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}}
+	d := &Decision{Eligible: map[karpv1.DisruptionReason]int{}, Notices: s.notices(), Budgets: s.poolBudgets()}
+	s.runMethods(d, opts)
+	if d.Command != nil {
+		d.Batch = []*Command{d.Command}
+	}
+	// Every method was tried when consolidation ran to the end on the whole cluster.
+	d.Verdicts = s.verdicts(d, d.Consolidated && opts.Resume == "")
+	return d
+}
+
+// runMethods runs the methods in order until one decides a command.
+func (s *Snapshot) runMethods(d *Decision, opts Options) {
 	now := clockOf(opts)
 	methods := []struct {
 		name   string
@@ -114,7 +156,7 @@ func (s *Snapshot) Decide(opts Options) *Decision {
 	resumed := opts.Resume == ""
 	for _, m := range methods {
 		if opts.SkipConsolidation && m.reason == karpv1.DisruptionReasonUnderutilized {
-			return d
+			return
 		}
 		if resumed = resumed || m.name == opts.Resume; !resumed {
 			continue
@@ -123,11 +165,10 @@ func (s *Snapshot) Decide(opts Options) *Decision {
 		d.Command = m.run()
 		d.Evaluations = append(d.Evaluations, Evaluation{Method: m.name, Reason: m.reason, Duration: now().Sub(start)})
 		if d.Command != nil {
-			return d
+			return
 		}
 	}
 	d.Consolidated = true
-	return d
 }
 
 // withinBudget keeps, per NodePool, as many candidates as its budget for reason allows, and

@@ -21,11 +21,18 @@
 //
 // NewSnapshot prepares one decision's view of the cluster. Snapshot.Decide tries the methods
 // in order (repair, emptiness, drift, multi-node consolidation, single-node consolidation) and
-// returns the first command one of them produces; DecideBatch decides more independent
+// returns a Decision: the first command one of them produces, and everything else the
+// decision found, for the loop to report (why each node left alone is held, the NodePools
+// whose budgets allow nothing, what pods are told about their karpenter.sh/do-not-disrupt
+// annotations, the Balanced scores, every NodePool's budgets, the changes to the NodeClaims'
+// DisruptionBlocked condition, how long each method took). Nothing of it is left on the
+// snapshot: a second decision on it is the same. DecideBatch decides more independent
 // consolidation moves on the cluster with the ones before carried out, and ValidateBatch
-// checks them again after the validation delay. The budget rules (AllowedDisruptions,
-// BudgetCounts, DescribeBudget), the NodeClaim condition DisruptionBlocked and the reasons the
-// loop gives are this package's, for the loop and for kubectl karpenter alike.
+// checks them again after the validation delay. The snapshot also says what needs no decision
+// (Snapshot.BlockedByPool, UnaccountedTaints, Fingerprint). The budget rules
+// (AllowedDisruptions, BudgetCounts, DescribeBudget), the NodeClaim condition
+// DisruptionBlocked and the reasons the loop gives are this package's, for the loop and for
+// kubectl karpenter alike.
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
 // internal/repair, internal/scheduling, internal/state, internal/utils/destination,

@@ -16,6 +16,7 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -299,7 +300,7 @@ func TestDrift(t *testing.T) {
 		expectBlocked(t, d, "a", ReasonDisruptionBlocked, "which holds its node until "+snap.now.Add(time.Hour).UTC().Format(time.RFC3339))
 		expectCommand(t, d, MethodDrift, DecisionReplace, "b")
 		notices := map[string]string{}
-		for _, n := range snap.notices {
+		for _, n := range d.Notices {
 			notices[n.Pod.Name] = n.Reason + ": " + n.Message
 		}
 		if want := ReasonDoNotDisruptUntil + ": karpenter.sh/do-not-disrupt=2h holds this pod's node from voluntary disruption until " + testNow.Add(time.Hour).UTC().Format(time.RFC3339); notices["young"] != want {
@@ -317,8 +318,8 @@ func TestDrift(t *testing.T) {
 		d := snap.Decide(Options{})
 		expectNoCommand(t, d)
 		expectBlocked(t, d, "a", ReasonDisruptionBlocked, `pod default/typo is annotated karpenter.sh/do-not-disrupt="ture", which is not valid and holds as "true"`)
-		if len(snap.notices) != 1 || snap.notices[0].Reason != ReasonInvalidDoNotDisruptAnnotation || !snap.notices[0].Warning {
-			t.Errorf("notices %+v, want one InvalidDoNotDisruptAnnotation warning", snap.notices)
+		if len(d.Notices) != 1 || d.Notices[0].Reason != ReasonInvalidDoNotDisruptAnnotation || !d.Notices[0].Warning {
+			t.Errorf("notices %+v, want one InvalidDoNotDisruptAnnotation warning", d.Notices)
 		}
 	})
 	t.Run("replaces a drifted node of a static NodePool with a node of its template", func(t *testing.T) {
@@ -445,11 +446,19 @@ func TestBalancedConsolidation(t *testing.T) {
 		d := cluster(karpv1.ConsolidationPolicyBalanced, nil).snapshot().Decide(Options{})
 		expectNoCommand(t, d)
 		expectBlocked(t, d, "a", ReasonUnconsolidatable, "Balanced consolidation passes it over: score 0.13 (NodePool default's Balanced policy needs 0.50, k=2): it saves 8.3% of the NodePool's cost for 64.3% of its disruption")
+		// The decision's scores, for the metrics: the move refused.
+		if len(d.Scores) != 1 || d.Scores[0].Approved() || fmt.Sprintf("%.2f", d.Scores[0].Value()) != "0.13" {
+			t.Errorf("decision's scores %v, want the one move refused at 0.13", d.Scores)
+		}
 	})
 	t.Run("Balanced with a larger k makes it, with its score", func(t *testing.T) {
-		cmd := expectCommand(t, cluster(karpv1.ConsolidationPolicyBalanced, new(int32(10))).snapshot().Decide(Options{}), MethodSingleNode, DecisionReplace, "a")
+		d := cluster(karpv1.ConsolidationPolicyBalanced, new(int32(10))).snapshot().Decide(Options{})
+		cmd := expectCommand(t, d, MethodSingleNode, DecisionReplace, "a")
 		if len(cmd.Scores) != 1 || !cmd.Scores[0].Approved() || fmt.Sprintf("%.2f", cmd.Scores[0].Value()) != "0.13" {
 			t.Errorf("scores %v", cmd.Scores)
+		}
+		if len(d.Scores) != 1 || d.Scores[0] != cmd.Scores[0] {
+			t.Errorf("decision's scores %v, want the command's %v", d.Scores, cmd.Scores)
 		}
 	})
 	t.Run("Balanced does not simulate a node that even deleting would not justify", func(t *testing.T) {
@@ -940,6 +949,94 @@ func TestDecideTimesEachMethod(t *testing.T) {
 	if got := (Evaluation{Method: MethodMultiNode}).ConsolidationType(); got != "multi" {
 		t.Errorf("multi-node consolidation's type is %q", got)
 	}
+}
+
+// TestDecisionSaysWhatItFound: what the loop reports comes with the decision, and nothing of
+// it is left on the snapshot: a second decision on the same snapshot is the same.
+func TestDecisionSaysWhatItFound(t *testing.T) {
+	untilIn := func(d time.Duration) string { return testNow.Add(d).UTC().Format(time.RFC3339) }
+	notices := func(d *Decision) map[string]string {
+		out := map[string]string{}
+		for _, n := range d.Notices {
+			if _, twice := out[n.Pod.Name]; twice {
+				t.Errorf("%s told twice", n.Pod.Name)
+			}
+			out[n.Pod.Name] = n.Reason + ": " + n.Message
+		}
+		return out
+	}
+	t.Run("the pods of every node a method would act on are told, whatever the decision tries", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyWhenEmptyOrUnderutilized, karpv1.Budget{Nodes: "100%"}))
+		// web-0 is consolidation's (skipped below), nominated's (pods are headed there) and
+		// quiet's (neither drifted nor consolidatable, so no method's) each run a pod held for
+		// two hours after it started, an hour ago.
+		held := withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "2h")
+		web := c.node("web-0", "default", "m2a.large", isConsolidatable)
+		nominated := c.node("nominated", "default", "m2a.large", isDrifted)
+		quiet := c.node("quiet", "default", "m2a.large")
+		c.pods(testPod("web", web, "100m", "64Mi", held), testPod("headed", nominated, "100m", "64Mi", held), testPod("idle", quiet, "100m", "64Mi", held))
+		c.in.Nominated = sets.New("nominated")
+		want := ReasonDoNotDisruptUntil + ": karpenter.sh/do-not-disrupt=2h holds this pod's node from voluntary disruption until " + untilIn(time.Hour)
+		got := notices(c.snapshot().Decide(Options{SkipConsolidation: true}))
+		if got["web"] != want || got["headed"] != want || len(got) != 2 {
+			t.Errorf("notices %v, want web and headed told %q, idle nothing", got, want)
+		}
+	})
+	t.Run("an unhealthy node's pods are told once repair looks at it", func(t *testing.T) {
+		c := newCluster(repairPool())
+		sick := c.node("sick", "default", "m2a.large", notReadySince(testNow.Add(-40*time.Minute)))
+		c.node("other", "default", "m2a.large")
+		c.pods(testPod("job", sick, "100m", "64Mi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "30m")))
+		c.unhealthy("sick", 50, nil, 40*time.Minute)
+		got := notices(c.snapshot().Decide(Options{}))
+		if !strings.HasPrefix(got["job"], ReasonDoNotDisruptGracePeriodElapsed+": karpenter.sh/do-not-disrupt=30m elapsed at ") || len(got) != 1 {
+			t.Errorf("notices %v, want job told its annotation elapsed", got)
+		}
+	})
+	t.Run("every NodePool's budgets, by name and reason", func(t *testing.T) {
+		c := newCluster(testPool("b", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "1", Reasons: []karpv1.DisruptionReason{karpv1.DisruptionReasonDrifted}}),
+			testPool("a", karpv1.ConsolidationPolicyWhenEmpty, karpv1.Budget{Nodes: "50%"}))
+		c.node("a-1", "a", "m2a.large")
+		c.node("a-2", "a", "m2a.large", withDisruptedTaint)
+		c.node("b-1", "b", "m2a.large")
+		var got []string
+		for _, b := range c.snapshot().Decide(Options{}).Budgets {
+			allowed := fmt.Sprint(b.Allowed)
+			if b.Allowed == Unlimited {
+				allowed = "unlimited"
+			}
+			got = append(got, fmt.Sprintf("%s %s %s %d", b.NodePool, b.Reason, allowed, b.Disrupting))
+		}
+		want := []string{
+			"a Empty 1 1", "a Drifted 1 1", "a Underutilized 1 1", "a Unhealthy 1 1",
+			"b Empty unlimited 0", "b Drifted 1 0", "b Underutilized unlimited 0", "b Unhealthy unlimited 0",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("budgets %q, want %q", got, want)
+		}
+	})
+	t.Run("a second decision on the same snapshot is the same", func(t *testing.T) {
+		c := newCluster(testPool("default", karpv1.ConsolidationPolicyBalanced, karpv1.Budget{Nodes: "100%"}))
+		// a's pod holds it; b and x are full, c is underused but Balanced passes it over.
+		a := c.node("a", "default", "m2a.xlarge", isConsolidatable)
+		b := c.node("b", "default", "m2a.xlarge", isConsolidatable)
+		under := c.node("c", "default", "m2a.xlarge", isConsolidatable)
+		c.pods(testPod("job", a, "3", "1Gi", withPodAnnotation(karpv1.DoNotDisruptAnnotationKey, "2h")), testPod("full", b, "3500m", "1Gi"))
+		for i := range 8 {
+			c.pods(testPod(fmt.Sprintf("c-%d", i), under, "400m", "256Mi"))
+		}
+		snap := c.snapshot()
+		first, second := snap.Decide(Options{}), snap.Decide(Options{})
+		if len(first.Blocked) == 0 || len(first.Notices) == 0 || len(first.Scores) == 0 {
+			t.Fatalf("the first decision found little: blocked %v, notices %v, scores %v", blockedMessages(first), first.Notices, first.Scores)
+		}
+		if !slices.Equal(blockedMessages(first), blockedMessages(second)) || !slices.Equal(first.Scores, second.Scores) ||
+			len(first.Notices) != len(second.Notices) || len(first.Verdicts) != len(second.Verdicts) ||
+			!maps.Equal(first.Eligible, second.Eligible) || (first.Command == nil) != (second.Command == nil) {
+			t.Errorf("decided %v then %v (scores %v, %v; notices %d, %d)", blockedMessages(first), blockedMessages(second),
+				first.Scores, second.Scores, len(first.Notices), len(second.Notices))
+		}
+	})
 }
 
 func TestSavingsByPool(t *testing.T) {

@@ -31,7 +31,7 @@ func (s *Snapshot) multiNode(d *Decision, opts Options) *Command {
 	// Every candidate at once first: when a scale-down has left that many nodes to spare, one
 	// simulation finds what the binary search would find in seven. Only when they cannot all
 	// go does the search look for the largest prefix that can.
-	if cmd, _ := s.consolidate(cands); cmd != nil {
+	if cmd, _ := s.consolidate(d, cands); cmd != nil {
 		cmd.Method = MethodMultiNode
 		return cmd
 	}
@@ -43,7 +43,7 @@ func (s *Snapshot) multiNode(d *Decision, opts Options) *Command {
 			break
 		}
 		mid := (lo + hi) / 2
-		if cmd, _ := s.consolidate(cands[:mid]); cmd != nil {
+		if cmd, _ := s.consolidate(d, cands[:mid]); cmd != nil {
 			best, lo = cmd, mid+1
 		} else {
 			hi = mid - 1

@@ -63,6 +63,10 @@ func (s *Snapshot) repair(d *Decision) *Command {
 				Message: fmt.Sprintf("The node is unhealthy (%s), but %s", n.unhealthy, why)})
 			continue
 		}
+		if !wanted(n) {
+			// The pods of a node a method would act on are told anyway (Snapshot.notices).
+			d.Notices = append(d.Notices, s.holdOf(n).notices...)
+		}
 		if why := s.heldBy(n); why != "" && drainBound(n) == nil {
 			d.Blocked = append(d.Blocked, Blocked{Node: n, Reason: ReasonDisruptionBlocked,
 				Message: fmt.Sprintf("The node is unhealthy (%s), but repair needs a termination grace period to go past what holds it: %s", n.unhealthy, why)})

@@ -34,7 +34,7 @@ func (s *Snapshot) singleNode(d *Decision, opts Options) *Command {
 				Message: "Balanced consolidation passes it over: even deleting it, " + best.String()})
 			continue
 		}
-		cmd, why := s.consolidate([]*Candidate{c})
+		cmd, why := s.consolidate(d, []*Candidate{c})
 		if cmd != nil {
 			cmd.Method = MethodSingleNode
 			return cmd

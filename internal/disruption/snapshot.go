@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
@@ -84,7 +83,9 @@ type SnapshotInput struct {
 
 // Snapshot is the cluster as one disruption decision sees it, with what every method needs
 // precomputed: which node each NodeClaim has and what runs on it, what each node costs, where
-// pods could be moved to, and which pods are still waiting for a node.
+// pods could be moved to, and which pods are still waiting for a node. What it works out on
+// the way (the budgets, the Balanced totals, what holds each node) depends on it alone; what a
+// decision finds is in its Decision.
 type Snapshot struct {
 	now       time.Time
 	pools     map[string]*pool
@@ -117,18 +118,11 @@ type Snapshot struct {
 	antiAffinity bool
 	// budgets caches allowances per reason.
 	budgets map[karpv1.DisruptionReason]map[string]budgetState
-	// consolidationCands caches the consolidation candidates of a decision.
-	consolidationCands *[]*Candidate
-	// balanced caches the totals Balanced NodePools score moves against; scored lists the
-	// moves scored, for the metrics.
+	// balanced caches the totals Balanced NodePools score moves against.
 	balanced map[string]poolTotals
-	scored   []Score
 	// repairs is what node repair reads, nil when the repair method is off.
 	repairs  *RepairInput
 	policies scheduling.Policies
-	// notices are what pods are to be told about their do-not-disrupt annotations, once each.
-	notices []PodNotice
-	noticed sets.Set[types.UID]
 }
 
 // pool is a NodePool with its instance types.
@@ -181,7 +175,6 @@ func NewSnapshot(in SnapshotInput) *Snapshot {
 		csiNodes:      in.CSINodes,
 		pdbs:          map[string][]pdbInfo{},
 		pdbIndex:      map[string]*labelindex.Index[int]{},
-		noticed:       sets.New[types.UID](),
 		uninitialized: sets.New[destination.Destination](),
 		budgets:       map[karpv1.DisruptionReason]map[string]budgetState{},
 		repairs:       in.Repair,
@@ -339,21 +332,11 @@ func (s *Snapshot) budget(poolName string, reason karpv1.DisruptionReason) budge
 	return byPool[poolName]
 }
 
-// PoolBudget is what a NodePool's budgets allow for one reason now, for the metrics.
-type PoolBudget struct {
-	NodePool string
-	Reason   karpv1.DisruptionReason
-	// Allowed is how many of its nodes may be disrupted at once (Unlimited when no budget
-	// applies), before those already being disrupted are subtracted; Disrupting is how many
-	// are being disrupted now.
-	Allowed, Disrupting int
-}
-
 // budgetReasons are the reasons budgets are reported for, in order.
 var budgetReasons = []karpv1.DisruptionReason{karpv1.DisruptionReasonEmpty, karpv1.DisruptionReasonDrifted, karpv1.DisruptionReasonUnderutilized, karpv1.DisruptionReasonUnhealthy}
 
-// Budgets are what every NodePool's budgets allow now, by NodePool name and then reason.
-func (s *Snapshot) Budgets() []PoolBudget {
+// poolBudgets are what every NodePool's budgets allow now, by NodePool name and then reason.
+func (s *Snapshot) poolBudgets() []PoolBudget {
 	out := make([]PoolBudget, 0, len(s.poolNames)*len(budgetReasons))
 	for _, name := range s.poolNames {
 		for _, reason := range budgetReasons {
@@ -363,16 +346,6 @@ func (s *Snapshot) Budgets() []PoolBudget {
 	}
 	return out
 }
-
-// Nodes are the managed nodes, by NodeClaim name.
-func (s *Snapshot) Nodes() []*StateNode { return s.nodes }
-
-// Notices are what the pods looked at so far are to be told about their
-// karpenter.sh/do-not-disrupt annotations.
-func (s *Snapshot) Notices() []PodNotice { return s.notices }
-
-// Scored are the consolidation moves Balanced NodePools scored so far.
-func (s *Snapshot) Scored() []Score { return s.scored }
 
 // UnaccountedTaints are the managed nodes that carry karpenter.sh/disrupted though no command
 // under way and no deletion accounts for it (a restart in the middle of a command leaves

@@ -45,6 +45,8 @@ type StateNode struct {
 	// unhealthy is how the node meets a repair policy past its toleration, nil when it
 	// does not (or repair is off).
 	unhealthy *repair.Finding
+	// hold caches what keeps the node from voluntary disruption (Snapshot.holdOf).
+	hold *hold
 }
 
 // Name is the NodeClaim's name.

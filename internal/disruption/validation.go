@@ -77,7 +77,8 @@ func (s *Snapshot) Validate(cmd *Command) (*Command, string) {
 		fresh.Replacements = cmd.Replacements
 		return fresh, ""
 	}
-	again, why := s.consolidate(cands)
+	// What the scores were is the decision's to report, not the validation's.
+	again, why := s.consolidate(&Decision{}, cands)
 	switch {
 	case again == nil:
 		return nil, why

@@ -57,7 +57,8 @@ func TestConsolidationAtScaleAgreesWithKubeScheduler(t *testing.T) {
 	for i := range *scaleCommands {
 		in := w.snapshotInput(ctx)
 		start := time.Now()
-		d, batch := disruption.DecideBatch(in, nil, disruption.Options{}, func(n int) bool { return n < *scaleBatch })
+		d := disruption.DecideBatch(in, nil, disruption.Options{}, func(n int) bool { return n < *scaleBatch })
+		batch := d.Batch
 		decided := time.Since(start)
 		if d.Command == nil {
 			if i == 0 {

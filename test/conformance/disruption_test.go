@@ -58,7 +58,7 @@ func TestDisruptionAgreesWithKubeScheduler(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range commandsPerSeed {
-			_, batch := disruption.DecideBatch(w.snapshotInput(ctx), nil, disruption.Options{}, func(int) bool { return true })
+			batch := disruption.DecideBatch(w.snapshotInput(ctx), nil, disruption.Options{}, func(int) bool { return true }).Batch
 			if len(batch) == 0 {
 				break
 			}

@@ -219,12 +219,11 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 	// More moves are decided while deciding takes less than the delay every one of them waits
 	// out anyway, up to MaxBatch.
 	started := c.now()
-	d, batch := engine.DecideBatch(in, snap, engine.Options{SkipConsolidation: skip, Clock: c.now}, func(decided int) bool {
+	d := engine.DecideBatch(in, snap, engine.Options{SkipConsolidation: skip, Clock: c.now}, func(decided int) bool {
 		return decided < MaxBatch && c.now().Sub(started) < c.ValidationDelay
 	})
-	c.report(snap, d)
-	// Every method ran when no command came out of a pass that did not skip consolidation.
-	c.keepVerdicts(ctx, snap, d, d.Command == nil && !skip)
+	c.report(d)
+	c.keepVerdicts(ctx, d.Verdicts)
 	switch {
 	case d.Consolidated:
 		c.consolidated = &consolidatedState{fingerprint: fingerprint, at: c.now()}
@@ -235,11 +234,11 @@ func (c *Controller) pass(ctx context.Context) (time.Duration, error) {
 		return c.PollInterval, nil
 	}
 	if d.Command.NeedsValidation() {
-		for _, cmd := range batch {
+		for _, cmd := range d.Batch {
 			c.approved(cmd)
 			log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", cmd.String())
 		}
-		c.validating = &validating{cmds: batch, decidedAt: c.now()}
+		c.validating = &validating{cmds: d.Batch, decidedAt: c.now()}
 		return min(c.ValidationDelay, c.PollInterval), nil
 	}
 	c.approved(d.Command)
@@ -399,14 +398,14 @@ func (c *Controller) repairInput(ctx context.Context, in engine.SnapshotInput) (
 // disruptions as metrics.
 //
 //nolint:gocyclo // one metric or event family after another, each guarded by whether the decision has it
-func (c *Controller) report(snap *engine.Snapshot, d *engine.Decision) {
+func (c *Controller) report(d *engine.Decision) {
 	for reason, n := range d.Eligible {
 		eligibleNodes.WithLabelValues(strings.ToLower(string(reason))).Set(float64(n))
 	}
 	for _, e := range d.Evaluations {
 		evaluationDuration.WithLabelValues(strings.ToLower(string(e.Reason)), e.ConsolidationType()).Observe(e.Duration.Seconds())
 	}
-	for _, b := range snap.Budgets() {
+	for _, b := range d.Budgets {
 		allowedDisruptions.WithLabelValues(b.NodePool, strings.ToLower(string(b.Reason))).Set(float64(b.Allowed))
 		nodesConsumingBudgets.WithLabelValues(b.NodePool, strings.ToLower(string(b.Reason))).Set(float64(b.Disrupting))
 	}
@@ -423,10 +422,10 @@ func (c *Controller) report(snap *engine.Snapshot, d *engine.Decision) {
 	for _, p := range d.BudgetBlocked {
 		budgetBlocked(c.recorder, p.NodePool, p.Message)
 	}
-	for _, notice := range snap.Notices() {
+	for _, notice := range d.Notices {
 		podNotified(c.recorder, notice)
 	}
-	for _, score := range snap.Scored() {
+	for _, score := range d.Scores {
 		decision := "approved"
 		if !score.Approved() {
 			decision = "rejected"

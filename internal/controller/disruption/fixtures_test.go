@@ -21,7 +21,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -121,25 +120,6 @@ func (c *cluster) node(name, pool string, opts ...nodeOpt) string {
 	c.in.NodeClaims = append(c.in.NodeClaims, nodeClaim)
 	c.in.Nodes = append(c.in.Nodes, node)
 	return node.Name
-}
-
-// pods adds pods.
-func (c *cluster) pods(pods ...*corev1.Pod) { c.in.Pods = append(c.in.Pods, pods...) }
-
-// testPod is a running pod on node requesting 100m of CPU.
-func testPod(name, node string, opts ...func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(testNow.Add(-time.Hour))},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
-		}}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning},
-	}
-	p.Status.StartTime = &p.CreationTimestamp
-	for _, o := range opts {
-		o(p)
-	}
-	return p
 }
 
 // command is the engine's decision on the cluster, which must be a command of the method

@@ -26,47 +26,25 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 )
 
-// keepVerdicts writes each NodeClaim's ConditionDisruptionBlocked from the pass's decision:
-// set for the nodes it held, removed from those a complete pass (every method tried:
-// complete) no longer holds and from the command's candidates, left as it is otherwise. Only
-// changes are written.
-func (c *Controller) keepVerdicts(ctx context.Context, snap *engine.Snapshot, d *engine.Decision, complete bool) {
-	held := engine.Verdicts(d)
-	taken := map[string]bool{}
-	if d.Command != nil {
-		for _, cand := range d.Command.Candidates {
-			taken[cand.Name()] = true
+// keepVerdicts writes the NodeClaims' engine.ConditionDisruptionBlocked as the decision's
+// verdicts say: set for the nodes it held, removed from those it no longer holds. The
+// decision leaves out what would change nothing.
+func (c *Controller) keepVerdicts(ctx context.Context, verdicts []engine.Verdict) {
+	for _, v := range verdicts {
+		mutate := func(nodeClaim *karpv1.NodeClaim) bool {
+			return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
 		}
-	}
-	for _, n := range snap.Nodes() {
-		b, isHeld := held[n.Name()]
-		current := meta.FindStatusCondition(n.NodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
-		var mutate func(*karpv1.NodeClaim) bool
-		switch {
-		case isHeld && !taken[n.Name()]:
-			message := b.Message
-			if len(message) > engine.MaxVerdictMessage {
-				message = message[:engine.MaxVerdictMessage-3] + "..."
-			}
-			if current != nil && current.Status == metav1.ConditionTrue && current.Reason == b.Reason && current.Message == message {
-				continue
-			}
+		if v.Held {
 			mutate = func(nodeClaim *karpv1.NodeClaim) bool {
 				return conditions.Set(&nodeClaim.Status.Conditions, nodeClaim.Generation, metav1.Condition{
-					Type: engine.ConditionDisruptionBlocked, Status: metav1.ConditionTrue, Reason: b.Reason, Message: message,
+					Type: engine.ConditionDisruptionBlocked, Status: metav1.ConditionTrue, Reason: v.Reason, Message: v.Message,
 					LastTransitionTime: metav1.NewTime(c.now()),
 				})
 			}
-		case current != nil && (complete || taken[n.Name()]):
-			mutate = func(nodeClaim *karpv1.NodeClaim) bool {
-				return meta.RemoveStatusCondition(&nodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
-			}
-		default:
-			continue
 		}
 		// Best effort: the condition is for people; the next pass writes it again.
-		if err := c.orchestrator.updateNodeClaimStatus(ctx, n.Name(), n.NodeClaim, mutate); err != nil {
-			log.FromContext(ctx).V(1).Info("writing the disruption verdict failed", "NodeClaim", n.Name(), "error", err.Error())
+		if err := c.orchestrator.updateNodeClaimStatus(ctx, v.NodeClaim.Name, v.NodeClaim, mutate); err != nil {
+			log.FromContext(ctx).V(1).Info("writing the disruption verdict failed", "NodeClaim", v.NodeClaim.Name, "error", err.Error())
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -42,70 +43,43 @@ func verdictOf(t *testing.T, kube client.Client, name string) *metav1.Condition 
 	return meta.FindStatusCondition(nodeClaim.Status.Conditions, engine.ConditionDisruptionBlocked)
 }
 
+// TestKeepVerdicts: the decision's verdicts written to the NodeClaims, with the loop's time
+// (the verdicts themselves are the decision's, tested in internal/disruption).
 func TestKeepVerdicts(t *testing.T) {
-	// Three drifted nodes of a pool whose budget allows one at a time; a's pod holds it.
-	c := newCluster(testPool("default", karpv1.Budget{Nodes: "1"}))
-	a := c.node("a", "default", isDrifted)
-	c.node("b", "default", isDrifted)
-	c.node("c", "default", isDrifted)
-	c.pods(testPod("job", a, func(p *corev1.Pod) {
-		metav1.SetMetaDataAnnotation(&p.ObjectMeta, karpv1.DoNotDisruptAnnotationKey, "true")
-	}))
+	c := newCluster(testPool("default"))
+	c.node("a", "default")
+	c.node("b", "default", func(nodeClaim *karpv1.NodeClaim, _ *corev1.Node) {
+		nodeClaim.Status.Conditions = append(nodeClaim.Status.Conditions, metav1.Condition{Type: engine.ConditionDisruptionBlocked,
+			Status: metav1.ConditionTrue, Reason: engine.ReasonUnconsolidatable, Message: "no cheaper replacement", LastTransitionTime: metav1.NewTime(testNow)})
+	})
+	c.node("c", "default")
 	var objects []client.Object
 	for _, nodeClaim := range c.in.NodeClaims {
 		objects = append(objects, nodeClaim.DeepCopy())
 	}
 	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objects...).WithStatusSubresource(&karpv1.NodeClaim{}).Build()
-	controller := &Controller{Client: kube, APIReader: kube, Recorder: events.NewFakeRecorder(100), Clock: clocktesting.NewFakeClock(testNow)}
+	clock := clocktesting.NewFakeClock(testNow.Add(time.Minute))
+	controller := &Controller{Client: kube, APIReader: kube, Recorder: events.NewFakeRecorder(100), Clock: clock}
 	controller.init()
-	ctx := context.Background()
-	// The snapshot reads the API server's NodeClaims, resource versions and all, as the cache
-	// has them.
-	refreshed := func() *engine.Snapshot {
-		for i, nodeClaim := range c.in.NodeClaims {
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(nodeClaim), c.in.NodeClaims[i]); err != nil {
-				t.Fatal(err)
-			}
+	// The copies the decision read, as the cache has them.
+	for _, nodeClaim := range c.in.NodeClaims {
+		if err := kube.Get(t.Context(), client.ObjectKeyFromObject(nodeClaim), nodeClaim); err != nil {
+			t.Fatal(err)
 		}
-		return engine.NewSnapshot(c.in)
-	}
-	snap := refreshed()
-	d := snap.Decide(engine.Options{})
-	if d.Command == nil || len(d.Command.Candidates) != 1 {
-		t.Fatalf("want one drift command, got %+v", d.Command)
-	}
-	taken := d.Command.Candidates[0].Name()
-	controller.keepVerdicts(ctx, snap, d, false)
-	if v := verdictOf(t, kube, "a"); v == nil || v.Reason != engine.ReasonDisruptionBlocked || !strings.Contains(v.Message, "pod default/job is annotated") {
-		t.Errorf("a's verdict %+v, want its do-not-disrupt pod named", v)
-	}
-	if v := verdictOf(t, kube, taken); v != nil {
-		t.Errorf("the command's candidate %s has the verdict %+v", taken, v)
-	}
-	other := map[string]string{"b": "c", "c": "b"}[taken]
-	if v := verdictOf(t, kube, other); v == nil || v.Reason != engine.ReasonBudgetExhausted || !strings.Contains(v.Message, "went to candidates before this one") {
-		t.Errorf("%s's verdict %+v, want the budget that has no room left for it", other, v)
 	}
 
-	// The same pass again writes nothing: the conditions are as they were.
-	before := verdictOf(t, kube, "a").LastTransitionTime
-	snap = refreshed()
-	controller.keepVerdicts(ctx, snap, snap.Decide(engine.Options{}), false)
-	if after := verdictOf(t, kube, "a").LastTransitionTime; !after.Equal(&before) {
-		t.Errorf("a's verdict was rewritten: %v, then %v", before, after)
+	controller.keepVerdicts(t.Context(), []engine.Verdict{
+		{NodeClaim: c.in.NodeClaims[0], Held: true, Reason: engine.ReasonDisruptionBlocked, Message: "pod default/job is annotated karpenter.sh/do-not-disrupt"},
+		{NodeClaim: c.in.NodeClaims[1]},
+	})
+	if v := verdictOf(t, kube, "a"); v == nil || v.Status != metav1.ConditionTrue || v.Reason != engine.ReasonDisruptionBlocked ||
+		!strings.Contains(v.Message, "pod default/job") || !v.LastTransitionTime.Time.Equal(clock.Now()) {
+		t.Errorf("a's verdict %+v, want the pod named, set now", v)
 	}
-
-	// A pass that tried every method and held nothing clears them; one that did not try
-	// every method leaves them.
-	quiet := &engine.Decision{}
-	controller.keepVerdicts(ctx, refreshed(), quiet, false)
-	if verdictOf(t, kube, "a") == nil {
-		t.Error("an incomplete pass cleared a's verdict")
+	if v := verdictOf(t, kube, "b"); v != nil {
+		t.Errorf("b keeps the verdict %+v", v)
 	}
-	controller.keepVerdicts(ctx, refreshed(), quiet, true)
-	for _, name := range []string{"a", "b", "c"} {
-		if v := verdictOf(t, kube, name); v != nil {
-			t.Errorf("%s keeps the verdict %+v after a complete pass held nothing", name, v)
-		}
+	if v := verdictOf(t, kube, "c"); v != nil {
+		t.Errorf("c has the verdict %+v, which nothing set", v)
 	}
 }
