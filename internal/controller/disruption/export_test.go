@@ -31,7 +31,7 @@ import (
 // instance types from the cloud provider, what the orchestration has under way.
 func (c *Controller) ReadSnapshotInput(ctx context.Context) (engine.SnapshotInput, error) {
 	c.init()
-	return c.snapshotInput(ctx)
+	return c.readInput(ctx)
 }
 
 // Validating are the commands waiting out their validation delay, nil when none.

@@ -25,24 +25,22 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/client-go/tools/events"
-
-	"k8s.io/klog/v2"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
-	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
@@ -64,6 +62,111 @@ const NominationGrace = time.Minute
 // stay off the candidate list after the command deleted its candidates: long enough for the
 // evicted pods to be recreated and bound there, as upstream's nomination window is.
 const DestinationNominationGrace = 20 * time.Second
+
+// carryOut starts what the decision decided: a consolidation batch first waits out the
+// validation delay (a later pass validates it and starts what still holds, startAll); any
+// other command starts now, a repair only if its NodePool's circuit breaker still lets it
+// (repairHeldNow).
+func (c *Controller) carryOut(ctx context.Context, d *engine.Decision) (time.Duration, error) {
+	switch {
+	case d.Command == nil:
+		return c.PollInterval, nil
+	case d.Command.NeedsValidation():
+		for _, cmd := range d.Batch {
+			log.FromContext(ctx).V(1).Info("validating consolidation after a delay", "delay", c.ValidationDelay, "command", cmd.String())
+		}
+		c.validating = &validating{cmds: d.Batch, decidedAt: c.now()}
+		return min(c.ValidationDelay, c.PollInterval), nil
+	}
+	if held, err := c.repairHeldNow(ctx, d.Command); err != nil || held {
+		return c.PollInterval, err
+	}
+	if err := c.orchestrator.start(ctx, d.Command); err != nil {
+		return c.PollInterval, err
+	}
+	// As upstream requeues at once after a disruption: the next drifted node does not wait a
+	// poll interval, so drift replaces nodes side by side up to the budgets, not one per pass.
+	return 0, nil
+}
+
+// startAll starts the commands of a batch that still hold after their validation. A command
+// that fails to start does not keep the others from starting: each holds with or without it.
+func (c *Controller) startAll(ctx context.Context, cmds []*engine.Command) error {
+	var errs []error
+	for _, cmd := range cmds {
+		errs = append(errs, c.orchestrator.start(ctx, cmd))
+	}
+	return errors.Join(errs...)
+}
+
+// repairHeldNow counts a repair command's NodePool again, from the API server, right before the
+// command starts, and holds it when the circuit breaker now trips. The decision counted the
+// cache as the pass began; a fault spreading over several nodes lands on them one write at a
+// time, and a node replaced in between is one the breaker exists to keep.
+func (c *Controller) repairHeldNow(ctx context.Context, cmd *engine.Command) (bool, error) {
+	if cmd.Repair == nil {
+		return false, nil
+	}
+	cand := cmd.Candidates[0]
+	why, err := repair.Held(ctx, c.APIReader, c.CloudProvider.RepairPolicies(), cand.NodePool())
+	if err != nil {
+		return false, fmt.Errorf("counting the unhealthy nodes again: %w", err)
+	}
+	if why == "" {
+		return false, nil
+	}
+	message := fmt.Sprintf("The node is unhealthy (%s), but %s", cmd.Repair, why)
+	log.FromContext(ctx).Info("holding repair: the circuit breaker tripped while the pass decided",
+		"NodeClaim", klog.KObj(cand.NodeClaim), "why", why)
+	nodeHeld(c.recorder, cand.NodeClaim, corev1.EventTypeNormal, repair.ReasonNodeRepairBlocked, message)
+	if cand.Node != nil {
+		nodeHeld(c.recorder, cand.Node, corev1.EventTypeNormal, repair.ReasonNodeRepairBlocked, message)
+	}
+	return true, nil
+}
+
+// removeStaleTaints removes the karpenter.sh/disrupted taint from the nodes that carry it
+// though no command under way and no deletion accounts for it (Snapshot.UnaccountedTaints: a
+// restart in the middle of a command leaves them), once they have been seen so for
+// StaleTaintGrace.
+func (c *Controller) removeStaleTaints(ctx context.Context, tainted []*engine.StateNode) {
+	seen := sets.New[string]()
+	for _, n := range tainted {
+		name := n.Node.Name
+		seen.Insert(name)
+		since, ok := c.staleSince[name]
+		if !ok {
+			since = c.now()
+			// A taint already there on this process's first pass was put by an earlier
+			// leader, whose commands ended with it: stale now, as upstream Karpenter treats
+			// it. Waiting out the grace instead would never end under repeated restarts.
+			if !c.passed {
+				since = since.Add(-StaleTaintGrace)
+			}
+			c.staleSince[name] = since
+		}
+		if c.now().Sub(since) < StaleTaintGrace {
+			continue
+		}
+		fresh := &karpv1.NodeClaim{}
+		if err := c.APIReader.Get(ctx, client.ObjectKeyFromObject(n.NodeClaim), fresh); err != nil || !fresh.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := c.orchestrator.untaint(ctx, name); err != nil {
+			log.FromContext(ctx).Error(err, "removing a stale disrupted taint", "Node", klog.KRef("", name))
+			continue
+		}
+		_ = c.orchestrator.clearDisruptionReason(ctx, n.Name())
+		log.FromContext(ctx).Info("removed a disrupted taint no command accounts for", "Node", klog.KRef("", name))
+		delete(c.staleSince, name)
+	}
+	for name := range c.staleSince {
+		if !seen.Has(name) {
+			delete(c.staleSince, name)
+		}
+	}
+	c.passed = true
+}
 
 // orchestrator carries out commands: taint the candidates' nodes karpenter.sh/disrupted:
 // NoSchedule, launch the replacements, wait until they are initialized, then delete the
@@ -357,7 +460,7 @@ func (o *orchestrator) finish(ctx context.Context, r *running) error {
 				if bound := r.cmd.DrainBound; bound != nil {
 					mode = metrics.TerminationMode(&metav1.Duration{Duration: *bound})
 				}
-				health.RecordRepair(*r.cmd.Repair, nodeClaim, mode)
+				repair.RecordRepair(*r.cmd.Repair, nodeClaim, mode)
 			}
 			msg := fmt.Sprintf("%s (%s): deleting the NodeClaim; its node is drained through the Eviction API", r.cmd.Reason, r.cmd.Method)
 			if len(r.replacements) > 0 {
@@ -452,48 +555,47 @@ func (o *orchestrator) untaint(ctx context.Context, nodeName string) error {
 }
 
 // updateNode patches a node with optimistic locking (a merge patch replaces the taint list
-// whole), retrying on conflicts (patchLocked).
+// whole), from the copy the decision read when there is one (toChange), and reads it again
+// and retries on a conflict.
 func (o *orchestrator) updateNode(ctx context.Context, name string, cached *corev1.Node, mutate func(*corev1.Node) bool) error {
-	return patchLocked(ctx, o.reader, name, cached, cached != nil, func() *corev1.Node { return &corev1.Node{} }, mutate,
-		func(stored, node *corev1.Node) error {
-			return o.client.Patch(ctx, node, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
-		})
-}
-
-// patchLocked changes an object by mutate and writes it with patch under the resourceVersion it
-// was read at, retrying with a fresh read on a conflict. Given a cached copy (useCached), it
-// tries that first: a command's candidates come from the cache, which is almost always
-// current, and reading each again made starting a command of a hundred candidates twice the
-// requests. A stale copy costs a conflict and a fresh read; so does a copy that needs no
-// change, which is not believed, since the object may have changed back since.
-func patchLocked[T client.Object](ctx context.Context, reader client.Reader, name string, cached T, useCached bool, fresh func() T, mutate func(T) bool, patch func(stored, obj T) error) error {
-	if useCached {
-		obj := cached.DeepCopyObject().(T)
-		stored := obj.DeepCopyObject().(T)
-		if mutate(obj) {
-			err := patch(stored, obj)
-			if err == nil {
-				return nil
-			}
-			if !apierrors.IsConflict(err) {
-				return fmt.Errorf("patching %s: %w", name, err)
-			}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		stored, node, err := toChange(ctx, o.reader, name, cached, &corev1.Node{}, mutate)
+		// A conflict says the copy was stale: the next try reads the node again.
+		cached = nil
+		if err != nil || node == nil {
+			return err
 		}
-	}
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		obj := fresh()
-		if err := reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
-			return fmt.Errorf("reading it: %w", err)
-		}
-		stored := obj.DeepCopyObject().(T)
-		if !mutate(obj) {
-			return nil
-		}
-		return patch(stored, obj)
-	}); err != nil {
+		return o.client.Patch(ctx, node, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
 		return fmt.Errorf("patching %s: %w", name, err)
 	}
 	return nil
+}
+
+// toChange is what a write of mutate's change starts from: stored, the copy it was made from,
+// under whose resourceVersion the write goes, and changed, that copy with the change. Given
+// the cached copy the decision read, it starts from that: a command's candidates come from
+// the cache, which is almost always current, and reading each again made starting a command
+// of a hundred candidates twice the requests; a stale copy costs a conflict. A cached copy
+// that needs no change is not believed, since the object may have changed back since: it is
+// read fresh into empty. changed is nil when the fresh copy needs no change either.
+func toChange[T client.Object](ctx context.Context, reader client.Reader, name string, cached, empty T, mutate func(T) bool) (stored, changed T, err error) {
+	var none T
+	if any(cached) != any(none) {
+		changed = cached.DeepCopyObject().(T)
+		if mutate(changed) {
+			return cached, changed, nil
+		}
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, empty); err != nil {
+		return none, none, fmt.Errorf("reading it: %w", err)
+	}
+	changed = empty.DeepCopyObject().(T)
+	if !mutate(changed) {
+		return none, none, nil
+	}
+	return empty, changed, nil
 }
 
 // markDisrupted sets the DisruptionReason condition on the candidates (best effort: it is for
@@ -519,16 +621,16 @@ func (o *orchestrator) clearDisruptionReason(ctx context.Context, name string) e
 	})
 }
 
-// updateNodeClaimStatus patches a NodeClaim's status under its resourceVersion (patchLocked);
-// a NodeClaim being deleted is left as it is.
+// updateNodeClaimStatus patches a NodeClaim's status under the resourceVersion of the copy
+// the change was made from (toChange); on a conflict nodeclaimutil.PatchStatus carries the
+// change onto the current NodeClaim, the one retry. A NodeClaim being deleted is left as it is.
 func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, cached *karpv1.NodeClaim, mutate func(*karpv1.NodeClaim) bool) error {
-	err := patchLocked(ctx, o.reader, name, cached, cached != nil, func() *karpv1.NodeClaim { return &karpv1.NodeClaim{} },
-		func(nodeClaim *karpv1.NodeClaim) bool {
-			return nodeClaim.DeletionTimestamp.IsZero() && mutate(nodeClaim)
-		},
-		func(stored, nodeClaim *karpv1.NodeClaim) error {
-			return nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
-		})
+	stored, nodeClaim, err := toChange(ctx, o.reader, name, cached, &karpv1.NodeClaim{}, func(nodeClaim *karpv1.NodeClaim) bool {
+		return nodeClaim.DeletionTimestamp.IsZero() && mutate(nodeClaim)
+	})
+	if err == nil && nodeClaim != nil {
+		err = nodeclaimutil.PatchStatus(ctx, o.client, stored, nodeClaim)
+	}
 	if client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("writing the status of NodeClaim %s: %w", name, err)
 	}

@@ -22,14 +22,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 )
 
-// publishBlocked writes each NodePool's status.disruptionBlocked where it changed. The NodePool
+// publishBlocked writes each NodePool's status.disruptionBlocked where it changed: the nodes
+// a method would act on that a do-not-disrupt annotation or a PodDisruptionBudget holds, by
+// NodePool name (Snapshot.BlockedByPool). The NodePool
 // controller writes the rest of the status; a merge patch of this one field leaves its fields
 // alone, and it never writes this one.
-func (c *Controller) publishBlocked(ctx context.Context, nodePools []*karpv1.NodePool, snap *engine.Snapshot) {
-	held := snap.BlockedByPool()
+func (c *Controller) publishBlocked(ctx context.Context, nodePools []*karpv1.NodePool, held map[string]int64) {
 	for _, np := range nodePools {
 		count := held[np.Name]
 		if np.Status.DisruptionBlocked == count {
