@@ -48,6 +48,8 @@ type Explainer struct {
 	// pods' volumes.
 	Inputs *provisioning.Provisioner
 	Clock  clock.PassiveClock
+	// NodeClassDrift is the cloud provider's drift from an edited KCNodeClass.
+	NodeClassDrift NodeClassDrift
 }
 
 // WhatIfAnswer is what applying an edited NodePool or KCNodeClass would do: the NodeClaims it
@@ -115,7 +117,7 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 	if err != nil {
 		return nil, err
 	}
-	drifts, unchanged, notes, err := Drifts(cluster.NodeClaims, edited)
+	drifts, unchanged, notes, err := Drifts(cluster.NodeClaims, edited, e.NodeClassDrift)
 	if err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func NewControllers(o Options) *Controllers {
 	}
 	// kubectl karpenter's whatif: provisioning's own input, built with the instance types as
 	// the provisioner gets them, and a simulation that creates nothing.
-	whatIf := &explain.Handler{Reviewer: o.Client, Explainer: &explain.Explainer{Reader: o.Client, Clock: o.Clock, Inputs: &provisioning.Provisioner{
+	whatIf := &explain.Handler{Reviewer: o.Client, Explainer: &explain.Explainer{Reader: o.Client, Clock: o.Clock, NodeClassDrift: kakao.SpecDriftOf, Inputs: &provisioning.Provisioner{
 		Client: o.Client, CloudProvider: cloudprovider.Measured(shared, "explain"), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 	}}}
 	var buffers *capacitybuffer.Reconciler

@@ -68,6 +68,7 @@ var tiers = []struct {
 	{"internal/volumetopology", Library},
 	{"internal/capacitybuffer", Library},
 	{"internal/nodeclass", Library},
+	{"internal/nodepool", Library},
 	{"internal/repair", Library},
 	{"internal/controller", Controller},
 	{"internal/webhook", Controller},
