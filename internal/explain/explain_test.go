@@ -34,8 +34,8 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -141,7 +141,7 @@ func (p instanceTypes) GetInstanceTypes(ctx context.Context, np *karpv1.NodePool
 func explainer(objects ...client.Object) *Explainer {
 	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objects...).Build()
 	return &Explainer{Reader: kube, Clock: clocktesting.NewFakePassiveClock(now), NodeClassDrift: kakao.SpecDriftOf,
-		Inputs: &provisioning.Provisioner{Client: kube, CloudProvider: instanceTypes{kube: kube}}}
+		Inputs: simulation.Builder{Reader: kube, InstanceTypes: instanceTypes{kube: kube}.GetInstanceTypes}}
 }
 
 func TestDrifts(t *testing.T) {

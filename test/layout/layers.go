@@ -64,6 +64,7 @@ var tiers = []struct {
 	{"internal/cloudprovider/kakao", Library},
 	{"internal/cloudprovider/fake", Library},
 	{"internal/scheduling", Library},
+	{"internal/simulation", Library},
 	{"internal/state", Library},
 	{"internal/volumetopology", Library},
 	{"internal/capacitybuffer", Library},

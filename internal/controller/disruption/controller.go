@@ -36,7 +36,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
 	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
@@ -77,9 +77,9 @@ type Controller struct {
 	// Unhealthy. Off when node repair is off, or left to the legacy repair controller.
 	NodeRepair bool
 	// Policies are --preference-policy and --min-values-policy, as provisioning has them.
-	Policies scheduling.Policies
+	Policies simulation.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
-	SchedulerConfig *scheduling.SchedulerConfiguration
+	SchedulerConfig *simulation.SchedulerConfiguration
 	// CapacityBuffers keeps the room of CapacityBuffers (the CapacityBuffer feature gate).
 	CapacityBuffers bool
 	// StaticLaunches counts a static NodePool's replacement against limits.nodes with the
@@ -287,7 +287,7 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 	}
 	in.NodePools, in.NodeClaims, in.Nodes = cluster.NodePools, cluster.NodeClaims, cluster.Nodes
 	// The pods the simulations move are constrained as the kube-scheduler will constrain them.
-	if in.Pods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
+	if in.Pods, err = simulation.WithClusterDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
 		return in, fmt.Errorf("giving the pods the default topology spread constraints: %w", err)
 	}
 	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
@@ -296,7 +296,7 @@ func (c *Controller) snapshotInput(ctx context.Context) (SnapshotInput, error) {
 		if _, buffers, err = capacitybuffer.ReadVirtualPods(ctx, c.Client); err != nil {
 			return in, fmt.Errorf("reading the capacity buffers' pods: %w", err)
 		}
-		if in.BufferPods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
+		if in.BufferPods, err = simulation.WithClusterDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
 			return in, fmt.Errorf("giving the capacity buffers' pods the default topology spread constraints: %w", err)
 		}
 	}

@@ -26,9 +26,8 @@
 // interface.
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
-// internal/events, internal/repair,
-// internal/metrics, internal/scheduling, internal/state, internal/utils/conditions,
-// internal/utils/destination, internal/utils/labelindex,
+// internal/events, internal/metrics, internal/repair, internal/scheduling, internal/simulation,
+// internal/state, internal/utils/conditions, internal/utils/destination, internal/utils/labelindex,
 // internal/utils/node, internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty,
 // internal/utils/resources, internal/volumetopology.
 package disruption

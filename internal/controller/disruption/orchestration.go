@@ -42,7 +42,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	health "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -183,8 +183,8 @@ func destinations(cmd *Command) []destination.Destination {
 }
 
 // existingPlacements are the command's placements on existing nodes.
-func existingPlacements(cmd *Command) []scheduling.Placement {
-	var out []scheduling.Placement
+func existingPlacements(cmd *Command) []simulation.Placement {
+	var out []simulation.Placement
 	for _, p := range cmd.Placed {
 		if !p.ExistingNode.IsZero() {
 			out = append(out, p)
@@ -195,8 +195,8 @@ func existingPlacements(cmd *Command) []scheduling.Placement {
 
 // headed are where the commands under way put their candidates' pods on existing nodes
 // (SnapshotInput.Headed).
-func (o *orchestrator) headed() []scheduling.Placement {
-	var out []scheduling.Placement
+func (o *orchestrator) headed() []simulation.Placement {
+	var out []simulation.Placement
 	for _, r := range o.running {
 		out = append(out, existingPlacements(r.cmd)...)
 	}
@@ -564,7 +564,7 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, c
 // under the command's reason. A static
 // NodePool's is counted against limits.nodes once more, as it is created: the decision read a
 // cache, which may not show the replica controller's latest NodeClaims.
-func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim, reason string) (string, error) {
+func (o *orchestrator) launch(ctx context.Context, n *simulation.NewNodeClaim, reason string) (string, error) {
 	nodeClaim := n.ToNodeClaim()
 	var err error
 	if n.NodePool.Spec.Replicas == nil {

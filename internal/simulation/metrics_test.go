@@ -12,11 +12,12 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"testing"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -25,11 +26,11 @@ import (
 
 func TestEffectiveZone(t *testing.T) {
 	pending := func(mutate ...func(*corev1.Pod)) *corev1.Pod { return pod("1", "1Gi", mutate...) }
-	zoneA := Requirements{corev1.LabelTopologyZone: NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a")}
+	zoneA := scheduling.Requirements{corev1.LabelTopologyZone: scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a")}
 	for _, tc := range []struct {
 		name    string
 		pod     *corev1.Pod
-		volumes Requirements
+		volumes scheduling.Requirements
 		want    string
 	}{
 		{"unconstrained", pending(), nil, ZoneFlexible},

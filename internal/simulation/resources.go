@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -24,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // resVec is a resource list in milli-units, cheap to compare and add in the scheduling loop.
@@ -279,12 +278,6 @@ func (a resVec) toList() corev1.ResourceList {
 		}
 	})
 	return out
-}
-
-// PodRequests returns what a pod requests of a node: the larger of its init containers and the
-// sum of its containers (sidecars included), plus its overhead, as the kubelet computes it.
-func PodRequests(pod *corev1.Pod) corev1.ResourceList {
-	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 }
 
 // hostPort is one host port a pod binds.

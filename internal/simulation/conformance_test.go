@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"maps"
@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -148,7 +149,7 @@ func TestKubeSchedulerConformance(t *testing.T) {
 		name: "a NodeClaim in flight keeps room for the daemonsets its node will run",
 		in: func() Input {
 			inFlight := ExistingNode{ID: destination.NodeClaimNamed("default-x"), Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
-				Requirements: NewRequirements(NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"))}
+				Requirements: scheduling.NewRequirements(scheduling.NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"))}
 			return Input{Pods: []*corev1.Pod{pod("1500m", "128Mi"), pod("500m", "128Mi")}, DaemonSetPods: []*corev1.Pod{daemon},
 				NodePools: []NodePoolInput{poolInput(nodePool("default", 0))}, ExistingNodes: []ExistingNode{inFlight}}
 		},

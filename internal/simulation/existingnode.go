@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -22,6 +22,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -42,7 +43,7 @@ type ExistingNode struct {
 	// Requirements, when set, describe a NodeClaim that is not launched yet: what its node may
 	// still become. A pod whose requirements they guarantee (whatever the launch picks) is
 	// counted on it instead of opening another NodeClaim for it; Labels are then ignored.
-	Requirements Requirements
+	Requirements scheduling.Requirements
 	// Pods are the pods bound to the node. Topology spread and pod (anti-)affinity count them.
 	Pods []*corev1.Pod
 	// VolumeLimits are, per CSI driver, how many volumes of it the node can have attached
@@ -58,15 +59,15 @@ type ExistingNode struct {
 // existingNode is an ExistingNode during one scheduling run.
 type existingNode struct {
 	node      *ExistingNode
-	labels    map[string]string // normalized keys; nil for a NodeClaim not launched yet
-	reqs      Requirements      // for a NodeClaim not launched yet, narrowed by the pods placed
+	labels    map[string]string       // normalized keys; nil for a NodeClaim not launched yet
+	reqs      scheduling.Requirements // for a NodeClaim not launched yet, narrowed by the pods placed
 	hostname  string
 	available resVec // allocatable - requested - placed in this run
 	ports     []hostPort
 	pods      []*corev1.Pod
 	// volumes are the volumes of the drivers the node limits that its pods use, those
 	// placed in this run included.
-	volumes VolumeUsage
+	volumes scheduling.VolumeUsage
 }
 
 func newExistingNode(n *ExistingNode) *existingNode {
@@ -106,7 +107,7 @@ func placeholderHostname(id destination.Destination) string {
 func normalizedLabels(l map[string]string) map[string]string {
 	normalized := true
 	for k := range l {
-		if NormalizeKey(k) != k {
+		if scheduling.NormalizeKey(k) != k {
 			normalized = false
 			break
 		}
@@ -116,7 +117,7 @@ func normalizedLabels(l map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(l))
 	for k, v := range l {
-		out[NormalizeKey(k)] = v
+		out[scheduling.NormalizeKey(k)] = v
 	}
 	return out
 }
@@ -168,7 +169,7 @@ func (e *existingNode) view() *nodeView {
 
 // canAdd checks whether the pod can be placed on the node now, with the topology requirements
 // for it; for a NodeClaim not launched yet it returns its narrowed requirements.
-func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, error) {
+func (e *existingNode) canAdd(p *podInfo, topo scheduling.Requirements) (scheduling.Requirements, error) {
 	if err := p.tolerates(e.node.Taints); err != nil {
 		return nil, err
 	}
@@ -199,14 +200,14 @@ func (e *existingNode) canAdd(p *podInfo, topo Requirements) (Requirements, erro
 	return e.reqs, nil
 }
 
-func (e *existingNode) add(p *podInfo, reqs Requirements) {
+func (e *existingNode) add(p *podInfo, reqs scheduling.Requirements) {
 	if reqs != nil {
 		e.reqs = reqs
 	}
 	e.available = e.available.sub(p.requests)
 	e.ports = append(e.ports, p.ports...)
 	e.pods = append(e.pods, p.pod)
-	e.volumes.attach(p.volumes, e.node.VolumeLimits)
+	e.volumes.Attach(p.volumes, e.node.VolumeLimits)
 }
 
 // tolerates returns an error naming the first NoSchedule or NoExecute taint (and
@@ -227,7 +228,7 @@ func tolerates(pod *corev1.Pod, taints []corev1.Taint, preferNoSchedule bool) er
 
 // labelsSatisfy checks the requirements against a real node's labels: a label present must
 // have an allowed value, a label absent must be allowed to be absent.
-func labelsSatisfy(labels map[string]string, reqs Requirements) error {
+func labelsSatisfy(labels map[string]string, reqs scheduling.Requirements) error {
 	for _, key := range reqs.Keys() {
 		req := reqs[key]
 		if v, ok := labels[key]; ok {

@@ -25,7 +25,7 @@
 // spread always counts a new node as a domain with no pods (minimum 0), as upstream Karpenter
 // does: another node can always be launched.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -40,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/labelindex"
 )
 
@@ -245,7 +246,7 @@ func (t *topology) termNamespaces(pod *corev1.Pod, term *corev1.PodAffinityTerm)
 
 // group returns the group with this identity, creating it.
 func (t *topology) group(kind topologyKind, key string, ns sets.Set[string], sel labels.Selector, maxSkew, minDomains int32, filter *spreadFilter) *topologyGroup {
-	key = NormalizeKey(key)
+	key = scheduling.NormalizeKey(key)
 	nsDesc := "*"
 	if ns != nil {
 		nsDesc = strings.Join(sets.List(ns), ",")
@@ -345,8 +346,8 @@ func (g *topologyGroup) eachEligible(fn func(string)) {
 
 // nodeView is what topology needs to know of a node a pod is tried on.
 type nodeView struct {
-	labels   map[string]string // a real node's labels (normalized keys), or nil
-	reqs     Requirements      // a NodeClaim's requirements, when labels is nil
+	labels   map[string]string       // a real node's labels (normalized keys), or nil
+	reqs     scheduling.Requirements // a NodeClaim's requirements, when labels is nil
 	hostname string
 	taints   []corev1.Taint
 }
@@ -399,16 +400,16 @@ func (e *topologyError) Error() string { return e.group.describe + " cannot be s
 // there, and would refuse the spread pods placed on the strength of the lower count.
 //
 //nolint:gocyclo // the narrowing rules for each topology key the pod meets, owned or counted, in the order the kube-scheduler's filters apply
-func (t *topology) requirementsFor(p *podInfo, v *nodeView) (Requirements, error) {
+func (t *topology) requirementsFor(p *podInfo, v *nodeView) (scheduling.Requirements, error) {
 	if len(p.terms) == 0 && len(p.inverse) == 0 && len(p.spreadKeys) == 0 {
 		return nil, nil
 	}
-	var out Requirements
+	var out scheduling.Requirements
 	narrow := func(key string, domains ...string) {
 		if out == nil {
-			out = Requirements{}
+			out = scheduling.Requirements{}
 		}
-		out[key] = NewRequirement(key, karpv1.NodeSelectorOpIn, domains...)
+		out[key] = scheduling.NewRequirement(key, karpv1.NodeSelectorOpIn, domains...)
 	}
 	for _, key := range p.topologyKeys {
 		allowed, unconstrained, blocking := t.allowedDomains(p, v, key)
@@ -673,8 +674,8 @@ func (p *podInfo) owns(g *topologyGroup) bool {
 // counts; when it may launch in none of them it is not opened (unbalancedError): its pod waits
 // for a later pass, once the spread's pods are bound and no longer placed against the old
 // minimum.
-func (t *topology) balancedDomains(v *nodeView) (Requirements, error) {
-	var out Requirements
+func (t *topology) balancedDomains(v *nodeView) (scheduling.Requirements, error) {
+	var out scheduling.Requirements
 	for _, g := range t.ordered {
 		if g.kind != kindSpread || g.nodeDomains == nil || g.peak <= g.maxSkew || !g.filter.admits(v) {
 			continue
@@ -697,9 +698,9 @@ func (t *topology) balancedDomains(v *nodeView) (Requirements, error) {
 			return nil, &unbalancedError{group: g, domains: outside}
 		}
 		if out == nil {
-			out = Requirements{}
+			out = scheduling.Requirements{}
 		}
-		out.Add(NewRequirement(g.key, karpv1.NodeSelectorOpIn, keep...))
+		out.Add(scheduling.NewRequirement(g.key, karpv1.NodeSelectorOpIn, keep...))
 	}
 	return out, nil
 }

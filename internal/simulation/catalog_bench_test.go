@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -31,6 +31,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // catalogTypes lists the instance types of the emulator's built-in catalog, through the
@@ -106,7 +107,7 @@ func benchmarkCatalog(b *testing.B, count int) {
 	}
 	cpu, gib := 0.0, 0.0
 	for _, p := range pods {
-		r := PodRequests(p)
+		r := resources.PodRequests(p)
 		cpu += float64(r.Cpu().MilliValue()) / 1000
 		gib += float64(r.Memory().Value()) / (1 << 30)
 	}

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"errors"
@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -34,8 +35,8 @@ const (
 )
 
 // uses is the CSI volume usage of volumes of one driver.
-func uses(driver string, volumes ...string) VolumeUsage {
-	return VolumeUsage{driver: sets.New(volumes...)}
+func uses(driver string, volumes ...string) scheduling.VolumeUsage {
+	return scheduling.VolumeUsage{driver: sets.New(volumes...)}
 }
 
 // limitedNode is a roomy registered node whose CSINode lets it attach limit volumes of
@@ -56,7 +57,7 @@ func TestVolumeLimitsRefuseANewVolumeOnAFullDriver(t *testing.T) {
 	running := []*corev1.Pod{pod("100m", "128Mi"), pod("100m", "128Mi")}
 	for _, tc := range []struct {
 		name    string
-		volumes VolumeUsage
+		volumes scheduling.VolumeUsage
 		refused bool
 	}{
 		{name: "a third volume of the full driver", volumes: uses(blockDriver, "vol-c"), refused: true},
@@ -69,7 +70,7 @@ func TestVolumeLimitsRefuseANewVolumeOnAFullDriver(t *testing.T) {
 			s := newScheduler(Input{
 				Pods:          []*corev1.Pod{pending},
 				ExistingNodes: []ExistingNode{limitedNode(2, running...)},
-				PodVolumes: map[*corev1.Pod]VolumeUsage{
+				PodVolumes: map[*corev1.Pod]scheduling.VolumeUsage{
 					running[0]: uses(blockDriver, "vol-a"), running[1]: uses(blockDriver, "vol-b"), pending: tc.volumes,
 				},
 			})
@@ -95,7 +96,7 @@ func TestVolumeLimitsCountPodsPlacedInTheRun(t *testing.T) {
 		Pods:          []*corev1.Pod{first, second},
 		NodePools:     []NodePoolInput{poolInput(nodePool("default", 0))},
 		ExistingNodes: []ExistingNode{limitedNode(2, running)},
-		PodVolumes: map[*corev1.Pod]VolumeUsage{
+		PodVolumes: map[*corev1.Pod]scheduling.VolumeUsage{
 			running: uses(blockDriver, "vol-a"), first: uses(blockDriver, "vol-b"), second: uses(blockDriver, "vol-c"),
 		},
 	}

@@ -27,7 +27,7 @@
 //
 // Not modelled: dynamic resource allocation, reserved capacity.
 
-package scheduling
+package simulation
 
 import (
 	"cmp"
@@ -42,6 +42,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -60,11 +61,11 @@ type Input struct {
 	NamespaceLabels map[string]map[string]string
 	// VolumeRequirements are, per pod, where its persistent volumes force it to run (a bound
 	// volume's node affinity, an unbound claim's allowed topologies).
-	VolumeRequirements map[*corev1.Pod]Requirements
+	VolumeRequirements map[*corev1.Pod]scheduling.Requirements
 	// PodVolumes are, per pod, the CSI volumes it uses, by driver: those of the pods to
 	// place, and those of the pods of the ExistingNodes with VolumeLimits, which hold their
 	// slots there. A pod not listed uses none.
-	PodVolumes map[*corev1.Pod]VolumeUsage
+	PodVolumes map[*corev1.Pod]scheduling.VolumeUsage
 	// Policies are the operator's --preference-policy and --min-values-policy.
 	Policies Policies
 	// Nominated names, by pod UID, the existing node (an ExistingNode's ID) an earlier run put
@@ -134,10 +135,10 @@ type poolTemplate struct {
 	pool      *karpv1.NodePool
 	name      string
 	taints    []corev1.Taint
-	base      Requirements // template requirements and labels, nodepool, instance type values
-	types     []*itInfo    // types compatible with the template
-	remaining *resVec      // nil = unlimited
-	full      bool         // the limits leave room for none of types
+	base      scheduling.Requirements // template requirements and labels, nodepool, instance type values
+	types     []*itInfo               // types compatible with the template
+	remaining *resVec                 // nil = unlimited
+	full      bool                    // the limits leave room for none of types
 	// launchable caches, per "key=value", whether the limits leave room for a type that can
 	// have that label (a zone: a type with an offering there); reset when remaining changes.
 	launchable map[string]bool
@@ -153,9 +154,9 @@ type poolTemplate struct {
 func newPoolTemplate(in *NodePoolInput, daemons []*podInfo) *poolTemplate {
 	np := in.NodePool
 	t := &poolTemplate{pool: np, name: np.Name, taints: np.Spec.Template.Spec.Taints}
-	reqs := FromNodeClaimRequirements(np.Spec.Template.Spec.Requirements...)
-	reqs.Add(FromLabels(np.Spec.Template.Labels).Values()...)
-	reqs.Add(NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, np.Name))
+	reqs := scheduling.FromNodeClaimRequirements(np.Spec.Template.Spec.Requirements...)
+	reqs.Add(scheduling.FromLabels(np.Spec.Template.Labels).Values()...)
+	reqs.Add(scheduling.NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, np.Name))
 	for _, it := range in.InstanceTypes {
 		info := newITInfo(it)
 		if info.compatible(reqs) {
@@ -225,7 +226,7 @@ func (t *poolTemplate) canLaunchIn(key, value string) bool {
 }
 
 // daemonOverhead sums the requests of the daemonset pods that would run on a node with reqs.
-func (t *poolTemplate) daemonOverhead(reqs Requirements) resVec {
+func (t *poolTemplate) daemonOverhead(reqs scheduling.Requirements) resVec {
 	var out resVec
 	for _, d := range t.daemons {
 		if daemonRuns(reqs, d.requirements) {
@@ -238,10 +239,10 @@ func (t *poolTemplate) daemonOverhead(reqs Requirements) resVec {
 // daemonRuns reports whether a daemonset pod with dsReqs would run on a node with nodeReqs. A
 // custom label the node requirements do not mention will not be on the node; an unmentioned
 // well-known label is unknown, and counted as matching (pessimistic).
-func daemonRuns(nodeReqs, dsReqs Requirements) bool {
+func daemonRuns(nodeReqs, dsReqs scheduling.Requirements) bool {
 	for k, d := range dsReqs {
 		if n, ok := nodeReqs[k]; ok {
-			if !n.intersects(d) {
+			if !n.Intersects(d) {
 				return false
 			}
 		} else if v, ok := launchedNodeLabels[k]; ok {

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -28,6 +28,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -480,7 +481,7 @@ func TestToNodeClaim(t *testing.T) {
 		t.Errorf("owner references = %+v, want the NodePool, blocking its deletion", owners)
 	}
 
-	reqs := FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
+	reqs := scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
 	names := reqs.Get(karpv1.LabelInstanceType).Values()
 	if len(names) != len(n.InstanceTypes) {
 		t.Errorf("instance-type requirement has %d values, want %d", len(names), len(n.InstanceTypes))
@@ -551,9 +552,9 @@ func TestInFlightNodeClaimTakesCompatiblePods(t *testing.T) {
 		ID:          destination.NodeClaimNamed("default-abcde"),
 		Labels:      map[string]string{karpv1.LabelNodePool: "default"},
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
-		Requirements: NewRequirements(
-			NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"),
-			NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a", "kr-central-2-b"),
+		Requirements: scheduling.NewRequirements(
+			scheduling.NewRequirement(karpv1.LabelNodePool, corev1.NodeSelectorOpIn, "default"),
+			scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "kr-central-2-a", "kr-central-2-b"),
 		),
 	}
 	wantsAOrB := pod("1", "1Gi", withNodeAffinity(corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"kr-central-2-a", "kr-central-2-b"}}))

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -29,6 +29,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -454,7 +455,7 @@ func TestExtendedResourcesAndVolumes(t *testing.T) {
 	t.Run("a volume's zone places the pod's NodeClaim there", func(t *testing.T) {
 		p := pod("1", "1Gi")
 		res := Schedule(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePoolInput{pool},
-			VolumeRequirements: map[*corev1.Pod]Requirements{p: NewRequirements(NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zoneB))}})
+			VolumeRequirements: map[*corev1.Pod]scheduling.Requirements{p: scheduling.NewRequirements(scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zoneB))}})
 		if got := zonesOf(res); !slices.Equal(got, []string{zoneB + ":1"}) {
 			t.Errorf("NodeClaims = %v, errors %v; want zone b", got, errorsOf(res))
 		}

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"time"
@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 var (
@@ -88,8 +89,8 @@ func PublishIgnored(res *Results) {
 // ZoneFlexible when they leave several or do not constrain the zone, ZoneNone when they leave
 // none. Topology spread, which upstream also narrows the zones by, is not looked at: a pod
 // spread over zones counts as flexible.
-func EffectiveZone(pod *corev1.Pod, volumes Requirements) string {
-	zones := FromPodRequiredAffinity(pod).Get(corev1.LabelTopologyZone)
+func EffectiveZone(pod *corev1.Pod, volumes scheduling.Requirements) string {
+	zones := scheduling.FromPodRequiredAffinity(pod).Get(corev1.LabelTopologyZone)
 	if volumes.Has(corev1.LabelTopologyZone) {
 		zones = zones.Intersection(volumes.Get(corev1.LabelTopologyZone))
 	}

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"testing"
@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // TestSpreadCountsClaimsMatchingAnyTerm: a spread with nodeAffinityPolicy Honor counts a
@@ -35,9 +36,9 @@ func TestSpreadCountsClaimsMatchingAnyTerm(t *testing.T) {
 		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule}}
 	})
 	f := newSpreadFilter(p, &p.Spec.TopologySpreadConstraints[0])
-	claim := func(family string) Requirements {
-		return NewRequirements(NewRequirement(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, family),
-			NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zoneA))
+	claim := func(family string) scheduling.Requirements {
+		return scheduling.NewRequirements(scheduling.NewRequirement(kcv1.LabelInstanceFamily, corev1.NodeSelectorOpIn, family),
+			scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, zoneA))
 	}
 	if !f.admitsClaim(claim("c2a"), nil) {
 		t.Errorf("a NodeClaim of the second term's family is not counted")

@@ -12,12 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"encoding/json"
 	"slices"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -34,20 +35,20 @@ type spreadFilter struct {
 	affinity *nodeaffinity.RequiredNodeAffinity // nil: nodeAffinityPolicy Ignore
 	// strict is the same, as requirements, for NodeClaims: one alternative per required term
 	// (each with the nodeSelector), as the terms are ORed; nil: nodeAffinityPolicy Ignore.
-	strict      []Requirements
+	strict      []scheduling.Requirements
 	tolerations []corev1.Toleration // honoured when honorTaints
 	honorTaints bool
 	// reach and podTolerations say which NodePools the pod can launch into: only their
 	// domains are domains the constraint may be balanced over, whatever the policies.
-	reach          Requirements
+	reach          scheduling.Requirements
 	podTolerations []corev1.Toleration
 	id             string
 }
 
 func newSpreadFilter(pod *corev1.Pod, tsc *corev1.TopologySpreadConstraint) *spreadFilter {
-	f := &spreadFilter{reach: FromPodRequiredAffinity(pod), podTolerations: pod.Spec.Tolerations}
+	f := &spreadFilter{reach: scheduling.FromPodRequiredAffinity(pod), podTolerations: pod.Spec.Tolerations}
 	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if k := NormalizeKey(c.TopologyKey); !slices.Contains(f.keys, k) {
+		if k := scheduling.NormalizeKey(c.TopologyKey); !slices.Contains(f.keys, k) {
 			f.keys = append(f.keys, k)
 		}
 	}
@@ -94,7 +95,7 @@ func (f *spreadFilter) admitsNode(labels map[string]string, taints []corev1.Tain
 
 // admitsClaim reports whether a NodeClaim with these requirements and taints may count: its
 // node can carry the keys and match the pod's node affinity.
-func (f *spreadFilter) admitsClaim(reqs Requirements, taints []corev1.Taint) bool {
+func (f *spreadFilter) admitsClaim(reqs scheduling.Requirements, taints []corev1.Taint) bool {
 	for _, k := range f.keys {
 		if r, ok := reqs[k]; k != corev1.LabelHostname && (!ok || r.IsEmpty()) {
 			return false
@@ -108,18 +109,18 @@ func (f *spreadFilter) admitsClaim(reqs Requirements, taints []corev1.Taint) boo
 
 // requiredAlternatives are the requirements a node may meet for the pod, one per required
 // node-affinity term (ORed), each with the nodeSelector; the nodeSelector alone without terms.
-func requiredAlternatives(pod *corev1.Pod) []Requirements {
+func requiredAlternatives(pod *corev1.Pod) []scheduling.Requirements {
 	var terms []corev1.NodeSelectorTerm
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		terms = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 	}
 	if len(terms) == 0 {
-		return []Requirements{FromPodNodeSelector(pod)}
+		return []scheduling.Requirements{scheduling.FromPodNodeSelector(pod)}
 	}
-	out := make([]Requirements, len(terms))
+	out := make([]scheduling.Requirements, len(terms))
 	for i, term := range terms {
-		out[i] = FromPodNodeSelector(pod)
-		out[i].Add(FromNodeSelectorRequirements(term.MatchExpressions...).Values()...)
+		out[i] = scheduling.FromPodNodeSelector(pod)
+		out[i].Add(scheduling.FromNodeSelectorRequirements(term.MatchExpressions...).Values()...)
 	}
 	return out
 }

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package provisioning
+package simulation
 
 import (
 	"testing"
@@ -52,7 +52,7 @@ func TestWithVolumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := SchedulingInput(cluster, []*corev1.Pod{pending, waiting}, nil)
+	in := ClusterInput(cluster, []*corev1.Pod{pending, waiting}, nil)
 	left := WithVolumes(&in, volumes)
 	if len(in.ExistingNodes) != 1 || in.ExistingNodes[0].VolumeLimits[driver] != 1 {
 		t.Fatalf("existing nodes %v, want node-a with its CSINode's limit of 1", in.ExistingNodes)

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"cmp"
@@ -27,6 +27,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // MaxInstanceTypes caps the instance types a NodeClaim carries (cheapest first).
@@ -45,14 +46,14 @@ type NewNodeClaim struct {
 	Requests corev1.ResourceList
 	// Requirements are the template requirements intersected with those of the pods and the
 	// label values (and offering zones and capacity types) of InstanceTypes.
-	Requirements Requirements
+	Requirements scheduling.Requirements
 	// InstanceTypes are the compatible types that fit, cheapest first, at most
 	// MaxInstanceTypes.
 	InstanceTypes []*cloudprovider.InstanceType
 
 	tmpl        *poolTemplate
 	hostname    string // placeholder domain for hostname topology
-	reqs        Requirements
+	reqs        scheduling.Requirements
 	types       []*itInfo
 	podRequests resVec
 	dsRequests  resVec
@@ -66,14 +67,14 @@ type NewNodeClaim struct {
 // itInfo is an instance type with what the scheduler needs of it precomputed.
 type itInfo struct {
 	it          *cloudprovider.InstanceType
-	reqs        Requirements
+	reqs        scheduling.Requirements
 	labels      map[string]string // reqs, one value per key (normalized)
 	allocatable resVec
 	capacity    resVec
 }
 
 func newITInfo(it *cloudprovider.InstanceType) *itInfo {
-	reqs := FromLabels(it.Labels)
+	reqs := scheduling.FromLabels(it.Labels)
 	labels := make(map[string]string, len(reqs))
 	for k, r := range reqs {
 		labels[k], _ = r.Any()
@@ -89,7 +90,7 @@ func newITInfo(it *cloudprovider.InstanceType) *itInfo {
 // finalize and canAdd ask about every offering of every instance type a NodeClaim may still
 // be: each pair is looked up in the requirements once, and remembered.
 type offeringFilter struct {
-	zone, capacityType *Requirement // nil: any
+	zone, capacityType *scheduling.Requirement // nil: any
 	seen               [8]offeringVerdict
 	count              int
 }
@@ -99,7 +100,7 @@ type offeringVerdict struct {
 	allowed            bool
 }
 
-func newOfferingFilter(reqs Requirements) offeringFilter {
+func newOfferingFilter(reqs scheduling.Requirements) offeringFilter {
 	return offeringFilter{zone: reqs[karpv1.LabelTopologyZone], capacityType: reqs[karpv1.LabelCapacityType]}
 }
 
@@ -149,14 +150,14 @@ func (t *itInfo) cheapest(f *offeringFilter) (float64, bool) {
 }
 
 // compatible reports whether a node of this type can satisfy reqs.
-func (t *itInfo) compatible(reqs Requirements) bool {
+func (t *itInfo) compatible(reqs scheduling.Requirements) bool {
 	f := newOfferingFilter(reqs)
 	return t.reqs.IsIntersecting(reqs) && t.hasOffering(&f)
 }
 
 // typeRequirements returns what launching one of types implies: In over the union of each label
 // key every type carries, and the zones and capacity types of their offerings allowed by reqs.
-func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
+func typeRequirements(types []*itInfo, reqs scheduling.Requirements) scheduling.Requirements {
 	values := map[string][]string{}
 	counts := map[string]int{}
 	for _, t := range types {
@@ -165,10 +166,10 @@ func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
 			values[k] = append(values[k], v)
 		}
 	}
-	out := Requirements{}
+	out := scheduling.Requirements{}
 	for k, n := range counts {
 		if n == len(types) {
-			out.Add(NewRequirement(k, karpv1.NodeSelectorOpIn, values[k]...))
+			out.Add(scheduling.NewRequirement(k, karpv1.NodeSelectorOpIn, values[k]...))
 		}
 	}
 	var zones, cts []string
@@ -188,19 +189,19 @@ func typeRequirements(types []*itInfo, reqs Requirements) Requirements {
 		}
 	}
 	if len(zones) > 0 {
-		out.Add(NewRequirement(karpv1.LabelTopologyZone, karpv1.NodeSelectorOpIn, zones...))
+		out.Add(scheduling.NewRequirement(karpv1.LabelTopologyZone, karpv1.NodeSelectorOpIn, zones...))
 	}
 	if len(cts) > 0 && !slices.Contains(cts, "") {
-		out.Add(NewRequirement(karpv1.LabelCapacityType, karpv1.NodeSelectorOpIn, cts...))
+		out.Add(scheduling.NewRequirement(karpv1.LabelCapacityType, karpv1.NodeSelectorOpIn, cts...))
 	}
 	return out
 }
 
 // merge returns a ∩ b without modifying either (requirements are never modified in place).
-func merge(a, b Requirements) Requirements {
+func merge(a, b scheduling.Requirements) scheduling.Requirements {
 	out := maps.Clone(a)
 	if out == nil {
-		out = Requirements{}
+		out = scheduling.Requirements{}
 	}
 	out.Add(b.Values()...)
 	return out
@@ -215,7 +216,7 @@ func (n *NewNodeClaim) view() *nodeView {
 // overhead.
 //
 //nolint:gocyclo // the hot path of the simulation: every check a pod must pass on a NodeClaim in the order that turns most pods away cheapest; split, it would allocate
-func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*itInfo, resVec, error) {
+func (n *NewNodeClaim) canAdd(p *podInfo, topo scheduling.Requirements) (scheduling.Requirements, []*itInfo, resVec, error) {
 	if n.largest == nil {
 		largest := largestAllocatable(n.types)
 		n.largest = &largest
@@ -270,7 +271,7 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 		if err := merged.MinValuesSatisfied(covered); err != nil {
 			// Only when the NodeClaim is opened, as upstream relaxes: a pod that would narrow
 			// one opened earlier below its minValues goes elsewhere instead.
-			relaxed, ok := merged.relaxMinValues(covered)
+			relaxed, ok := merged.RelaxMinValues(covered)
 			if !n.tmpl.minValuesBestEffort || len(n.Pods) > 0 || !ok {
 				return nil, nil, resVec{}, fmt.Errorf("the instance types that fit would not meet minValues, %w", err)
 			}
@@ -278,34 +279,6 @@ func (n *NewNodeClaim) canAdd(p *podInfo, topo Requirements) (Requirements, []*i
 		}
 	}
 	return merged, kept, ds, nil
-}
-
-// relaxMinValues lowers each minValues the covered values do not meet to as many as they
-// hold; false when a key would be left with none.
-func (r Requirements) relaxMinValues(covered map[string]sets.Set[string]) (Requirements, bool) {
-	out := maps.Clone(r)
-	for key, req := range r {
-		if req.MinValues == nil {
-			continue
-		}
-		allowed := 0
-		for v := range covered[key] {
-			if req.Has(v) {
-				allowed++
-			}
-		}
-		if allowed >= *req.MinValues {
-			continue
-		}
-		if allowed == 0 {
-			return nil, false
-		}
-		// A copy: the requirement may be the NodePool template's, shared by every NodeClaim.
-		lowered := req.DeepCopy()
-		lowered.MinValues = new(allowed)
-		out[key] = lowered
-	}
-	return out, true
 }
 
 // MinValuesRelaxed reports whether the NodeClaim's requirements ask for fewer values of a
@@ -329,9 +302,9 @@ func (n *NewNodeClaim) MinValuesMet() error {
 	if !n.Requirements.HasMinValues() {
 		return nil
 	}
-	types := make([]Requirements, len(n.InstanceTypes))
+	types := make([]scheduling.Requirements, len(n.InstanceTypes))
 	for i, it := range n.InstanceTypes {
-		types[i] = FromLabels(it.Labels)
+		types[i] = scheduling.FromLabels(it.Labels)
 	}
 	return n.Requirements.MinValuesSatisfied(n.Requirements.CoveredValues(types...))
 }
@@ -352,8 +325,8 @@ func largestAllocatable(types []*itInfo) resVec {
 	return out
 }
 
-func typeReqs(types []*itInfo) []Requirements {
-	out := make([]Requirements, len(types))
+func typeReqs(types []*itInfo) []scheduling.Requirements {
+	out := make([]scheduling.Requirements, len(types))
 	for i, t := range types {
 		out[i] = t.reqs
 	}
@@ -361,7 +334,7 @@ func typeReqs(types []*itInfo) []Requirements {
 }
 
 // add commits the result of a successful canAdd.
-func (n *NewNodeClaim) add(p *podInfo, reqs Requirements, types []*itInfo, ds resVec) {
+func (n *NewNodeClaim) add(p *podInfo, reqs scheduling.Requirements, types []*itInfo, ds resVec) {
 	n.reqs, n.types, n.dsRequests = reqs, types, ds
 	n.podRequests = n.podRequests.add(p.requests)
 	n.ports = append(n.ports, p.ports...)
@@ -386,7 +359,7 @@ func (n *NewNodeClaim) finalize() {
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.t.it.Name, b.t.it.Name))
 	})
 	if len(ps) > MaxInstanceTypes {
-		keep := keepForMinValues(n.reqs, len(ps), func(i int) Requirements { return ps[i].t.reqs })
+		keep := keepForMinValues(n.reqs, len(ps), func(i int) scheduling.Requirements { return ps[i].t.reqs })
 		var capped []priced
 		for i, p := range ps {
 			if keep.Has(i) {
@@ -420,7 +393,7 @@ func (n *NewNodeClaim) finalize() {
 // keepForMinValues picks, cheapest first, one type per value of each minValues key until the
 // minimum is covered, so that capping the list at MaxInstanceTypes keeps the flexibility the
 // NodePool asked for.
-func keepForMinValues(reqs Requirements, n int, reqsOf func(int) Requirements) sets.Set[int] {
+func keepForMinValues(reqs scheduling.Requirements, n int, reqsOf func(int) scheduling.Requirements) sets.Set[int] {
 	keep := sets.New[int]()
 	for _, key := range reqs.Keys() {
 		req := reqs[key]
@@ -497,15 +470,15 @@ func (n *NewNodeClaim) ToNodeClaim() *karpv1.NodeClaim {
 	}
 	reqs := maps.Clone(n.Requirements)
 	if reqs == nil {
-		reqs = Requirements{}
+		reqs = scheduling.Requirements{}
 	}
-	typeReq := NewRequirement(karpv1.LabelInstanceType, karpv1.NodeSelectorOpIn, names...)
+	typeReq := scheduling.NewRequirement(karpv1.LabelInstanceType, karpv1.NodeSelectorOpIn, names...)
 	// A minValues on instance types stays on the NodeClaim, as upstream's NodeClaims keep it.
 	if r := n.Requirements[karpv1.LabelInstanceType]; r != nil {
 		typeReq.MinValues = r.MinValues
 	}
 	reqs[karpv1.LabelInstanceType] = typeReq
-	reqs[karpv1.LabelNodePool] = NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, n.NodePoolName)
+	reqs[karpv1.LabelNodePool] = scheduling.NewRequirement(karpv1.LabelNodePool, karpv1.NodeSelectorOpIn, n.NodePoolName)
 
 	labels := maps.Clone(tpl.Labels)
 	if labels == nil {

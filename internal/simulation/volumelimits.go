@@ -12,16 +12,16 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // Volume attach limits, as the kube-scheduler's NodeVolumeLimits plugin enforces them: a
@@ -29,28 +29,6 @@ import (
 // and a pod whose volumes not yet on the node would take a driver past that count cannot go
 // there. Only existing nodes have a CSINode; a new NodeClaim takes any number (KakaoCloud
 // instance types declare no limit).
-
-// VolumeUsage is, by CSI driver, the volumes of that driver some pods use. A volume is named
-// the same for every pod that uses it (VolumeID), so that a volume two pods of a node share is
-// counted once, as it is attached once.
-type VolumeUsage map[string]sets.Set[string]
-
-// VolumeID names a volume as the kube-scheduler counts it: by the volume handle of its CSI
-// source once bound, else (not provisioned yet) by its claim.
-func VolumeID(driver, handle string) string { return driver + "/" + handle }
-
-// UnboundVolumeID names the volume a claim not bound yet will get.
-func UnboundVolumeID(claim *corev1.PersistentVolumeClaim) string {
-	return "claim:" + claim.Namespace + "/" + claim.Name
-}
-
-// Insert records that volume id of driver is used.
-func (u VolumeUsage) Insert(driver, id string) {
-	if u[driver] == nil {
-		u[driver] = sets.New[string]()
-	}
-	u[driver].Insert(id)
-}
 
 // VolumeLimits are the per-driver attach limits of a node's CSINode (its drivers'
 // allocatable.count); nil when it has none. A driver without a count is not limited.
@@ -83,31 +61,20 @@ func (e *volumeLimitError) Error() string {
 
 // attachedVolumes is what the pods of an existing node use of the drivers it limits (the
 // others are not counted: they never refuse a pod).
-func attachedVolumes(n *ExistingNode, podVolumes map[*corev1.Pod]VolumeUsage) VolumeUsage {
+func attachedVolumes(n *ExistingNode, podVolumes map[*corev1.Pod]scheduling.VolumeUsage) scheduling.VolumeUsage {
 	if len(n.VolumeLimits) == 0 || n.TopologyOnly {
 		return nil
 	}
-	out := VolumeUsage{}
+	out := scheduling.VolumeUsage{}
 	for _, pod := range n.Pods {
-		out.attach(podVolumes[pod], n.VolumeLimits)
+		out.Attach(podVolumes[pod], n.VolumeLimits)
 	}
 	return out
 }
 
-// attach adds the volumes of the drivers that limits limits.
-func (u VolumeUsage) attach(volumes VolumeUsage, limits map[string]int) {
-	for driver, ids := range volumes {
-		if _, limited := limits[driver]; limited {
-			for id := range ids {
-				u.Insert(driver, id)
-			}
-		}
-	}
-}
-
 // volumesFit returns an error naming the first driver (by name) whose limit the pod's volumes
 // that attached does not hold yet would exceed.
-func volumesFit(limits map[string]int, attached, pod VolumeUsage) error {
+func volumesFit(limits map[string]int, attached, pod scheduling.VolumeUsage) error {
 	for _, driver := range slices.Sorted(maps.Keys(pod)) {
 		limit, limited := limits[driver]
 		if !limited {

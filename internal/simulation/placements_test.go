@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"fmt"
@@ -27,6 +27,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // TestSpreadCountsPodsItDoesNotOwn: pods a zone spread's selector matches but that do not own
@@ -217,7 +218,7 @@ func checkFits(in Input, res *Results) error {
 func podsRequests(pods []*corev1.Pod) resVec {
 	var total resVec
 	for _, pod := range pods {
-		total = total.add(toVec(PodRequests(pod)))
+		total = total.add(toVec(resources.PodRequests(pod)))
 	}
 	count, _ := total.get(corev1.ResourcePods)
 	total.set(corev1.ResourcePods, count+int64(len(pods))*1000)

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package provisioning
+package simulation
 
 import (
 	"context"
@@ -27,14 +27,13 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
-// TestSchedulingInput holds the cases of the cluster read that the kube-scheduler judge found
+// TestClusterInput holds the cases of the cluster read that the kube-scheduler judge found
 // departing from what the kube-scheduler sees; each failed before its fix.
-func TestSchedulingInput(t *testing.T) {
+func TestClusterInput(t *testing.T) {
 	node := func(name string, mutate ...func(*corev1.Node)) *corev1.Node {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelTopologyZone: "kr-central-2-a"}},
 			Spec: corev1.NodeSpec{ProviderID: "kakaocloud:///" + name}}
@@ -98,20 +97,20 @@ func TestSchedulingInput(t *testing.T) {
 		PDBs: []*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: "default"},
 			Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ledger"}}}}},
 	}
-	in := SchedulingInput(cluster, PodsToPlace(cluster, time.Now()), nil)
+	in := ClusterInput(cluster, PodsToPlace(cluster, time.Now()), nil)
 	// The pods placed may be copies (given default topology spread constraints): a pod leaving
 	// a node is still not counted there.
 	var copies []*corev1.Pod
 	for _, pod := range in.Pods {
 		copies = append(copies, pod.DeepCopy())
 	}
-	for _, e := range SchedulingInput(cluster, copies, nil).ExistingNodes {
+	for _, e := range ClusterInput(cluster, copies, nil).ExistingNodes {
 		if e.ID.Key() == destination.NodeNamed("managed-2") && len(e.Pods) != 4 {
 			t.Errorf("the deleting node with copies placed: %d pods counted there, want the 4 that stay", len(e.Pods))
 		}
 	}
 
-	byName := map[destination.Destination]scheduling.ExistingNode{}
+	byName := map[destination.Destination]ExistingNode{}
 	for _, e := range in.ExistingNodes {
 		byName[e.ID.Key()] = e
 	}

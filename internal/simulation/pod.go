@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package scheduling
+package simulation
 
 import (
 	"cmp"
@@ -21,7 +21,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // podInfo is a pod with what the scheduler needs of it precomputed, and how far its
@@ -38,8 +40,8 @@ type podInfo struct {
 
 	// requirements are the nodeSelector, the required node-affinity term in use, the heaviest
 	// preferred node-affinity term still in force and the volumes' topology.
-	requirements Requirements
-	volume       Requirements
+	requirements scheduling.Requirements
+	volume       scheduling.Requirements
 	requiredTerm int
 	preferred    []corev1.PreferredSchedulingTerm // heaviest first
 
@@ -51,11 +53,11 @@ type podInfo struct {
 	topologyKeys []string
 	spreadKeys   []string                // keys other than hostname of the spreads that count the pod
 	nominated    destination.Destination // the existing node an earlier run put it on (Input.Nominated)
-	volumes      VolumeUsage             // its CSI volumes (Input.PodVolumes), for nodes' attach limits
+	volumes      scheduling.VolumeUsage  // its CSI volumes (Input.PodVolumes), for nodes' attach limits
 }
 
-func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {
-	req := toVec(PodRequests(pod))
+func newPodInfo(pod *corev1.Pod, volume scheduling.Requirements) *podInfo {
+	req := toVec(resources.PodRequests(pod))
 	pods, _ := req.get(corev1.ResourcePods)
 	req.set(corev1.ResourcePods, pods+1000)
 	p := &podInfo{pod: pod, requests: req, ports: podHostPorts(pod), volume: volume}
@@ -69,14 +71,14 @@ func newPodInfo(pod *corev1.Pod, volume Requirements) *podInfo {
 
 // computeRequirements rebuilds requirements from the relaxation state.
 func (p *podInfo) computeRequirements() {
-	r := FromPodNodeSelector(p.pod)
+	r := scheduling.FromPodNodeSelector(p.pod)
 	if a := p.pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		if sel := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; sel != nil && p.requiredTerm < len(sel.NodeSelectorTerms) {
-			r.Add(FromNodeSelectorRequirements(sel.NodeSelectorTerms[p.requiredTerm].MatchExpressions...).Values()...)
+			r.Add(scheduling.FromNodeSelectorRequirements(sel.NodeSelectorTerms[p.requiredTerm].MatchExpressions...).Values()...)
 		}
 	}
 	if len(p.preferred) > 0 {
-		r.Add(FromNodeSelectorRequirements(p.preferred[0].Preference.MatchExpressions...).Values()...)
+		r.Add(scheduling.FromNodeSelectorRequirements(p.preferred[0].Preference.MatchExpressions...).Values()...)
 	}
 	if len(p.volume) > 0 {
 		r.Add(p.volume.DeepCopy().Values()...)
