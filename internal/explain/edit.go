@@ -38,15 +38,15 @@ type Drift struct {
 	Message   string `json:"message"`
 }
 
-// Drifts are the NodeClaims an edited *karpv1.NodePool or *kcv1.KCNodeClass would drift once
-// applied, by name, with the reason and message the operator would write in their Drifted
-// condition; unchanged counts the edited object's other NodeClaims; notes say what cannot be
-// known before the edit is applied. NodeClaims being deleted are left out.
 // NodeClassDrift is the cloud provider's drift of a NodeClaim from an edited KCNodeClass's
 // spec, with its message, or "": given by the operator's wiring, as the KakaoCloud provider's
 // rule (kakao.SpecDriftOf), so that this package reads no cloud provider's implementation.
 type NodeClassDrift func(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, string)
 
+// Drifts are the NodeClaims an edited *karpv1.NodePool or *kcv1.KCNodeClass would drift once
+// applied, by name, with the reason and message the operator would write in their Drifted
+// condition; unchanged counts the edited object's other NodeClaims; notes say what cannot be
+// known before the edit is applied. NodeClaims being deleted are left out.
 func Drifts(claims []*karpv1.NodeClaim, edited client.Object, nodeClassDrift NodeClassDrift) (drifts []Drift, unchanged int, notes []string, err error) {
 	var drift func(*karpv1.NodeClaim) (string, string, bool)
 	switch edited := edited.(type) {

@@ -114,7 +114,7 @@ type Cost struct {
 func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAnswer, error) {
 	cluster, err := state.Read(ctx, e.Reader)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	drifts, unchanged, notes, err := Drifts(cluster.NodeClaims, edited, e.NodeClassDrift)
 	if err != nil {
@@ -210,7 +210,7 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	cluster, err := state.Read(ctx, e.Reader)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	answer := &PodWhatIfAnswer{Pod: pod.Namespace + "/" + pod.Name}
 	pods := slices.DeleteFunc(slices.Clone(simulation.PodsToPlace(cluster, e.Clock.Now())), func(p *corev1.Pod) bool {
@@ -254,7 +254,7 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 func (e *Explainer) simulate(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (simulation.Input, *simulation.Results, []simulation.Waiting, error) {
 	input, waiting, err := e.Inputs.Input(ctx, cluster, pods)
 	if err != nil {
-		return simulation.Input{}, nil, nil, err
+		return simulation.Input{}, nil, nil, fmt.Errorf("building the simulation's input: %w", err)
 	}
 	return input, simulation.Schedule(input), waiting, nil
 }
@@ -318,7 +318,7 @@ func (e *Explainer) readiness(ctx context.Context, cluster *state.Cluster, np *k
 		nodeClass := &kcv1.KCNodeClass{}
 		switch err := e.Reader.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); {
 		case client.IgnoreNotFound(err) != nil:
-			return err
+			return fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err)
 		case err != nil:
 			ready.Message = fmt.Sprintf("KCNodeClass %s does not exist", ref.Name)
 		case !meta.IsStatusConditionTrue(nodeClass.Status.Conditions, karpv1.ConditionTypeReady):

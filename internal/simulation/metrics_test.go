@@ -17,11 +17,12 @@ package simulation
 import (
 	"testing"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 func TestEffectiveZone(t *testing.T) {

@@ -18,10 +18,11 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // spreadFilter says which nodes a topology spread constraint counts, as the kube-scheduler's

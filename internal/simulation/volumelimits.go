@@ -19,9 +19,10 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 )
 
 // Volume attach limits, as the kube-scheduler's NodeVolumeLimits plugin enforces them: a

@@ -134,7 +134,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	}
 	input, waiting, err := p.Inputs().Input(ctx, cluster, pods)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the simulation's input: %w", err)
 	}
 	for _, w := range waiting {
 		p.failedScheduling(w.Pod, w.Why)
