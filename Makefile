@@ -153,8 +153,8 @@ test-e2e: k8s-binaries olm-binaries ## Run test/e2e on a local cluster: KUBECONF
 
 .PHONY: bench
 bench: ## Run the benchmarks: scheduling simulation, requirements algebra, instance types, consolidation decisions, zone spread, the metrics' heap.
-	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse(100|1000|5000)$$' -benchtime=3x -count=3
-	go test ./internal/scheduling/ -run='^$$' -bench='SchedulingDiverse20000|SchedulingKakaoCloud' -benchtime=1x -count=3
+	go test ./internal/simulation/ -run='^$$' -bench='SchedulingDiverse(100|1000|5000)$$' -benchtime=3x -count=3
+	go test ./internal/simulation/ -run='^$$' -bench='SchedulingDiverse20000|SchedulingKakaoCloud' -benchtime=1x -count=3
 	go test ./internal/scheduling/ -run='^$$' -bench='Intersects|Compatible|Intersection' -benchtime=20000x
 	go test ./internal/instancetype/ -run='^$$' -bench=BenchmarkList -benchtime=2000x -count=3
 	go test ./internal/disruption/ -run='^$$' -bench='BenchmarkConsolidation1000|BenchmarkConsolidationNothingToDo1000|BenchmarkConsolidationTopology1000' -benchtime=3x -count=3
@@ -169,7 +169,7 @@ bench: ## Run the benchmarks: scheduling simulation, requirements algebra, insta
 # output check fails; the figures of a single iteration mean nothing.
 .PHONY: bench-check
 bench-check: ## Run each in-memory benchmark once: it still runs and its output checks hold.
-	go test ./internal/scheduling/ ./internal/instancetype/ ./internal/disruption/ -run='^$$' -benchtime=1x \
+	go test ./internal/simulation/ ./internal/scheduling/ ./internal/instancetype/ ./internal/disruption/ -run='^$$' -benchtime=1x \
 		-bench='SchedulingDiverse(100|1000)$$|SchedulingKakaoCloud1000|Intersects|Compatible|Intersection|BenchmarkList|Consolidation(1000|NothingToDo1000|Topology1000|Realistic1000)$$'
 	go test ./internal/cloudprovider/kakao/ -run='^$$' -benchtime=1x -bench='ZoneSpread1000'
 	go test ./internal/controller/metrics/node/ ./internal/controller/metrics/status/ -run='^$$' -benchtime=1x -bench='NodeMetrics500|StatusMetrics500'

@@ -33,7 +33,7 @@ import (
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/operator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 )
 
 // options are the manager's command-line settings.
@@ -71,9 +71,9 @@ type options struct {
 	legacyNodeRepair  bool
 	repairTolerations kakao.RepairTolerations
 	featureGates      operator.FeatureGates
-	schedulerConfig   *scheduling.SchedulerConfiguration
+	schedulerConfig   *simulation.SchedulerConfiguration
 	featureGateNotes  []string
-	policies          scheduling.Policies
+	policies          simulation.Policies
 
 	// flagNotes are checkOptions' warnings, logged once the logger is set up.
 	flagNotes []string
@@ -246,7 +246,7 @@ func parseOptions(fs *flag.FlagSet, args []string) (options, zap.Options, error)
 	fs.Func("scheduler-config", "A YAML or JSON document with the part of the cluster's kube-scheduler configuration the scheduling "+
 		"simulation mirrors, as upstream Karpenter's flag: podTopologySpread.defaultConstraints, given to pods without topology spread "+
 		"constraints of their own with the selector the kube-scheduler deduces for them. Empty: none.", func(v string) error {
-		config, err := scheduling.ParseSchedulerConfiguration(v)
+		config, err := simulation.ParseSchedulerConfiguration(v)
 		o.schedulerConfig = config
 		return err //nolint:wrapcheck // shown as `invalid value "..." for flag -scheduler-config: <err>` (parseFlags: `invalid SCHEDULER_CONFIG "...": <err>`)
 	})

@@ -82,7 +82,7 @@ func command() *cobra.Command {
 			}
 			config, err := flags.ToRESTConfig()
 			if err != nil {
-				return err
+				return fmt.Errorf("reading the kubeconfig: %w", err)
 			}
 			return run(func(ctx context.Context, kube client.Client) (any, error) {
 				return plugin.WhyPod(ctx, kube, key, plugin.AskOperator(config))

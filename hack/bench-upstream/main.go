@@ -15,7 +15,7 @@
 // Command bench-upstream runs upstream Karpenter's own scheduling benchmark
 // (BenchmarkScheduling<N> of sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling,
 // the version this module pins) and ours (BenchmarkSchedulingDiverse<N> of
-// internal/scheduling, the same instance types, NodePool and pod mix) interleaved, one
+// internal/simulation, the same instance types, NodePool and pod mix) interleaved, one
 // process per run so that neither warms the other's caches, both built by the same Go
 // toolchain, and prints every raw result line and a table of medians: pods per second, the
 // ratio, nodes and cost of each.
@@ -67,7 +67,7 @@ func run(rounds int, sizes []string, repo string) error {
 	if err := buildUpstream(work, upstream); err != nil {
 		return err
 	}
-	if err := command(repo, "go", "test", "-c", "-o", ours, "./internal/scheduling").Run(); err != nil {
+	if err := command(repo, "go", "test", "-c", "-o", ours, "./internal/simulation").Run(); err != nil {
 		return fmt.Errorf("building our benchmark: %w", err)
 	}
 	describeMachine()

@@ -30,7 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // The annotations of a virtual pod, upstream Karpenter's keys: they mark it, and name its
@@ -163,7 +164,7 @@ func withinLimits(limits corev1.ResourceList, spec corev1.PodSpec) (int32, bool)
 	if len(limits) == 0 {
 		return 0, false
 	}
-	requests := scheduling.PodRequests(&corev1.Pod{Spec: spec})
+	requests := resources.PodRequests(&corev1.Pod{Spec: spec})
 	fit, limited := int64(math.MaxInt32), false
 	for name, limit := range limits {
 		request, ok := requests[name]
@@ -324,7 +325,7 @@ type Placement struct {
 }
 
 // Placements counts, per buffer, where a provisioning pass placed its virtual pods.
-func Placements(results scheduling.Results) map[types.NamespacedName]*Placement {
+func Placements(results simulation.Results) map[types.NamespacedName]*Placement {
 	out := map[types.NamespacedName]*Placement{}
 	count := func(pod *corev1.Pod, add func(*Placement)) {
 		key := BufferOf(pod)

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	autoscalingv1beta1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/autoscaling/v1beta1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
@@ -193,8 +193,8 @@ func TestPlacements(t *testing.T) {
 	cb := &autoscalingv1beta1.CapacityBuffer{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "ns"}, Status: autoscalingv1beta1.CapacityBufferStatus{Replicas: new(int32(3))}}
 	pods := VirtualPods(cb, template("1"))
 	real := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "real"}}
-	results := scheduling.Results{
-		Placed:    []scheduling.Placement{{Pod: pods[0], ExistingNode: destination.NodeNamed("node-a")}, {Pod: pods[1], NodeClaim: &scheduling.NewNodeClaim{}}, {Pod: real, ExistingNode: destination.NodeNamed("node-a")}},
+	results := simulation.Results{
+		Placed:    []simulation.Placement{{Pod: pods[0], ExistingNode: destination.NodeNamed("node-a")}, {Pod: pods[1], NodeClaim: &simulation.NewNodeClaim{}}, {Pod: real, ExistingNode: destination.NodeNamed("node-a")}},
 		PodErrors: map[*corev1.Pod]error{pods[2]: errors.New("fits nowhere")},
 	}
 	got := Placements(results)

@@ -17,5 +17,6 @@
 // places as it places pending pods, and disruption keeps room for), and the conditions that
 // say how that went.
 //
-// Of this project it imports api/autoscaling/v1beta1, internal/scheduling.
+// Of this project it imports api/autoscaling/v1beta1, internal/simulation,
+// internal/utils/resources.
 package capacitybuffer

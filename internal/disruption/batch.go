@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -277,7 +277,7 @@ func (m *moves) add(out *SnapshotInput, cmd *Command) {
 			m.gone.Insert(c.Node.Name)
 		}
 	}
-	planned := map[*scheduling.NewNodeClaim]string{}
+	planned := map[*simulation.NewNodeClaim]string{}
 	for i, n := range cmd.Replacements {
 		nodeClaim, node := plannedReplacement(n, fmt.Sprintf("%s-replacement-%d", cmd.Candidates[0].Name(), i))
 		out.NodeClaims, out.Nodes = append(out.NodeClaims, nodeClaim), append(out.Nodes, node)
@@ -329,7 +329,7 @@ func evicted(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []*policy
 // that has not initialized: its pods count for topology where the kube-scheduler will count
 // them (its hostname, and its zone when its requirements leave one), and no pod is moved onto
 // it.
-func plannedReplacement(n *scheduling.NewNodeClaim, name string) (*karpv1.NodeClaim, *corev1.Node) {
+func plannedReplacement(n *simulation.NewNodeClaim, name string) (*karpv1.NodeClaim, *corev1.Node) {
 	nodeClaim := n.ToNodeClaim()
 	nodeClaim.Name, nodeClaim.GenerateName = name, ""
 	nodeClaim.Status.ProviderID, nodeClaim.Status.NodeName = "planned:///"+name, name

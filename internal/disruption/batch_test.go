@@ -24,7 +24,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -244,7 +244,7 @@ func TestAfter(t *testing.T) {
 	cmd := &Command{
 		Reason: karpv1.DisruptionReasonUnderutilized, Method: MethodSingleNode, Replacements: batch[0].Replacements,
 		Candidates: []*Candidate{{StateNode: &StateNode{NodeClaim: c.in.NodeClaims[0], Node: c.in.Nodes[0]}}, {StateNode: &StateNode{NodeClaim: c.in.NodeClaims[1], Node: c.in.Nodes[1]}}},
-		Placed:     []scheduling.Placement{{Pod: pa, ExistingNode: destination.NodeNamed(x)}, {Pod: pb, NodeClaim: batch[0].Replacements[0]}},
+		Placed:     []simulation.Placement{{Pod: pa, ExistingNode: destination.NodeNamed(x)}, {Pod: pb, NodeClaim: batch[0].Replacements[0]}},
 	}
 	after := c.in.After(cmd)
 

@@ -22,7 +22,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 )
 
@@ -49,13 +49,13 @@ type Command struct {
 	Candidates []*Candidate
 	// Replacements are the NodeClaims to launch first; for consolidation at most one, with
 	// only instance types strictly cheaper than the candidates together.
-	Replacements []*scheduling.NewNodeClaim
+	Replacements []*simulation.NewNodeClaim
 	// Savings is what the candidates cost less what the cheapest launch of the replacements
 	// costs, in relative cost units.
 	Savings float64
 	// Placed is where the simulation put the candidates' pods, in the order it placed them:
 	// on other nodes and on the replacements.
-	Placed []scheduling.Placement
+	Placed []simulation.Placement
 	// Scores are the move's scores in the Balanced NodePools it takes nodes from.
 	Scores []Score
 	// DrainBound, when set, ends the candidates' drain that long after their deletion
@@ -160,7 +160,7 @@ func (c *Command) String() string {
 }
 
 // InstanceTypeNames lists at most max of a new NodeClaim's instance types, cheapest first.
-func InstanceTypeNames(n *scheduling.NewNodeClaim, max int) string {
+func InstanceTypeNames(n *simulation.NewNodeClaim, max int) string {
 	names := make([]string, len(n.InstanceTypes))
 	for i, it := range n.InstanceTypes {
 		names[i] = it.Name

@@ -23,7 +23,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
@@ -96,7 +96,7 @@ func (s *Snapshot) consolidate(d *Decision, cands []*Candidate) (*Command, strin
 		return nil, fmt.Sprintf("the instance types that fit its pods and cost less than %.4g would not meet minValues: %v", price, err)
 	}
 	cmd.Replacements = res.NewNodeClaims
-	cmd.Savings = price - scheduling.LaunchPrice(res.NewNodeClaims)
+	cmd.Savings = price - simulation.LaunchPrice(res.NewNodeClaims)
 	return s.approve(d, cmd)
 }
 
@@ -119,8 +119,8 @@ func (s *Snapshot) approve(d *Decision, cmd *Command) (*Command, string) {
 
 // simulate schedules the candidates' pods onto the rest of the cluster and new NodeClaims;
 // consolidation's (settledOnly) not onto nodes within their NodePool's consolidateAfter.
-func (s *Snapshot) simulate(cands []*Candidate, settledOnly bool) *scheduling.Results {
-	schedule := func(in scheduling.Input) *scheduling.Results { return scheduling.Simulate("disruption", in) }
+func (s *Snapshot) simulate(cands []*Candidate, settledOnly bool) *simulation.Results {
+	schedule := func(in simulation.Input) *simulation.Results { return simulation.Simulate("disruption", in) }
 	exclude := sets.New[string]()
 	var pods []*corev1.Pod
 	freed := make([]*StateNode, len(cands))
@@ -162,7 +162,7 @@ func (s *Snapshot) simulate(cands []*Candidate, settledOnly bool) *scheduling.Re
 // cheaperThan keeps the new NodeClaim's instance types whose every launchable offering (the
 // zones and capacity types its requirements allow) costs less than price, so that whichever
 // the launch ends up with is cheaper.
-func cheaperThan(n *scheduling.NewNodeClaim, price float64) []*cloudprovider.InstanceType {
+func cheaperThan(n *simulation.NewNodeClaim, price float64) []*cloudprovider.InstanceType {
 	zones, cts := n.Requirements.Get(karpv1.LabelTopologyZone), n.Requirements.Get(karpv1.LabelCapacityType)
 	var out []*cloudprovider.InstanceType
 	for _, it := range n.InstanceTypes {
@@ -213,7 +213,7 @@ func totalPrice(cands []*Candidate) float64 {
 }
 
 // firstPodError describes one pod the simulation could not place ("" when all were placed).
-func firstPodError(res *scheduling.Results) string {
+func firstPodError(res *simulation.Results) string {
 	var first *corev1.Pod
 	for pod := range res.PodErrors {
 		if first == nil || pod.Namespace+"/"+pod.Name < first.Namespace+"/"+first.Name {

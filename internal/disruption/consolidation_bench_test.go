@@ -31,7 +31,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -202,7 +202,7 @@ func checkCommand(in SnapshotInput, cmd *Command) error {
 			target.pods = append(target.pods, pod)
 		}
 	}
-	replacements := map[*scheduling.NewNodeClaim]*commandTarget{}
+	replacements := map[*simulation.NewNodeClaim]*commandTarget{}
 	for i, n := range cmd.Replacements {
 		it, offering, ok := n.Cheapest()
 		if !ok {

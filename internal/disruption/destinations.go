@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
@@ -30,7 +30,7 @@ import (
 
 // dest is somewhere pods may be moved to: a node, or a NodeClaim still coming up.
 type dest struct {
-	existing scheduling.ExistingNode
+	existing simulation.ExistingNode
 	node     *StateNode // nil for nodes Karpenter does not manage
 	freeCPU  int64      // millicores
 	freeMem  int64      // bytes
@@ -62,7 +62,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 	}
 	bystander := func(node *corev1.Node, pods []*corev1.Pod) {
 		if len(pods) > 0 {
-			s.bystanders = append(s.bystanders, scheduling.ExistingNode{ID: destination.OfNode(node), Labels: node.Labels, Taints: node.Spec.Taints,
+			s.bystanders = append(s.bystanders, simulation.ExistingNode{ID: destination.OfNode(node), Labels: node.Labels, Taints: node.Spec.Taints,
 				Unschedulable: node.Spec.Unschedulable, Allocatable: node.Status.Allocatable, Pods: pods, TopologyOnly: true})
 		}
 	}
@@ -73,9 +73,9 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			}
 			continue
 		}
-		d := &dest{node: n, existing: state.InFlightCapacity(n.NodeClaim), settling: n.settling(s.now)}
+		d := &dest{node: n, existing: simulation.InFlightCapacity(n.NodeClaim), settling: n.settling(s.now)}
 		if n.Node != nil {
-			d.existing = state.NodeCapacity(n.Node, n.NodeClaim, s.csiNodes[n.Node.Name], n.Pods)
+			d.existing = simulation.NodeCapacity(n.Node, n.NodeClaim, s.csiNodes[n.Node.Name], n.Pods)
 		}
 		n.dest = d
 		if !n.initialized() {
@@ -91,7 +91,7 @@ func (s *Snapshot) buildDests(nodes []*corev1.Node, managed sets.Set[string], po
 			bystander(node, podsByNode[node.Name])
 			continue
 		}
-		add(&dest{existing: state.NodeCapacity(node, nil, s.csiNodes[node.Name], podsByNode[node.Name])})
+		add(&dest{existing: simulation.NodeCapacity(node, nil, s.csiNodes[node.Name], podsByNode[node.Name])})
 	}
 	s.sortDests()
 }
@@ -138,7 +138,7 @@ func (s *Snapshot) reserve(pods []*corev1.Pod) (map[*dest][]*corev1.Pod, int) {
 	if len(pods) == 0 {
 		return nil, 0
 	}
-	res := scheduling.Schedule(s.input(pods, s.allDests(), nil))
+	res := simulation.Schedule(s.input(pods, s.allDests(), nil))
 	byKey := s.destsByKey()
 	out := map[*dest][]*corev1.Pod{}
 	for id, placed := range res.ExistingPlacements {
@@ -197,7 +197,7 @@ func (d *dest) take(pods []*corev1.Pod) {
 // first waits for its replacement to come up would count on the same room, and whichever
 // drains second leaves pods with no node. A pod that has left is pending or bound elsewhere
 // by then, and counted there (nominate), not twice.
-func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
+func (s *Snapshot) holdHeaded(placements []simulation.Placement) {
 	if len(placements) == 0 {
 		return
 	}
@@ -239,10 +239,10 @@ func (s *Snapshot) holdHeaded(placements []scheduling.Placement) {
 // not enough (all is nil when near already holds every destination). Both end with every other
 // node that runs pods, excluded ones aside, marked TopologyOnly: the kube-scheduler counts
 // their pods for spreads and anti-affinity, so the simulation must too.
-func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (near, all []scheduling.ExistingNode) {
+func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (near, all []simulation.ExistingNode) {
 	dests, pruned := s.destinations(exclude, pods, settledOnly)
 	nearCount := nearCount(dests, pods)
-	all = make([]scheduling.ExistingNode, 0, len(dests)+len(pruned))
+	all = make([]simulation.ExistingNode, 0, len(dests)+len(pruned))
 	for _, d := range dests {
 		all = append(all, d.existing)
 	}
@@ -264,10 +264,10 @@ func (s *Snapshot) existingNodes(exclude sets.Set[string], pods []*corev1.Pod, s
 // just removed is left to become empty, not filled with pods from nodes that had none leave.
 //
 //nolint:gocyclo // the split of the destinations and the pruning that keeps a large cluster's simulation small share their loop over the nodes
-func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (dests []*dest, pruned []scheduling.ExistingNode) {
+func (s *Snapshot) destinations(exclude sets.Set[string], pods []*corev1.Pod, settledOnly bool) (dests []*dest, pruned []simulation.ExistingNode) {
 	minCPU, minMem := int64(0), int64(0)
 	for i, pod := range pods {
-		r := scheduling.PodRequests(pod)
+		r := resources.PodRequests(pod)
 		c, m := r.Cpu().MilliValue(), r.Memory().Value()
 		if i == 0 || c < minCPU {
 			minCPU = c
@@ -322,7 +322,7 @@ func hasTopology(pod *corev1.Pod) bool {
 func nearCount(dests []*dest, pods []*corev1.Pod) int {
 	var needCPU, needMem, haveCPU, haveMem int64
 	for _, pod := range pods {
-		r := scheduling.PodRequests(pod)
+		r := resources.PodRequests(pod)
 		needCPU, needMem = needCPU+r.Cpu().MilliValue(), needMem+r.Memory().Value()
 	}
 	for i, d := range dests {
@@ -336,14 +336,14 @@ func nearCount(dests []*dest, pods []*corev1.Pod) int {
 
 // input is a scheduling run of pods onto dests and new NodeClaims of the pools, the freed
 // nodes' capacity given back to their pools' limits.
-func (s *Snapshot) input(pods []*corev1.Pod, dests []scheduling.ExistingNode, freed []*StateNode) scheduling.Input {
-	return scheduling.Input{
+func (s *Snapshot) input(pods []*corev1.Pod, dests []simulation.ExistingNode, freed []*StateNode) simulation.Input {
+	return simulation.Input{
 		Pods: pods, ExistingNodes: dests, NodePools: s.poolInputs(freed), DaemonSetPods: s.daemons,
 		NamespaceLabels: s.namespaces, VolumeRequirements: s.volumes, PodVolumes: s.podVolumes, Policies: s.policies,
 	}
 }
 
-func (s *Snapshot) allDests() []scheduling.ExistingNode {
+func (s *Snapshot) allDests() []simulation.ExistingNode {
 	near, all := s.existingNodes(nil, nil, false)
 	if all == nil {
 		return near
@@ -354,14 +354,14 @@ func (s *Snapshot) allDests() []scheduling.ExistingNode {
 // poolInputs lists the NodePools replacements may come from; what the freed nodes held of
 // their pools' limits goes back to them. Only the limited resources: a pool limited in cpu
 // alone is not limited to the memory of the node it replaces.
-func (s *Snapshot) poolInputs(freed []*StateNode) []scheduling.NodePoolInput {
-	out := make([]scheduling.NodePoolInput, 0, len(s.poolNames))
+func (s *Snapshot) poolInputs(freed []*StateNode) []simulation.NodePoolInput {
+	out := make([]simulation.NodePoolInput, 0, len(s.poolNames))
 	for _, name := range s.poolNames {
 		p := s.pools[name]
 		if !p.launchable || len(p.types) == 0 || p.static() {
 			continue
 		}
-		in := scheduling.NodePoolInput{NodePool: p.np, InstanceTypes: p.types, Remaining: p.remaining}
+		in := simulation.NodePoolInput{NodePool: p.np, InstanceTypes: p.types, Remaining: p.remaining}
 		copied := false
 		for _, n := range freed {
 			if n.pool == p && p.remaining != nil {

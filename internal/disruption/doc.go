@@ -35,7 +35,7 @@
 // kubectl karpenter alike.
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
-// internal/repair, internal/scheduling, internal/state, internal/utils/destination,
-// internal/utils/labelindex, internal/utils/node, internal/utils/nodeclaim, internal/utils/pod,
-// internal/utils/pretty, internal/utils/resources.
+// internal/repair, internal/scheduling, internal/simulation, internal/state,
+// internal/utils/destination, internal/utils/labelindex, internal/utils/node,
+// internal/utils/nodeclaim, internal/utils/pod, internal/utils/pretty, internal/utils/resources.
 package disruption

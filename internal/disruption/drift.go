@@ -18,7 +18,7 @@ import (
 	"fmt"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 )
 
 // drift replaces drifted nodes: the empty ones are deleted together within the budgets;
@@ -54,7 +54,7 @@ func (s *Snapshot) drift(d *Decision) *Command {
 			continue
 		}
 		cmd := &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: res.NewNodeClaims, Placed: res.Placed}
-		cmd.Savings = totalPrice(cmd.Candidates) - scheduling.LaunchPrice(res.NewNodeClaims)
+		cmd.Savings = totalPrice(cmd.Candidates) - simulation.LaunchPrice(res.NewNodeClaims)
 		return cmd
 	}
 	return nil
@@ -69,22 +69,22 @@ func (s *Snapshot) staticDrift(d *Decision, c *Candidate) *Command {
 		d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonDisruptionReplacementFailed, Message: "cannot replace the drifted node: " + why})
 		return nil
 	}
-	replacements := []*scheduling.NewNodeClaim{replacement}
+	replacements := []*simulation.NewNodeClaim{replacement}
 	return &Command{Method: MethodDrift, Reason: karpv1.DisruptionReasonDrifted, Candidates: []*Candidate{c}, Replacements: replacements,
-		Savings: c.price - scheduling.LaunchPrice(replacements)}
+		Savings: c.price - simulation.LaunchPrice(replacements)}
 }
 
 // staticReplacement is a node of a static NodePool's template to replace one of its nodes
 // with, or why there is none: the NodePool cannot launch now, or limits.nodes leaves no room
 // (see state.StaticNodeRoom).
-func (p *pool) staticReplacement() (*scheduling.NewNodeClaim, string) {
+func (p *pool) staticReplacement() (*simulation.NewNodeClaim, string) {
 	if !p.launchable {
 		return nil, fmt.Sprintf("its static NodePool %s cannot launch now", p.np.Name)
 	}
 	if p.staticFull != "" {
 		return nil, fmt.Sprintf("its static NodePool %s is at its node limit: %s", p.np.Name, p.staticFull)
 	}
-	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: p.np, InstanceTypes: p.types})
+	replacement, err := simulation.StaticNodeClaim(simulation.NodePoolInput{NodePool: p.np, InstanceTypes: p.types})
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -22,7 +22,7 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -106,7 +106,7 @@ func (s *Snapshot) repair(d *Decision) *Command {
 				d.Blocked = append(d.Blocked, Blocked{Node: c.StateNode, Reason: ReasonDisruptionReplacementFailed, Message: "cannot replace the unhealthy node: " + why})
 				continue
 			}
-			cmd.Replacements = []*scheduling.NewNodeClaim{replacement}
+			cmd.Replacements = []*simulation.NewNodeClaim{replacement}
 		default:
 			// Every pod that will leave is placed first, those a budget holds now too: the
 			// drain bound lets them go.
@@ -118,7 +118,7 @@ func (s *Snapshot) repair(d *Decision) *Command {
 			}
 			cmd.Replacements, cmd.Placed = res.NewNodeClaims, res.Placed
 		}
-		cmd.Savings = totalPrice(cmd.Candidates) - scheduling.LaunchPrice(cmd.Replacements)
+		cmd.Savings = totalPrice(cmd.Candidates) - simulation.LaunchPrice(cmd.Replacements)
 		return cmd
 	}
 	return nil

@@ -30,6 +30,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/labelindex"
@@ -54,7 +55,7 @@ type SnapshotInput struct {
 	NamespaceLabels map[string]map[string]string
 	// VolumeRequirements say where pods' persistent volumes keep them (see VolumeRequirements).
 	VolumeRequirements map[*corev1.Pod]scheduling.Requirements
-	// PodVolumes are the CSI volumes pods use (see scheduling.Input.PodVolumes), and CSINodes
+	// PodVolumes are the CSI volumes pods use (see simulation.Input.PodVolumes), and CSINodes
 	// the nodes' CSINodes by node name: the nodes' volume attach limits.
 	PodVolumes map[*corev1.Pod]scheduling.VolumeUsage
 	CSINodes   map[string]*storagev1.CSINode
@@ -70,12 +71,12 @@ type SnapshotInput struct {
 	// Headed are where the commands under way put their candidates' pods on nodes that stay
 	// (their Command.Placed on existing nodes): the room is held for those pods while they are
 	// still on their candidates (holdHeaded).
-	Headed []scheduling.Placement
+	Headed []simulation.Placement
 	// Repair is what node repair reads; nil when the repair method is off (node repair
 	// turned off, or left to the legacy controller).
 	Repair *RepairInput
 	// Policies are --preference-policy and --min-values-policy, for every simulation.
-	Policies scheduling.Policies
+	Policies simulation.Policies
 	// BufferPods are the CapacityBuffers' virtual pods (capacitybuffer.ReadVirtualPods): room
 	// kept on nodes, see Snapshot.holdBuffers.
 	BufferPods []*corev1.Pod
@@ -112,7 +113,7 @@ type Snapshot struct {
 	uninitialized sets.Set[destination.Destination]
 	// bystanders are the nodes pods may not be moved to (being deleted, disrupted or
 	// cordoned) whose pods still count for topology spread and pod (anti-)affinity.
-	bystanders []scheduling.ExistingNode
+	bystanders []simulation.ExistingNode
 	// antiAffinity is whether some bound pod has a required anti-affinity, which binds the pods
 	// of every simulation.
 	antiAffinity bool
@@ -122,7 +123,7 @@ type Snapshot struct {
 	balanced map[string]poolTotals
 	// repairs is what node repair reads, nil when the repair method is off.
 	repairs  *RepairInput
-	policies scheduling.Policies
+	policies simulation.Policies
 }
 
 // pool is a NodePool with its instance types.
@@ -266,7 +267,7 @@ func (s *Snapshot) addPods(in SnapshotInput) map[string][]*corev1.Pod {
 			continue
 		}
 		podsByNode[pod.Spec.NodeName] = append(podsByNode[pod.Spec.NodeName], pod)
-		s.antiAffinity = s.antiAffinity || scheduling.HasRequiredAntiAffinity(pod)
+		s.antiAffinity = s.antiAffinity || simulation.HasRequiredAntiAffinity(pod)
 	}
 	leaving := state.NewLeaving(in.PDBs, in.Now)
 	for _, n := range s.nodes {

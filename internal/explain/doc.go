@@ -22,7 +22,6 @@
 // verifies.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/cloudprovider/kakao, internal/controller/nodeclaim/disruption,
-// internal/controller/nodepool, internal/controller/provisioning, internal/scheduling,
-// internal/state, internal/utils/destination, internal/utils/pod.
+// internal/nodepool, internal/simulation, internal/state, internal/utils/destination,
+// internal/utils/pod.
 package explain

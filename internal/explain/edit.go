@@ -26,9 +26,8 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	nodeclaimdisruption "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodeclaim/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
 )
 
 // Drift is one NodeClaim an edit would drift.
@@ -39,11 +38,16 @@ type Drift struct {
 	Message   string `json:"message"`
 }
 
+// NodeClassDrift is the cloud provider's drift of a NodeClaim from an edited KCNodeClass's
+// spec, with its message, or "": given by the operator's wiring, as the KakaoCloud provider's
+// rule (kakao.SpecDriftOf), so that this package reads no cloud provider's implementation.
+type NodeClassDrift func(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, string)
+
 // Drifts are the NodeClaims an edited *karpv1.NodePool or *kcv1.KCNodeClass would drift once
 // applied, by name, with the reason and message the operator would write in their Drifted
 // condition; unchanged counts the edited object's other NodeClaims; notes say what cannot be
 // known before the edit is applied. NodeClaims being deleted are left out.
-func Drifts(claims []*karpv1.NodeClaim, edited client.Object) (drifts []Drift, unchanged int, notes []string, err error) {
+func Drifts(claims []*karpv1.NodeClaim, edited client.Object, nodeClassDrift NodeClassDrift) (drifts []Drift, unchanged int, notes []string, err error) {
 	var drift func(*karpv1.NodeClaim) (string, string, bool)
 	switch edited := edited.(type) {
 	case *karpv1.NodePool:
@@ -52,7 +56,7 @@ func Drifts(claims []*karpv1.NodeClaim, edited client.Object) (drifts []Drift, u
 			if nodeClaim.Labels[karpv1.LabelNodePool] != edited.Name {
 				return "", "", false
 			}
-			reason, message := nodeclaimdisruption.StaticDrift(nodeClaim, edited)
+			reason, message := nodepool.StaticDrift(nodeClaim, edited)
 			return string(reason), message, true
 		}
 	case *kcv1.KCNodeClass:
@@ -65,11 +69,8 @@ func Drifts(claims []*karpv1.NodeClaim, edited client.Object) (drifts []Drift, u
 			if nodeClaim.Spec.NodeClassRef == nil || nodeClaim.Spec.NodeClassRef.Name != edited.Name {
 				return "", "", false
 			}
-			reason := kakao.SpecDrift(nodeClaim, edited)
-			if reason == "" {
-				return "", "", true
-			}
-			return string(reason), kakao.DriftMessage(reason, nodeClaim, edited), true
+			reason, message := nodeClassDrift(nodeClaim, edited)
+			return string(reason), message, true
 		}
 	default:
 		return nil, 0, nil, fmt.Errorf("an edit is of a NodePool or a KCNodeClass, not a %T", edited)

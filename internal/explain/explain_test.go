@@ -34,8 +34,8 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider/kakao"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -140,8 +140,8 @@ func (p instanceTypes) GetInstanceTypes(ctx context.Context, np *karpv1.NodePool
 
 func explainer(objects ...client.Object) *Explainer {
 	kube := fake.NewClientBuilder().WithScheme(testenv.Scheme()).WithObjects(objects...).Build()
-	return &Explainer{Reader: kube, Clock: clocktesting.NewFakePassiveClock(now),
-		Inputs: &provisioning.Provisioner{Client: kube, CloudProvider: instanceTypes{kube: kube}}}
+	return &Explainer{Reader: kube, Clock: clocktesting.NewFakePassiveClock(now), NodeClassDrift: kakao.SpecDriftOf,
+		Inputs: simulation.Builder{Reader: kube, InstanceTypes: instanceTypes{kube: kube}.GetInstanceTypes}}
 }
 
 func TestDrifts(t *testing.T) {
@@ -160,7 +160,7 @@ func TestDrifts(t *testing.T) {
 
 	upgraded := nodeClass.DeepCopy()
 	upgraded.Spec.Bootstrap.KubernetesVersion = "1.36"
-	drifts, unchanged, _, err := Drifts(claims, upgraded)
+	drifts, unchanged, _, err := Drifts(claims, upgraded, kakao.SpecDriftOf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,17 +178,17 @@ func TestDrifts(t *testing.T) {
 	// The rest of the spec drifts every node of the class by its hash.
 	resized := nodeClass.DeepCopy()
 	resized.Spec.RootVolume.SizeGiB = 100
-	if drifts, _, _, _ = Drifts(claims, resized); len(drifts) != 3 {
+	if drifts, _, _, _ = Drifts(claims, resized, kakao.SpecDriftOf); len(drifts) != 3 {
 		t.Errorf("%d drifts after a root volume change, want the class's 3: %+v", len(drifts), drifts)
 	}
 
 	// A NodePool template edit drifts the NodeClaims stamped with the old template.
 	relabelled := np.DeepCopy()
 	relabelled.Spec.Template.Labels = map[string]string{"team": "checkout"}
-	if drifts, _, _, _ = Drifts(claims, relabelled); len(drifts) != 4 || drifts[0].Reason != "NodePoolDrifted" {
+	if drifts, _, _, _ = Drifts(claims, relabelled, kakao.SpecDriftOf); len(drifts) != 4 || drifts[0].Reason != "NodePoolDrifted" {
 		t.Errorf("drifts %+v, want NodePoolDrifted for a to d", drifts)
 	}
-	if _, _, _, err := Drifts(claims, &corev1.Pod{}); err == nil {
+	if _, _, _, err := Drifts(claims, &corev1.Pod{}, kakao.SpecDriftOf); err == nil {
 		t.Error("no error for a pod")
 	}
 }

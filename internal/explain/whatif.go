@@ -32,8 +32,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
@@ -46,8 +45,10 @@ type Explainer struct {
 	// Inputs builds what a provisioning pass simulates, as the provisioner builds it: the
 	// NodePools' instance types, the default topology spread, the operator's policies, the
 	// pods' volumes.
-	Inputs *provisioning.Provisioner
+	Inputs simulation.Builder
 	Clock  clock.PassiveClock
+	// NodeClassDrift is the cloud provider's drift from an edited KCNodeClass.
+	NodeClassDrift NodeClassDrift
 }
 
 // WhatIfAnswer is what applying an edited NodePool or KCNodeClass would do: the NodeClaims it
@@ -113,9 +114,9 @@ type Cost struct {
 func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAnswer, error) {
 	cluster, err := state.Read(ctx, e.Reader)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
-	drifts, unchanged, notes, err := Drifts(cluster.NodeClaims, edited)
+	drifts, unchanged, notes, err := Drifts(cluster.NodeClaims, edited, e.NodeClassDrift)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 	answer := &WhatIfAnswer{Kind: kind, Name: edited.GetName(), Drifts: drifts, Unchanged: unchanged, Notes: notes, Launches: []Launch{}}
 	now := e.Clock.Now()
 
-	beforeInput, before, _, err := e.simulate(ctx, cluster, provisioning.PodsToPlace(cluster, now))
+	beforeInput, before, _, err := e.simulate(ctx, cluster, simulation.PodsToPlace(cluster, now))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 	if err != nil {
 		return nil, err
 	}
-	pods := provisioning.PodsToPlace(after, now)
+	pods := simulation.PodsToPlace(after, now)
 	for _, pod := range moving {
 		if !slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return p.UID == pod.UID }) {
 			pods = append(pods, pod)
@@ -168,8 +169,8 @@ func (e *Explainer) WhatIf(ctx context.Context, edited client.Object) (*WhatIfAn
 			answer.Cost.WithEdit += price
 		}
 	}
-	answer.Cost.WithoutEdit = answer.Cost.Now + scheduling.LaunchPrice(before.NewNodeClaims)
-	answer.Cost.WithEdit += scheduling.LaunchPrice(res.NewNodeClaims)
+	answer.Cost.WithoutEdit = answer.Cost.Now + simulation.LaunchPrice(before.NewNodeClaims)
+	answer.Cost.WithEdit += simulation.LaunchPrice(res.NewNodeClaims)
 	answer.Cost.Change = answer.Cost.WithEdit - answer.Cost.WithoutEdit
 	return answer, nil
 }
@@ -187,7 +188,7 @@ type PodWhatIfAnswer struct {
 	Launch *Launch `json:"launch,omitempty"`
 	// Reason is why it would find no place, and RefusedBy each NodePool's reason.
 	Reason    string                      `json:"reason,omitempty"`
-	RefusedBy []scheduling.NodePoolReason `json:"refusedBy,omitempty"`
+	RefusedBy []simulation.NodePoolReason `json:"refusedBy,omitempty"`
 }
 
 // WhatIfPod answers for a pod that is not created: placed after the pods pending now, as the
@@ -209,10 +210,10 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	cluster, err := state.Read(ctx, e.Reader)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
 	answer := &PodWhatIfAnswer{Pod: pod.Namespace + "/" + pod.Name}
-	pods := slices.DeleteFunc(slices.Clone(provisioning.PodsToPlace(cluster, e.Clock.Now())), func(p *corev1.Pod) bool {
+	pods := slices.DeleteFunc(slices.Clone(simulation.PodsToPlace(cluster, e.Clock.Now())), func(p *corev1.Pod) bool {
 		return p.Namespace == pod.Namespace && p.Name == pod.Name
 	})
 	_, res, waiting, err := e.simulate(ctx, cluster, append(pods, pod))
@@ -220,7 +221,7 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 		return nil, err
 	}
 	ours := func(p *corev1.Pod) bool { return p.UID == pod.UID }
-	if i := slices.IndexFunc(waiting, func(w provisioning.Waiting) bool { return ours(w.Pod) }); i >= 0 {
+	if i := slices.IndexFunc(waiting, func(w simulation.Waiting) bool { return ours(w.Pod) }); i >= 0 {
 		answer.Reason = waiting[i].Why
 		return answer, nil
 	}
@@ -240,7 +241,7 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 	for p, err := range res.PodErrors {
 		if ours(p) {
 			answer.Reason = err.Error()
-			if nodePools, ok := errors.AsType[*scheduling.NodePoolsError](err); ok {
+			if nodePools, ok := errors.AsType[*simulation.NodePoolsError](err); ok {
 				answer.RefusedBy = nodePools.Reasons
 			}
 		}
@@ -250,12 +251,12 @@ func (e *Explainer) WhatIfPod(ctx context.Context, pod *corev1.Pod) (*PodWhatIfA
 
 // simulate runs a provisioning pass over pods on cluster without creating anything, and
 // without the scheduler metrics, which are the provisioner's.
-func (e *Explainer) simulate(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (scheduling.Input, *scheduling.Results, []provisioning.Waiting, error) {
+func (e *Explainer) simulate(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (simulation.Input, *simulation.Results, []simulation.Waiting, error) {
 	input, waiting, err := e.Inputs.Input(ctx, cluster, pods)
 	if err != nil {
-		return scheduling.Input{}, nil, nil, err
+		return simulation.Input{}, nil, nil, fmt.Errorf("building the simulation's input: %w", err)
 	}
-	return input, scheduling.Schedule(input), waiting, nil
+	return input, simulation.Schedule(input), waiting, nil
 }
 
 // applied is the cluster as it would be with the edit applied and the drifted NodeClaims on
@@ -317,7 +318,7 @@ func (e *Explainer) readiness(ctx context.Context, cluster *state.Cluster, np *k
 		nodeClass := &kcv1.KCNodeClass{}
 		switch err := e.Reader.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); {
 		case client.IgnoreNotFound(err) != nil:
-			return err
+			return fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err)
 		case err != nil:
 			ready.Message = fmt.Sprintf("KCNodeClass %s does not exist", ref.Name)
 		case !meta.IsStatusConditionTrue(nodeClass.Status.Conditions, karpv1.ConditionTypeReady):
@@ -330,7 +331,7 @@ func (e *Explainer) readiness(ctx context.Context, cluster *state.Cluster, np *k
 	return nil
 }
 
-func launchOf(n *scheduling.NewNodeClaim) Launch {
+func launchOf(n *simulation.NewNodeClaim) Launch {
 	launch := Launch{NodePool: n.NodePoolName, InstanceTypes: len(n.InstanceTypes), Pods: len(n.Pods), Zones: []string{}}
 	if it, offering, ok := n.Cheapest(); ok {
 		launch.InstanceType, launch.Price = it.Name, offering.Price
@@ -346,7 +347,7 @@ func launchOf(n *scheduling.NewNodeClaim) Launch {
 }
 
 // pendingOf are the pods a run left without a place, the waiting ones first, by name.
-func pendingOf(res *scheduling.Results, waiting []provisioning.Waiting) []PendingPod {
+func pendingOf(res *simulation.Results, waiting []simulation.Waiting) []PendingPod {
 	var out []PendingPod
 	for _, w := range waiting {
 		out = append(out, PendingPod{Pod: client.ObjectKeyFromObject(w.Pod).String(), Reason: w.Why})
@@ -362,7 +363,7 @@ func pendingOf(res *scheduling.Results, waiting []provisioning.Waiting) []Pendin
 // prices prices launched NodeClaims with their NodePool's instance types.
 type prices map[string]map[string]*cloudprovider.InstanceType
 
-func pricesOf(pools []scheduling.NodePoolInput) prices {
+func pricesOf(pools []simulation.NodePoolInput) prices {
 	out := prices{}
 	for _, pool := range pools {
 		byName := make(map[string]*cloudprovider.InstanceType, len(pool.InstanceTypes))

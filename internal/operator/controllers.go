@@ -55,8 +55,8 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instance"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/instancetype"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/signing"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/singleton"
@@ -100,8 +100,8 @@ type Options struct {
 	LegacyNodeRepair bool
 	// Policies are --preference-policy and --min-values-policy, for provisioning and
 	// disruption alike; SchedulerConfig is --scheduler-config.
-	Policies        scheduling.Policies
-	SchedulerConfig *scheduling.SchedulerConfiguration
+	Policies        simulation.Policies
+	SchedulerConfig *simulation.SchedulerConfiguration
 	// CapacityBuffers serves CapacityBuffers (the CapacityBuffer feature gate).
 	CapacityBuffers bool
 
@@ -188,8 +188,8 @@ func NewControllers(o Options) *Controllers {
 	}
 	// kubectl karpenter's whatif: provisioning's own input, built with the instance types as
 	// the provisioner gets them, and a simulation that creates nothing.
-	whatIf := &explain.Handler{Reviewer: o.Client, Explainer: &explain.Explainer{Reader: o.Client, Clock: o.Clock, Inputs: &provisioning.Provisioner{
-		Client: o.Client, CloudProvider: cloudprovider.Measured(shared, "explain"), Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
+	whatIf := &explain.Handler{Reviewer: o.Client, Explainer: &explain.Explainer{Reader: o.Client, Clock: o.Clock, NodeClassDrift: kakao.SpecDriftOf, Inputs: simulation.Builder{
+		Reader: o.Client, InstanceTypes: cloudprovider.Measured(shared, "explain").GetInstanceTypes, Policies: o.Policies, SchedulerConfig: o.SchedulerConfig,
 	}}}
 	var buffers *capacitybuffer.Reconciler
 	if o.CapacityBuffers {

@@ -17,16 +17,16 @@
 // their reconcilers directly, the binary registers them on its manager.
 //
 // Of this project it imports api/autoscaling/v1beta1, internal/catalog, internal/cloudprovider,
-// internal/cloudprovider/kakao, internal/controller/capacitybuffer,
-// internal/controller/disruption, internal/controller/instance/garbagecollection,
-// internal/controller/metrics/node, internal/controller/metrics/pod,
-// internal/controller/metrics/status, internal/controller/node/health,
-// internal/controller/nodeclaim/bootstraptoken, internal/controller/nodeclaim/disruption,
-// internal/controller/nodeclaim/expiration, internal/controller/nodeclaim/garbagecollection,
-// internal/controller/nodeclaim/lifecycle, internal/controller/nodeclaim/podevents,
-// internal/controller/nodeclass, internal/controller/nodepool,
-// internal/controller/nodepool/static, internal/controller/operatorcondition,
-// internal/controller/provisioning, internal/events, internal/explain, internal/instance,
-// internal/instancetype, internal/kakaocloud, internal/scheduling, internal/signing,
-// internal/state, internal/utils/index, internal/utils/singleton.
+// internal/cloudprovider/kakao, internal/controller/capacitybuffer, internal/controller/disruption,
+// internal/controller/instance/garbagecollection, internal/controller/metrics/node,
+// internal/controller/metrics/pod, internal/controller/metrics/status,
+// internal/controller/node/health, internal/controller/nodeclaim/bootstraptoken,
+// internal/controller/nodeclaim/disruption, internal/controller/nodeclaim/expiration,
+// internal/controller/nodeclaim/garbagecollection, internal/controller/nodeclaim/lifecycle,
+// internal/controller/nodeclaim/podevents, internal/controller/nodeclass,
+// internal/controller/nodepool, internal/controller/nodepool/static,
+// internal/controller/operatorcondition, internal/controller/provisioning, internal/events,
+// internal/explain, internal/instance, internal/instancetype, internal/kakaocloud,
+// internal/signing, internal/simulation, internal/state, internal/utils/index,
+// internal/utils/singleton.
 package operator

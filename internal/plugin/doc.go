@@ -23,7 +23,6 @@
 // (conditions, event reasons and related objects, the simulation's answer); the notes of the
 // operator's events are shown as they were written, never read.
 //
-// Of this project it imports api/karpenter/v1, internal/controller/provisioning,
-// internal/disruption, internal/explain, internal/scheduling, internal/utils/destination,
-// internal/utils/node, internal/utils/pod.
+// Of this project it imports api/karpenter/v1, internal/disruption, internal/explain,
+// internal/simulation, internal/utils/destination, internal/utils/node, internal/utils/pod.
 package plugin

@@ -32,10 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -88,16 +87,16 @@ func TestWhyPod(t *testing.T) {
 		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
 	// The note is shown, never read: what it names is not what the answer says.
 	note := "Failed to schedule pod, nodepool words: only words"
-	refused := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Provision", note, now)
+	refused := event(pending, "Pod", simulation.ReasonFailedScheduling, "Provision", note, now)
 	claim := &karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-abcde", UID: "claim-1"}}
-	older := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-abcde", now.Add(-time.Minute)),
+	older := related(event(pending, "Pod", simulation.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-abcde", now.Add(-time.Minute)),
 		claim, karpv1.GroupVersion.String(), "NodeClaim")
 	// The kube-scheduler's own FailedScheduling is not provisioning's decision.
-	scheduler := event(pending, "Pod", provisioning.ReasonFailedScheduling, "Scheduling", "0/3 nodes are available", now.Add(time.Minute))
+	scheduler := event(pending, "Pod", simulation.ReasonFailedScheduling, "Scheduling", "0/3 nodes are available", now.Add(time.Minute))
 	scheduler.ReportingController = "default-scheduler"
 	kube := kubeOf(t, pending, refused, older, scheduler)
 
-	operator := &asked{answer: &explain.PodWhatIfAnswer{Pod: "shop/web", Reason: "nodepool default: would exceed limits cpu; nodepool gpu: ...", RefusedBy: []scheduling.NodePoolReason{
+	operator := &asked{answer: &explain.PodWhatIfAnswer{Pod: "shop/web", Reason: "nodepool default: would exceed limits cpu; nodepool gpu: ...", RefusedBy: []simulation.NodePoolReason{
 		{NodePool: "default", Reason: "would exceed limits cpu"},
 		{NodePool: "gpu", Reason: "the pod does not tolerate taint nvidia.com/gpu"},
 		{NodePool: "default", Reason: "the subnets of its KCNodeClass default are in zones [kr-central-2-a]"},
@@ -115,7 +114,7 @@ func TestWhyPod(t *testing.T) {
 	if answer.DecidedAt == nil || !answer.DecidedAt.Equal(now) {
 		t.Errorf("decided at %v, want the latest decision's time", answer.DecidedAt)
 	}
-	if len(answer.Words) != 1 || answer.Words[0].Reason != provisioning.ReasonFailedScheduling || answer.Words[0].Message != note ||
+	if len(answer.Words) != 1 || answer.Words[0].Reason != simulation.ReasonFailedScheduling || answer.Words[0].Message != note ||
 		strings.Contains(answer.Verdict, "only words") || !strings.Contains(answer.Verdict, "no NodePool can take it") || answer.Simulated == nil {
 		t.Errorf("answer %+v, want the note shown as said, and the verdict from the operator's answer", answer)
 	}
@@ -154,7 +153,7 @@ func TestWhyPod(t *testing.T) {
 
 	// A later nomination answers instead, from the event's related object, not its note; the
 	// operator is not asked.
-	nominated := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/stale", now.Add(2*time.Minute)),
+	nominated := related(event(pending, "Pod", simulation.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/stale", now.Add(2*time.Minute)),
 		&karpv1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-xyz", UID: "claim-2"}}, karpv1.GroupVersion.String(), "NodeClaim")
 	operator = &asked{}
 	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, nominated), client.ObjectKeyFromObject(pending), operator.ask); err != nil {
@@ -165,7 +164,7 @@ func TestWhyPod(t *testing.T) {
 		t.Errorf("answer %+v (operator asked %d times), want the nomination", answer, len(operator.pods))
 	}
 	// On a node.
-	onNode := related(event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: node/node-b", now.Add(2*time.Minute)),
+	onNode := related(event(pending, "Pod", simulation.ReasonNominated, "Provision", "Pod should schedule on: node/node-b", now.Add(2*time.Minute)),
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-b", UID: "node-2"}}, "v1", "Node")
 	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, refused, onNode), client.ObjectKeyFromObject(pending), nil); err != nil {
 		t.Fatal(err)
@@ -174,7 +173,7 @@ func TestWhyPod(t *testing.T) {
 		t.Errorf("answer %+v, want the nomination to node-b", answer)
 	}
 	// A nomination that names no object: its words are shown, nothing is read from them.
-	unnamed := event(pending, "Pod", provisioning.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-xyz", now.Add(2*time.Minute))
+	unnamed := event(pending, "Pod", simulation.ReasonNominated, "Provision", "Pod should schedule on: nodeclaim/default-xyz", now.Add(2*time.Minute))
 	if answer, err = WhyPod(context.Background(), kubeOf(t, pending, unnamed), client.ObjectKeyFromObject(pending), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +348,7 @@ func TestPrint(t *testing.T) {
 	// why pod: the operator's refusals and launch, and provisioning's words as said.
 	pod := &PodAnswer{Pod: "shop/web", Phase: "Pending", Verdict: "v",
 		Simulated: &explain.PodWhatIfAnswer{Launch: &explain.Launch{NodePool: "default", InstanceType: "m2a.large", Price: 2.5, InstanceTypes: 3, Zones: []string{"kr-central-2-a"}, Pods: 1}},
-		RefusedBy: []scheduling.NodePoolReason{{NodePool: "gpu", Reason: "the pod does not tolerate taint nvidia.com/gpu"}},
+		RefusedBy: []simulation.NodePoolReason{{NodePool: "gpu", Reason: "the pod does not tolerate taint nvidia.com/gpu"}},
 		Words:     []Word{{Reason: "FailedScheduling", Message: "Failed to schedule pod, nodepool gpu: x", At: now}}}
 	table.Reset()
 	if err := Print(&table, pod, "table"); err != nil || !regexp.MustCompile(`gpu\s+the pod does not tolerate taint nvidia.com/gpu`).MatchString(table.String()) ||

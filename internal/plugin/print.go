@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 )
 
 // Print writes an answer as a table for people ("" or "table") or as JSON for scripts.
@@ -167,7 +167,7 @@ func podWhatIfTable(tw io.Writer, a *explain.PodWhatIfAnswer) {
 }
 
 // refusals lists the first reason each NodePool refused a pod for.
-func refusals(tw io.Writer, refused []scheduling.NodePoolReason) {
+func refusals(tw io.Writer, refused []simulation.NodePoolReason) {
 	if len(refused) == 0 {
 		return
 	}

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 )
 
@@ -90,7 +90,7 @@ func TestWhyPodWithoutTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := "Failed to schedule pod, nodepool default: would exceed limits cpu"
-	failed := event(pod, "Pod", provisioning.ReasonFailedScheduling, "Provision", note, now)
+	failed := event(pod, "Pod", simulation.ReasonFailedScheduling, "Provision", note, now)
 	failed.Name = "web.failed"
 	if err := kube.Create(ctx, failed); err != nil {
 		t.Fatal(err)

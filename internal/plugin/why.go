@@ -30,10 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/explain"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -56,7 +55,7 @@ type PodAnswer struct {
 	Simulated *explain.PodWhatIfAnswer `json:"simulated,omitempty"`
 	// RefusedBy is, for each NodePool that cannot take it, the first reason of the operator's
 	// simulation.
-	RefusedBy []scheduling.NodePoolReason `json:"refusedBy,omitempty"`
+	RefusedBy []simulation.NodePoolReason `json:"refusedBy,omitempty"`
 	// DecidedAt is when provisioning last said so.
 	DecidedAt *time.Time `json:"decidedAt,omitempty"`
 	// Words are what provisioning last said of the pod, as it said it: its latest
@@ -77,7 +76,7 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName,
 	if pod.Spec.NodeName != "" {
 		return answer, bound(ctx, reader, pod, answer)
 	}
-	decisions, err := eventsOf(ctx, reader, pod.Namespace, []types.UID{pod.UID}, provisioning.ReasonNominated, provisioning.ReasonFailedScheduling)
+	decisions, err := eventsOf(ctx, reader, pod.Namespace, []types.UID{pod.UID}, simulation.ReasonNominated, simulation.ReasonFailedScheduling)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +90,7 @@ func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName,
 	latest := decisions[0]
 	at := lastSeen(latest)
 	answer.DecidedAt = &at
-	if latest.Reason == provisioning.ReasonNominated {
+	if latest.Reason == simulation.ReasonNominated {
 		nominatedBy(latest, answer)
 		return answer, nil
 	}
@@ -145,7 +144,7 @@ func refusedNow(ctx context.Context, ask PodAsker, pod *corev1.Pod, answer *PodA
 	}
 	answer.Simulated = simulated
 	for _, r := range simulated.RefusedBy {
-		if !slices.ContainsFunc(answer.RefusedBy, func(seen scheduling.NodePoolReason) bool { return seen.NodePool == r.NodePool }) {
+		if !slices.ContainsFunc(answer.RefusedBy, func(seen simulation.NodePoolReason) bool { return seen.NodePool == r.NodePool }) {
 			answer.RefusedBy = append(answer.RefusedBy, r)
 		}
 	}

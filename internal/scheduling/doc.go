@@ -12,13 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package scheduling holds the requirements algebra the scheduler uses to decide whether a pod,
-// a NodePool, a NodeClaim and an instance type can be brought together.
+// Package scheduling holds the requirements algebra the simulation (package simulation) and
+// the controllers use to decide whether a pod, a NodePool, a NodeClaim and an instance type can
+// be brought together, and the volumes pods use, as upstream Karpenter's pkg/scheduling does.
 //
 // A Requirement is the set of values one label key may take on a node, together with whether a
 // node that does not carry the label at all satisfies it. Requirements maps keys to Requirement
 // and is the conjunction of its members.
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/utils/destination, internal/utils/labelindex.
+// Of this project it imports api/karpenter/v1.
 package scheduling

@@ -230,9 +230,9 @@ func (r *Requirement) Intersection(other *Requirement) *Requirement {
 	return out
 }
 
-// intersects reports, without allocating, whether some node can satisfy both requirements:
+// Intersects reports, without allocating, whether some node can satisfy both requirements:
 // either both accept a missing label or some value is allowed by both.
-func (r *Requirement) intersects(other *Requirement) bool {
+func (r *Requirement) Intersects(other *Requirement) bool {
 	if r.absentOK && other.absentOK {
 		return true
 	}

@@ -152,7 +152,7 @@ func TestIntersection(t *testing.T) {
 				if s := got.describe(); s != tc.want {
 					t.Errorf("%s ∩ %s = %q, want %q", a, b, s, tc.want)
 				}
-				if i := a.intersects(b); i != tc.intersects {
+				if i := a.Intersects(b); i != tc.intersects {
 					t.Errorf("%s intersects %s = %v, want %v", a, b, i, tc.intersects)
 				}
 				if a.String()+b.String() != before {
@@ -282,8 +282,8 @@ func FuzzIntersection(f *testing.F) {
 			t.Fatalf("not commutative: %s vs %s", ab, ba)
 		}
 		want := !ab.IsEmpty() || ab.AllowsAbsent()
-		if a.intersects(b) != want || b.intersects(a) != want {
-			t.Fatalf("intersects(%s, %s) = %v, want %v", a, b, a.intersects(b), want)
+		if a.Intersects(b) != want || b.Intersects(a) != want {
+			t.Fatalf("intersects(%s, %s) = %v, want %v", a, b, a.Intersects(b), want)
 		}
 		if v, ok := ab.Any(); ok != !ab.IsEmpty() || (ok && !ab.Has(v)) {
 			t.Fatalf("(%s).Any() = %q, %v", ab, v, ok)

@@ -17,6 +17,7 @@ package scheduling
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -215,7 +216,7 @@ func (r Requirements) intersects(other Requirements) bool {
 		small, large = large, small
 	}
 	for key, a := range small {
-		if b, ok := large[key]; ok && !a.intersects(b) {
+		if b, ok := large[key]; ok && !a.Intersects(b) {
 			return false
 		}
 	}
@@ -231,7 +232,7 @@ func (r Requirements) conflicts(other Requirements, undefined bool) error {
 		b, inOther := other[key]
 		switch {
 		case inR && inOther:
-			if !a.intersects(b) {
+			if !a.Intersects(b) {
 				errs = append(errs, fmt.Errorf("key %s: %s does not intersect %s", key, a.describeValues(), b.describeValues()))
 			}
 		case inOther && undefined && !b.absentOK && karpv1.WellKnownLabels.Has(key):
@@ -344,4 +345,32 @@ func (r Requirements) MinValuesSatisfied(values map[string]sets.Set[string]) err
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// RelaxMinValues lowers each minValues the covered values do not meet to as many as they
+// hold; false when a key would be left with none.
+func (r Requirements) RelaxMinValues(covered map[string]sets.Set[string]) (Requirements, bool) {
+	out := maps.Clone(r)
+	for key, req := range r {
+		if req.MinValues == nil {
+			continue
+		}
+		allowed := 0
+		for v := range covered[key] {
+			if req.Has(v) {
+				allowed++
+			}
+		}
+		if allowed >= *req.MinValues {
+			continue
+		}
+		if allowed == 0 {
+			return nil, false
+		}
+		// A copy: the requirement may be the NodePool template's, shared by every NodeClaim.
+		lowered := req.DeepCopy()
+		lowered.MinValues = new(allowed)
+		out[key] = lowered
+	}
+	return out, true
 }

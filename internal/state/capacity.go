@@ -18,13 +18,11 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
@@ -81,32 +79,6 @@ func LimitsLeft(np *karpv1.NodePool, nodeClaims []*karpv1.NodeClaim, types []*cl
 	return left
 }
 
-// NodeCapacity is a node as a place pods may land: its allocatable, what the pods bound to it
-// already request, the taints a pod must tolerate there (SchedulingTaints) and its volume
-// attach limits. nodeClaim is the node's NodeClaim, nil for a node Karpenter does not manage;
-// csiNode its CSINode, nil when it has none.
-func NodeCapacity(node *corev1.Node, nodeClaim *karpv1.NodeClaim, csiNode *storagev1.CSINode, pods []*corev1.Pod) scheduling.ExistingNode {
-	return scheduling.ExistingNode{
-		ID: destination.OfNode(node), Labels: node.Labels, Taints: SchedulingTaints(node, nodeClaim), Unschedulable: node.Spec.Unschedulable,
-		Allocatable: node.Status.Allocatable, Requested: Requests(pods), Pods: pods, VolumeLimits: scheduling.VolumeLimits(csiNode),
-	}
-}
-
-// InFlightCapacity is a NodeClaim whose node has not registered yet as a place pods may land,
-// sized by what it was launched for: its allocatable once launched; before, what it was
-// created for, shaped by its requirements (its zone, type and labels are not decided until
-// launch). Counting it is what keeps a pod that waits for its node from causing a second
-// NodeClaim.
-func InFlightCapacity(nodeClaim *karpv1.NodeClaim) scheduling.ExistingNode {
-	node := scheduling.ExistingNode{ID: destination.OfNodeClaim(nodeClaim), Labels: nodeClaim.Labels, Taints: nodeClaim.Spec.Taints, Allocatable: nodeClaim.Status.Allocatable}
-	if len(node.Allocatable) == 0 {
-		node.Allocatable = nodeClaim.Spec.Resources.Requests
-		node.Requirements = scheduling.FromNodeClaimRequirements(nodeClaim.Spec.Requirements...)
-		node.Requirements.Add(scheduling.FromLabels(nodeClaim.Labels).Values()...)
-	}
-	return node
-}
-
 // SchedulingTaints are the taints pods must tolerate to be counted on the node. A node
 // Karpenter launched that is not initialized yet still carries the taints of its start (the
 // ephemeral ones, its NodeClaim's startup taints): they go before pods can run, and the pods
@@ -126,7 +98,7 @@ func SchedulingTaints(node *corev1.Node, nodeClaim *karpv1.NodeClaim) []corev1.T
 func Requests(pods []*corev1.Pod) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for _, pod := range pods {
-		resources.AddTo(out, scheduling.PodRequests(pod))
+		resources.AddTo(out, resources.PodRequests(pod))
 	}
 	if len(pods) > 0 {
 		out[corev1.ResourcePods] = *resource.NewQuantity(int64(len(pods)), resource.DecimalSI)

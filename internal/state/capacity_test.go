@@ -23,7 +23,6 @@ import (
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 func claim(name, pool string, capacity, requests corev1.ResourceList, deleting bool) *karpv1.NodeClaim {
@@ -101,22 +100,6 @@ func TestHeldBeforeLaunch(t *testing.T) {
 		if got := held[karpv1.ResourceNodes]; got.Cmp(resource.MustParse("1")) != 0 {
 			t.Errorf("%s: holds %s nodes, want 1", tc.name, &got)
 		}
-	}
-}
-
-func TestInFlightCapacity(t *testing.T) {
-	launched := InFlightCapacity(claim("launched", "a", cpu("4"), cpu("1"), false))
-	if launched.ID != destination.NodeClaimNamed("launched") || launched.Allocatable.Cpu().Cmp(resource.MustParse("4")) != 0 || launched.Requirements != nil {
-		t.Errorf("a launched NodeClaim is sized by its allocatable: %+v", launched)
-	}
-	c := claim("launching", "a", nil, cpu("2"), false)
-	c.Spec.Requirements = []karpv1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"z1"}}}
-	launching := InFlightCapacity(c)
-	if launching.Allocatable.Cpu().Cmp(resource.MustParse("2")) != 0 {
-		t.Errorf("a NodeClaim not launched yet is sized by what it was created for: %v", launching.Allocatable)
-	}
-	if !launching.Requirements.Has(corev1.LabelTopologyZone) || !launching.Requirements.Has(karpv1.LabelNodePool) {
-		t.Errorf("a NodeClaim not launched yet is shaped by its requirements and labels: %v", launching.Requirements)
 	}
 }
 

@@ -25,10 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
 
@@ -180,58 +178,4 @@ func (c *Cluster) BoundPods() map[string][]*corev1.Pod {
 		out[pod.Spec.NodeName] = append(out[pod.Spec.NodeName], pod)
 	}
 	return out
-}
-
-// +kubebuilder:rbac:groups="",resources=services;replicationcontrollers,verbs=get;list;watch
-// +kubebuilder:rbac:groups=apps,resources=replicasets;statefulsets,verbs=get;list;watch
-
-// ReadWorkloads lists what the kube-scheduler deduces a pod's default topology spread
-// selector from: Services, ReplicationControllers, ReplicaSets and StatefulSets. Read only
-// when --scheduler-config sets default constraints, so that a cluster without them keeps no
-// cache of these.
-func ReadWorkloads(ctx context.Context, reader client.Reader) (scheduling.Workloads, error) {
-	w := scheduling.Workloads{Owners: map[scheduling.OwnerKey]scheduling.OwnerSelector{}}
-	services := &corev1.ServiceList{}
-	rcs := &corev1.ReplicationControllerList{}
-	rss := &appsv1.ReplicaSetList{}
-	sss := &appsv1.StatefulSetList{}
-	for _, l := range []struct {
-		kind string
-		list client.ObjectList
-	}{{"Services", services}, {"ReplicationControllers", rcs}, {"ReplicaSets", rss}, {"StatefulSets", sss}} {
-		if err := reader.List(ctx, l.list, client.UnsafeDisableDeepCopy); err != nil {
-			return w, fmt.Errorf("listing %s: %w", l.kind, err)
-		}
-	}
-	w.Services = pointers(services.Items)
-	for _, rc := range rcs.Items {
-		w.Owners[scheduling.OwnerKey{APIVersion: "v1", Kind: "ReplicationController", Namespace: rc.Namespace, Name: rc.Name}] = scheduling.OwnerSelector{Labels: rc.Spec.Selector}
-	}
-	for _, rs := range rss.Items {
-		w.Owners[scheduling.OwnerKey{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}] = scheduling.OwnerSelector{Selector: rs.Spec.Selector}
-	}
-	for _, ss := range sss.Items {
-		w.Owners[scheduling.OwnerKey{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: ss.Namespace, Name: ss.Name}] = scheduling.OwnerSelector{Selector: ss.Spec.Selector}
-	}
-	return w, nil
-}
-
-// WithDefaultSpread gives the pods without topology spread constraints of their own the
-// cluster's default constraints (--scheduler-config), on copies, as the kube-scheduler will
-// constrain them. A selector that cannot be deduced is logged and its pod left as it is, as
-// the kube-scheduler leaves it.
-func WithDefaultSpread(ctx context.Context, reader client.Reader, config *scheduling.SchedulerConfiguration, pods []*corev1.Pod) ([]*corev1.Pod, error) {
-	defaults := config.DefaultConstraints()
-	if len(defaults) == 0 {
-		return pods, nil
-	}
-	workloads, err := ReadWorkloads(ctx, reader)
-	if err != nil {
-		return nil, err
-	}
-	pods, err = scheduling.WithDefaultSpread(pods, defaults, workloads)
-	if err != nil {
-		log.FromContext(ctx).Error(err, "deducing default topology spread selectors")
-	}
-	return pods, nil
 }

@@ -23,6 +23,6 @@
 // nodes registered (RegistrationHealth), and when provisioning saw, decided about and placed
 // each pending pod (PodSchedulingTimes).
 //
-// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics, internal/scheduling,
-// internal/utils/destination, internal/utils/pod, internal/utils/resources.
+// Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
+// internal/scheduling, internal/utils/pod, internal/utils/resources.
 package state

@@ -30,7 +30,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 )
@@ -141,7 +141,7 @@ func (w *world) judgeCommand(ctx context.Context, j *Judge, cmd *disruption.Comm
 			c.Pods = append(c.Pods, pod)
 		}
 	}
-	replacement := map[*scheduling.NewNodeClaim]*corev1.Node{}
+	replacement := map[*simulation.NewNodeClaim]*corev1.Node{}
 	for _, n := range cmd.Replacements {
 		t.nodeClaims++
 		nodeClaim := n.ToNodeClaim()

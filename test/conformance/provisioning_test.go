@@ -34,8 +34,10 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/provisioning"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/volumetopology"
 )
 
@@ -125,7 +127,7 @@ func (w *world) provisionJudged(ctx context.Context, t *testing.T, total *tally)
 // next pass does while they come up, some of those launched registered as nodes by then: a
 // pod the first run put on a new NodeClaim is held by it, in flight or as its node, and must
 // get no other.
-func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *scheduling.Results, total *tally) {
+func (w *world) judgeRerun(ctx context.Context, t *testing.T, first *simulation.Results, total *tally) {
 	heldBy := map[string]string{}
 	for i, n := range first.NewNodeClaims {
 		for _, pod := range n.Pods {
@@ -201,20 +203,20 @@ func (w *world) readVolumes(ctx context.Context) *volumetopology.Volumes {
 
 // provision is what the provisioner does with the cluster: the same input, the volume
 // topology from the same package, the same simulation.
-func (w *world) provision(ctx context.Context, t *testing.T) (scheduling.Input, *scheduling.Results) {
+func (w *world) provision(ctx context.Context, t *testing.T) (simulation.Input, *simulation.Results) {
 	cluster := w.cluster()
-	in := provisioning.SchedulingInput(cluster, provisioning.PodsToPlace(cluster, w.now), provisioning.NodePools(ctx, cluster,
+	in := simulation.ClusterInput(cluster, simulation.PodsToPlace(cluster, w.now), simulation.NodePools(ctx, cluster,
 		func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
 			return w.instanceTypes, nil
 		}))
 	in.Nominated = provisioning.NominatedNow(w.nominated, cluster)
-	provisioning.WithVolumes(&in, w.readVolumes(ctx))
-	return in, scheduling.Schedule(in)
+	simulation.WithVolumes(&in, w.readVolumes(ctx))
+	return in, simulation.Schedule(in)
 }
 
 // inFlight turns a run's NodeClaims into NodeClaims in flight: created, about half of them
 // launched (instance type and zone chosen, not registered yet). Their pods keep waiting.
-func (w *world) inFlight(res *scheduling.Results) {
+func (w *world) inFlight(res *simulation.Results) {
 	for _, n := range res.NewNodeClaims {
 		nodeClaim := n.ToNodeClaim()
 		nodeClaim.Name = w.name("inflight")
@@ -369,7 +371,7 @@ func (w *world) judgeCluster(leaving ...map[*corev1.Pod]*corev1.Pod) *Cluster {
 
 // leavingPods maps each pod of a node being deleted that the run placed to the pod the
 // kube-scheduler will see in its stead once it is evicted: the same pod, not bound yet.
-func leavingPods(in scheduling.Input) map[*corev1.Pod]*corev1.Pod {
+func leavingPods(in simulation.Input) map[*corev1.Pod]*corev1.Pod {
 	out := map[*corev1.Pod]*corev1.Pod{}
 	for _, pod := range in.Pods {
 		if pod.Spec.NodeName != "" {
@@ -381,7 +383,7 @@ func leavingPods(in scheduling.Input) map[*corev1.Pod]*corev1.Pod {
 	return out
 }
 
-func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.Input, res *scheduling.Results, t *tally) {
+func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in simulation.Input, res *simulation.Results, t *tally) {
 	// The pods of nodes being deleted are judged as the kube-scheduler will see them once
 	// evicted: gone from their node, pending.
 	leaving := leavingPods(in)
@@ -405,7 +407,7 @@ func (w *world) judgeProvisioning(ctx context.Context, j *Judge, in scheduling.I
 	for _, n := range w.nodes {
 		nodeOf[destination.NodeNamed(n.Name)] = n.Name
 	}
-	newNodes := map[*scheduling.NewNodeClaim]string{}
+	newNodes := map[*simulation.NewNodeClaim]string{}
 	for _, n := range res.NewNodeClaims {
 		t.nodeClaims++
 		nodeClaim := n.ToNodeClaim()
@@ -504,7 +506,7 @@ func inventedLabels(np *karpv1.NodePool, labels map[string]string) []string {
 // describe is a small reproduction: the pod's constraints, the node, and what runs there.
 func describe(c *Cluster, pod *corev1.Pod, node string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  pod %s/%s labels=%v nodeSelector=%v requests=%s", pod.Namespace, pod.Name, pod.Labels, pod.Spec.NodeSelector, quantities(scheduling.PodRequests(pod)))
+	fmt.Fprintf(&b, "  pod %s/%s labels=%v nodeSelector=%v requests=%s", pod.Namespace, pod.Name, pod.Labels, pod.Spec.NodeSelector, quantities(resources.PodRequests(pod)))
 	if pod.Spec.Affinity != nil {
 		affinity, _ := json.Marshal(pod.Spec.Affinity)
 		fmt.Fprintf(&b, " affinity=%s", affinity)
@@ -527,7 +529,7 @@ func describe(c *Cluster, pod *corev1.Pod, node string) string {
 	var on []string
 	for _, p := range c.Pods {
 		if p.Spec.NodeName == node {
-			on = append(on, fmt.Sprintf("%s(%s)", p.Name, quantities(scheduling.PodRequests(p))))
+			on = append(on, fmt.Sprintf("%s(%s)", p.Name, quantities(resources.PodRequests(p))))
 		}
 	}
 	fmt.Fprintf(&b, "\n  pods there: %s", strings.Join(on, " "))

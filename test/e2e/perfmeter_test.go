@@ -36,6 +36,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/resources"
 )
 
 // perfRow is one measured phase of a performance scenario.
@@ -161,7 +162,7 @@ func (m *perfMeter) finish(scenario string, elapsed time.Duration, what string) 
 	var cpu, gib float64
 	for i := range pods.Items {
 		if p := &pods.Items[i]; onNode[p.Spec.NodeName] && p.DeletionTimestamp.IsZero() {
-			requests := scheduling.PodRequests(p)
+			requests := resources.PodRequests(p)
 			cpu += float64(requests.Cpu().MilliValue()) / 1000
 			gib += float64(requests.Memory().Value()) / (1 << 30)
 			row.pods++

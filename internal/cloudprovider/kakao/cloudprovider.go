@@ -475,7 +475,7 @@ func (p *CloudProvider) Delete(ctx context.Context, nodeClaim *karpv1.NodeClaim)
 		if errors.Is(err, instance.ErrNotOwned) {
 			ownershipUnverified(p.recorder, nodeClaim, id, err)
 		}
-		return err
+		return fmt.Errorf("deleting VM %s: %w", id, err)
 	}
 	return nil
 }
@@ -494,7 +494,7 @@ func (p *CloudProvider) Get(ctx context.Context, providerID string) (_ *karpv1.N
 		if errors.Is(err, kakaocloud.ErrNotFound) {
 			return nil, &cloudprovider.NodeClaimNotFoundError{Err: err}
 		}
-		return nil, err
+		return nil, fmt.Errorf("reading VM %s: %w", id, err)
 	}
 	if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) {
 		return nil, &cloudprovider.NodeClaimNotFoundError{Err: fmt.Errorf("VM %s is being deleted", id)}
@@ -525,7 +525,7 @@ func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePoo
 	}
 	nodeClass := &kcv1.KCNodeClass{}
 	if err := p.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, nodeClass); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading KCNodeClass %s: %w", ref.Name, err)
 	}
 	return p.listInstanceTypes(ctx, nodeClass)
 }
@@ -534,7 +534,10 @@ func (p *CloudProvider) GetInstanceTypes(ctx context.Context, np *karpv1.NodePoo
 func (p *CloudProvider) IsDrifted(ctx context.Context, nodeClaim *karpv1.NodeClaim) (cloudprovider.Drift, error) {
 	nodeClass := &kcv1.KCNodeClass{}
 	if err := p.kube.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {
-		return cloudprovider.Drift{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return cloudprovider.Drift{}, nil
+		}
+		return cloudprovider.Drift{}, fmt.Errorf("reading KCNodeClass %s: %w", nodeClaim.Spec.NodeClassRef.Name, err)
 	}
 	id, err := instanceID(nodeClaim.Status.ProviderID)
 	if err != nil {

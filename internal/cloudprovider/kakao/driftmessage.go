@@ -23,6 +23,17 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 )
 
+// SpecDriftOf is the drift of a NodeClaim from a KCNodeClass's spec (SpecDrift) with its
+// message (DriftMessage), or "": what an edit of the KCNodeClass would drift before the
+// controller resolves its subnets, security groups and images.
+func SpecDriftOf(nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) (cloudprovider.DriftReason, string) {
+	reason := SpecDrift(nodeClaim, nodeClass)
+	if reason == "" {
+		return "", ""
+	}
+	return reason, DriftMessage(reason, nodeClaim, nodeClass)
+}
+
 // DriftMessage says, for a drift reason of this provider, what differs between the VM and
 // its KCNodeClass: the message of the NodeClaim's Drifted condition.
 func DriftMessage(reason cloudprovider.DriftReason, nodeClaim *karpv1.NodeClaim, nodeClass *kcv1.KCNodeClass) string {

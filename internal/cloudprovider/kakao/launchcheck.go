@@ -57,7 +57,7 @@ func (p *CloudProvider) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeC
 	}
 	message, err := p.instances.FailureMessage(ctx, id)
 	if err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
-		return err
+		return fmt.Errorf("reading why VM %s failed: %w", id, err)
 	}
 	flavor, zone := nodeClaim.Labels[karpv1.LabelInstanceType], nodeClaim.Labels[karpv1.LabelTopologyZone]
 	if message == "" {
@@ -80,7 +80,7 @@ func (p *CloudProvider) launchStatus(ctx context.Context, id string) (kakaocloud
 	if age := p.clock.Since(s.at); !s.listed || age > launchStatusTTL || age < 0 {
 		owned, err := p.instances.List(ctx)
 		if err != nil {
-			return kakaocloud.Instance{}, false, err
+			return kakaocloud.Instance{}, false, fmt.Errorf("listing the cluster's VMs: %w", err)
 		}
 		s.byID = make(map[string]kakaocloud.Instance, len(owned))
 		for _, o := range owned {
@@ -101,7 +101,7 @@ func (p *CloudProvider) listedOrGot(ctx context.Context, id string) (kakaocloud.
 		return inst, err
 	}
 	if inst, err = p.instances.Get(ctx, id); err != nil {
-		return inst, err
+		return inst, fmt.Errorf("reading VM %s: %w", id, err)
 	}
 	s := &p.launches
 	s.mu.Lock()

@@ -47,7 +47,11 @@ func requirementsSelector(reqs []karpv1.NodeSelectorRequirementWithMinValues) (*
 		}
 		term.MatchExpressions = append(term.MatchExpressions, nsr)
 	}
-	return nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
+	selector, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}})
+	if err != nil {
+		return nil, fmt.Errorf("reading the requirements as a node selector: %w", err)
+	}
+	return selector, nil
 }
 
 // matches reports whether a node with these labels satisfies the selector.

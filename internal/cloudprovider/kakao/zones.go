@@ -16,6 +16,7 @@ package kakao
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -84,7 +85,7 @@ func (z *zoneSpread) loads(ctx context.Context, reader client.Reader, nodeClaim 
 	nodeClaims := &karpv1.NodeClaimList{}
 	// Read only, and every launch lists under the lock: the cache's objects, not copies.
 	if err := reader.List(ctx, nodeClaims, client.UnsafeDisableDeepCopy); err != nil {
-		return counted, err
+		return counted, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	pool, pooled := nodeClaim.Labels[karpv1.LabelNodePool]
 	for i := range nodeClaims.Items {

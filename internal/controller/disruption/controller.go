@@ -26,7 +26,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	karpevents "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/events"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 )
 
@@ -66,9 +66,9 @@ type Controller struct {
 	// Unhealthy. Off when node repair is off, or left to the legacy repair controller.
 	NodeRepair bool
 	// Policies are --preference-policy and --min-values-policy, as provisioning has them.
-	Policies scheduling.Policies
+	Policies simulation.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
-	SchedulerConfig *scheduling.SchedulerConfiguration
+	SchedulerConfig *simulation.SchedulerConfiguration
 	// CapacityBuffers keeps the room of CapacityBuffers (the CapacityBuffer feature gate).
 	CapacityBuffers bool
 	// StaticLaunches counts a static NodePool's replacement against limits.nodes with the

@@ -29,6 +29,6 @@
 //
 // Of this project it imports api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider,
 // internal/disruption, internal/events, internal/metrics, internal/repair, internal/scheduling,
-// internal/state, internal/utils/conditions, internal/utils/destination, internal/utils/node,
-// internal/utils/nodeclaim, internal/volumetopology.
+// internal/simulation, internal/state, internal/utils/conditions, internal/utils/destination,
+// internal/utils/node, internal/utils/nodeclaim, internal/volumetopology.
 package disruption

@@ -30,6 +30,7 @@ import (
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/volumetopology"
@@ -48,7 +49,7 @@ func (c *Controller) readInput(ctx context.Context) (engine.SnapshotInput, error
 	}
 	in.NodePools, in.NodeClaims, in.Nodes = cluster.NodePools, cluster.NodeClaims, cluster.Nodes
 	// The pods the simulations move are constrained as the kube-scheduler will constrain them.
-	if in.Pods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
+	if in.Pods, err = simulation.WithClusterDefaultSpread(ctx, c.Client, c.SchedulerConfig, cluster.Pods); err != nil {
 		return in, fmt.Errorf("giving the pods the default topology spread constraints: %w", err)
 	}
 	in.PDBs, in.DaemonSetPods, in.NamespaceLabels = cluster.PDBs, cluster.DaemonSetPods, cluster.NamespaceLabels
@@ -57,7 +58,7 @@ func (c *Controller) readInput(ctx context.Context) (engine.SnapshotInput, error
 		if _, buffers, err = capacitybuffer.ReadVirtualPods(ctx, c.Client); err != nil {
 			return in, fmt.Errorf("reading the capacity buffers' pods: %w", err)
 		}
-		if in.BufferPods, err = state.WithDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
+		if in.BufferPods, err = simulation.WithClusterDefaultSpread(ctx, c.Client, c.SchedulerConfig, buffers); err != nil {
 			return in, fmt.Errorf("giving the capacity buffers' pods the default topology spread constraints: %w", err)
 		}
 	}

@@ -41,7 +41,7 @@ import (
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -287,8 +287,8 @@ func destinations(cmd *engine.Command) []destination.Destination {
 }
 
 // existingPlacements are the command's placements on existing nodes.
-func existingPlacements(cmd *engine.Command) []scheduling.Placement {
-	var out []scheduling.Placement
+func existingPlacements(cmd *engine.Command) []simulation.Placement {
+	var out []simulation.Placement
 	for _, p := range cmd.Placed {
 		if !p.ExistingNode.IsZero() {
 			out = append(out, p)
@@ -299,8 +299,8 @@ func existingPlacements(cmd *engine.Command) []scheduling.Placement {
 
 // headed are where the commands under way put their candidates' pods on existing nodes
 // (SnapshotInput.Headed).
-func (o *orchestrator) headed() []scheduling.Placement {
-	var out []scheduling.Placement
+func (o *orchestrator) headed() []simulation.Placement {
+	var out []simulation.Placement
 	for _, r := range o.running {
 		out = append(out, existingPlacements(r.cmd)...)
 	}
@@ -641,7 +641,7 @@ func (o *orchestrator) updateNodeClaimStatus(ctx context.Context, name string, c
 // under the command's reason. A static
 // NodePool's is counted against limits.nodes once more, as it is created: the decision read a
 // cache, which may not show the replica controller's latest NodeClaims.
-func (o *orchestrator) launch(ctx context.Context, n *scheduling.NewNodeClaim, reason string) (string, error) {
+func (o *orchestrator) launch(ctx context.Context, n *simulation.NewNodeClaim, reason string) (string, error) {
 	nodeClaim := n.ToNodeClaim()
 	var err error
 	if n.NodePool.Spec.Replicas == nil {

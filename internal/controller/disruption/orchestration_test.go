@@ -34,7 +34,7 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	engine "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/disruption"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/repair"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/testenv"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -43,8 +43,8 @@ import (
 func TestNominatedDestinations(t *testing.T) {
 	now := testNow
 	o := &orchestrator{now: func() time.Time { return now }}
-	cmd := &engine.Command{Placed: []scheduling.Placement{
-		{ExistingNode: destination.NodeNamed("node-b")}, {ExistingNode: destination.NodeClaimNamed("c")}, {NodeClaim: &scheduling.NewNodeClaim{}},
+	cmd := &engine.Command{Placed: []simulation.Placement{
+		{ExistingNode: destination.NodeNamed("node-b")}, {ExistingNode: destination.NodeClaimNamed("c")}, {NodeClaim: &simulation.NewNodeClaim{}},
 	}}
 	o.running = []*running{{cmd: cmd, replacements: []string{"r"}}}
 	expect := func(what string, existing sets.Set[string], wantClaims []string, wantNodes []destination.Destination) {
@@ -77,7 +77,7 @@ func TestStaticReplacementCountedAtLaunch(t *testing.T) {
 	static := testPool("static", karpv1.Budget{Nodes: "100%"})
 	static.Spec.Replicas = new(int64(2))
 	static.Spec.Limits = karpv1.Limits{karpv1.ResourceNodes: resource.MustParse("3")}
-	replacement, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: static, InstanceTypes: testInstanceTypes()})
+	replacement, err := simulation.StaticNodeClaim(simulation.NodePoolInput{NodePool: static, InstanceTypes: testInstanceTypes()})
 	if err != nil {
 		t.Fatal(err)
 	}

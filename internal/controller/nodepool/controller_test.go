@@ -27,7 +27,7 @@ import (
 
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/controller/nodepool"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test"
 	. "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/expectations"
 )

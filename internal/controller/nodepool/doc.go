@@ -20,6 +20,6 @@
 // state.RegistrationHealth).
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/metrics, internal/state, internal/utils/conditions, internal/utils/nodeclaim,
-// internal/utils/resources.
+// internal/metrics, internal/nodepool, internal/state, internal/utils/conditions,
+// internal/utils/nodeclaim, internal/utils/resources.
 package nodepool

@@ -18,41 +18,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mitchellh/hashstructure/v2"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 )
-
-// HashVersion is upstream Karpenter's NodePoolHashVersion for the same hash: NodeClaims
-// stamped by another version (an older release of this operator, or upstream's) are re-stamped
-// instead of all drifting at once.
-const HashVersion = "v3"
-
-// Hash summarises the parts of a NodePool's template that are fixed on a node when it is
-// launched: labels, annotations, taints, startup taints, the node class, expireAfter and
-// terminationGracePeriod. A NodeClaim whose stamp differs from its NodePool's has drifted.
-// Requirements are left out (their hash tag): they are checked against the node's labels
-// instead, so a narrower requirement the node still meets is no drift.
-//
-// It is upstream's NodePool.Hash, the same function of the same fields (the API types keep
-// upstream's type and field names, which the hash reads), so that the annotation has the value
-// upstream's tools and e2e suites compute; taints are hashed as sets, their order in the
-// manifest does not matter.
-func Hash(np *karpv1.NodePool) string {
-	hash, err := hashstructure.Hash(np.Spec.Template, hashstructure.FormatV2, &hashstructure.HashOptions{
-		SlicesAsSets:    true,
-		IgnoreZeroValue: true,
-		ZeroNil:         true,
-	})
-	if err != nil {
-		panic(err) // plain data: cannot fail
-	}
-	return fmt.Sprint(hash)
-}
 
 // stampHash writes the template hash annotations NodeClaims are stamped with at launch. When
 // the NodePool was stamped by another hash version, its NodeClaims of another version are
@@ -63,8 +36,8 @@ func Hash(np *karpv1.NodePool) string {
 // the new version, and drift. The NodeClaims go first so that a failure half-way leaves the
 // NodePool's old version, and the next pass finishes the job.
 func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims []karpv1.NodeClaim) error {
-	hash := Hash(np)
-	if np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] != HashVersion {
+	hash := nodepool.Hash(np)
+	if np.Annotations[karpv1.NodePoolHashVersionAnnotationKey] != nodepool.HashVersion {
 		if err := r.restampNodeClaims(ctx, hash, claims); err != nil {
 			return err
 		}
@@ -73,7 +46,7 @@ func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims 
 	}
 	stored := np.DeepCopy()
 	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashAnnotationKey, hash)
-	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, HashVersion)
+	metav1.SetMetaDataAnnotation(&np.ObjectMeta, karpv1.NodePoolHashVersionAnnotationKey, nodepool.HashVersion)
 	if err := r.Client.Patch(ctx, np, client.MergeFrom(stored)); err != nil {
 		return fmt.Errorf("stamping the hash on NodePool %s: %w", np.Name, err)
 	}
@@ -85,13 +58,13 @@ func (r *Reconciler) stampHash(ctx context.Context, np *karpv1.NodePool, claims 
 func (r *Reconciler) restampNodeClaims(ctx context.Context, hash string, claims []karpv1.NodeClaim) error {
 	for i := range claims {
 		version, stamped := claims[i].Annotations[karpv1.NodePoolHashVersionAnnotationKey]
-		if !stamped || version == HashVersion || !claims[i].DeletionTimestamp.IsZero() ||
+		if !stamped || version == nodepool.HashVersion || !claims[i].DeletionTimestamp.IsZero() ||
 			meta.IsStatusConditionTrue(claims[i].Status.Conditions, karpv1.ConditionTypeDrifted) {
 			continue
 		}
 		// claims share their maps with the cache: the write goes to a copy.
 		if err := nodeclaimutil.Annotate(ctx, r.Client, claims[i].DeepCopy(), map[string]*string{
-			karpv1.NodePoolHashAnnotationKey: &hash, karpv1.NodePoolHashVersionAnnotationKey: new(HashVersion),
+			karpv1.NodePoolHashAnnotationKey: &hash, karpv1.NodePoolHashVersionAnnotationKey: new(nodepool.HashVersion),
 		}); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("stamping the hash on NodeClaim %s: %w", claims[i].Name, err)
 		}

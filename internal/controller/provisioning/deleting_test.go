@@ -31,7 +31,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/kakaocloud/emulator"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/test/workload"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
@@ -87,11 +87,11 @@ func TestDeletingNodeLaunchesOnceForItsPods(t *testing.T) {
 	for i := range 6 {
 		cluster.Pods = append(cluster.Pods, web(fmt.Sprintf("web-%d", i), oldNode.Name))
 	}
-	pass := func() *scheduling.Results {
-		pools := NodePools(t.Context(), cluster, func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
+	pass := func() *simulation.Results {
+		pools := simulation.NodePools(t.Context(), cluster, func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error) {
 			return instanceTypes, nil
 		})
-		return scheduling.Schedule(SchedulingInput(cluster, PodsToPlace(cluster, now), pools))
+		return simulation.Schedule(simulation.ClusterInput(cluster, simulation.PodsToPlace(cluster, now), pools))
 	}
 
 	first := pass()

@@ -17,7 +17,7 @@
 // the cheapest fitting instance types), creates the new NodeClaims and says, on each pod it
 // cannot place, why.
 //
-// Of this project it imports api/autoscaling/v1beta1, api/karpenter/v1, internal/capacitybuffer, internal/cloudprovider, internal/metrics,
-// internal/scheduling, internal/state, internal/utils/destination, internal/utils/node, internal/utils/pod,
-// internal/utils/pretty, internal/volumetopology.
+// Of this project it imports api/autoscaling/v1beta1, api/karpenter/v1, internal/capacitybuffer,
+// internal/cloudprovider, internal/metrics, internal/scheduling, internal/simulation,
+// internal/state, internal/utils/destination, internal/utils/pod, internal/utils/pretty.
 package provisioning

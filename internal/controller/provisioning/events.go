@@ -19,17 +19,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
 )
 
 // Event reasons of provisioning.
 const (
-	// ReasonFailedScheduling is upstream Karpenter's (and the kube-scheduler's) reason for a
-	// pod no node can be provisioned for.
-	ReasonFailedScheduling = "FailedScheduling"
-	// ReasonNominated is upstream's: where provisioning expects a pending pod to land, a node
-	// or a NodeClaim in flight.
-	ReasonNominated = "Nominated"
+	// ReasonFailedScheduling and ReasonNominated are the simulation's decisions about a pod,
+	// which kubectl karpenter why reads back.
+	ReasonFailedScheduling = simulation.ReasonFailedScheduling
+	ReasonNominated        = simulation.ReasonNominated
 	// ReasonNoCompatibleInstanceTypes is upstream's: a NodePool whose requirements leave none of
 	// its instance types.
 	ReasonNoCompatibleInstanceTypes = "NoCompatibleInstanceTypes"

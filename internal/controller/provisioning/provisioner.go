@@ -45,9 +45,9 @@ import (
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/destination"
-	nodeutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/node"
 	podutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pod"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/pretty"
 )
@@ -63,9 +63,9 @@ type Provisioner struct {
 	Clock         clock.Clock
 	Batcher       *Batcher
 	// Policies are --preference-policy and --min-values-policy.
-	Policies scheduling.Policies
+	Policies simulation.Policies
 	// SchedulerConfig is --scheduler-config: default topology spread constraints, nil when none.
-	SchedulerConfig *scheduling.SchedulerConfiguration
+	SchedulerConfig *simulation.SchedulerConfiguration
 	// CapacityBuffers places the CapacityBuffers' virtual pods with the pending pods, and
 	// says in each buffer's Provisioning condition how that went (the CapacityBuffer gate).
 	CapacityBuffers bool
@@ -73,7 +73,7 @@ type Provisioner struct {
 	// for the pod metrics; nil keeps no times.
 	SchedulingTimes *state.PodSchedulingTimes
 
-	// nominated is where the last pass put each pod (scheduling.Input.Nominated): the next
+	// nominated is where the last pass put each pod (simulation.Input.Nominated): the next
 	// pass puts a pod still waiting there first, rather than open a second NodeClaim for it
 	// when other pods came first. Only the provisioning loop reads and writes it.
 	nominated map[types.UID]destination.Destination
@@ -119,7 +119,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 	if cluster.NodeClaims, err = p.launched.include(ctx, apiReader, cluster.NodeClaims); err != nil {
 		return nil, err
 	}
-	pods := PodsToPlace(cluster, p.Clock.Now())
+	pods := simulation.PodsToPlace(cluster, p.Clock.Now())
 	p.SchedulingTimes.Acknowledge(pendingOnly(pods))
 	var buffers []*autoscalingv1beta1.CapacityBuffer
 	if p.CapacityBuffers {
@@ -130,17 +130,17 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		pods = append(pods, virtual...)
 	}
 	if len(pods) == 0 {
-		return nil, p.updateBuffers(ctx, buffers, scheduling.Results{})
+		return nil, p.updateBuffers(ctx, buffers, simulation.Results{})
 	}
-	input, waiting, err := p.Input(ctx, cluster, pods)
+	input, waiting, err := p.Inputs().Input(ctx, cluster, pods)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building the simulation's input: %w", err)
 	}
 	for _, w := range waiting {
 		p.failedScheduling(w.Pod, w.Why)
 	}
 	input.Nominated = NominatedNow(p.nominated, cluster)
-	results := scheduling.Simulate("provisioner", input)
+	results := simulation.Simulate("provisioner", input)
 	if len(results.NewNodeClaims) > 0 {
 		// Upstream's lines, with how long the pass took to decide (the creates follow).
 		newPods := 0
@@ -151,7 +151,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 		log.FromContext(ctx).Info("computed new nodeclaim(s) to fit pod(s)", "nodeclaims", len(results.NewNodeClaims), "pods", newPods)
 	}
 	nominations := make(map[types.UID]destination.Destination, len(results.Placed))
-	scheduling.PublishIgnored(results)
+	simulation.PublishIgnored(results)
 
 	for pod, err := range results.PodErrors {
 		if pod.Spec.NodeName != "" || capacitybuffer.IsVirtual(pod) {
@@ -213,7 +213,7 @@ func (p *Provisioner) Provision(ctx context.Context) ([]*karpv1.NodeClaim, error
 // one at a time, a pass that opens fifty NodeClaims spends the API server's round trip fifty
 // times over before the last VM is asked for. The NodeClaims and errors are in news' order;
 // one that fails does not stop the others.
-func (p *Provisioner) createNodeClaims(ctx context.Context, news []*scheduling.NewNodeClaim) ([]*karpv1.NodeClaim, []error) {
+func (p *Provisioner) createNodeClaims(ctx context.Context, news []*simulation.NewNodeClaim) ([]*karpv1.NodeClaim, []error) {
 	nodeClaims := make([]*karpv1.NodeClaim, len(news))
 	errs := make([]error, len(news))
 	for i, n := range news {
@@ -288,7 +288,7 @@ func pendingOnly(pods []*corev1.Pod) []*corev1.Pod {
 
 // updateBuffers sets each buffer's Provisioning condition from where the pass placed its
 // virtual pods.
-func (p *Provisioner) updateBuffers(ctx context.Context, buffers []*autoscalingv1beta1.CapacityBuffer, results scheduling.Results) error {
+func (p *Provisioner) updateBuffers(ctx context.Context, buffers []*autoscalingv1beta1.CapacityBuffer, results simulation.Results) error {
 	placements := capacitybuffer.Placements(results)
 	now := metav1.NewTime(p.Clock.Now())
 	var errs []error
@@ -316,7 +316,7 @@ func (p *Provisioner) failedScheduling(pod *corev1.Pod, why string) {
 
 // zoneExplanation says, for a pod that asks for zones, which NodePools' node classes have no
 // subnet in any of them: the commonest reason a zone-constrained pod gets no node.
-func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
+func zoneExplanation(pod *corev1.Pod, pools []simulation.NodePoolInput) string {
 	reqs := scheduling.FromPodRequiredAffinity(pod)
 	if !reqs.Has(corev1.LabelTopologyZone) {
 		return ""
@@ -338,138 +338,12 @@ func zoneExplanation(pod *corev1.Pod, pools []scheduling.NodePoolInput) string {
 		}
 		if !matched {
 			slices.Sort(zones)
-			parts = append(parts, scheduling.FormatNodePoolReason(scheduling.NodePoolReason{NodePool: np.NodePool.Name,
+			parts = append(parts, simulation.FormatNodePoolReason(simulation.NodePoolReason{NodePool: np.NodePool.Name,
 				Reason: fmt.Sprintf("the subnets of its KCNodeClass %s are in zones [%s], none of which the pod allows (%s)",
 					np.NodePool.Spec.Template.Spec.NodeClassRef.Name, strings.Join(zones, " "), want)}))
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Input is what a provisioning pass over pods simulates on cluster: SchedulingInput with the
-// NodePools' instance types, the default topology spread constraints added to the pods, the
-// operator's policies and what the pods' volumes decide (WithVolumes). The pods whose volumes
-// cannot be placed yet are left out and returned with why. It changes nothing: kubectl
-// karpenter's whatif simulates the same pass on an edited copy of the cluster.
-func (p *Provisioner) Input(ctx context.Context, cluster *state.Cluster, pods []*corev1.Pod) (scheduling.Input, []Waiting, error) {
-	pods, err := state.WithDefaultSpread(ctx, p.Client, p.SchedulerConfig, pods)
-	if err != nil {
-		return scheduling.Input{}, nil, fmt.Errorf("giving the pods the default topology spread constraints: %w", err)
-	}
-	input := SchedulingInput(cluster, pods, NodePools(ctx, cluster, p.CloudProvider.GetInstanceTypes))
-	input.Policies = p.Policies
-	waiting, err := p.volumes(ctx, &input)
-	if err != nil {
-		return scheduling.Input{}, nil, err
-	}
-	return input, waiting, nil
-}
-
-// SchedulingInput is what a provisioning pass simulates: the pods to place (PodsToPlace),
-// every node and NodeClaim in flight they could go to or that counts for their topology, the
-// daemonsets, namespace labels and the given NodePools. The nodes' volume attach limits come
-// from their CSINodes; what the pods' volumes decide is added by the caller (WithVolumes).
-func SchedulingInput(cluster *state.Cluster, pods []*corev1.Pod, pools []scheduling.NodePoolInput) scheduling.Input {
-	return scheduling.Input{
-		Pods: pods, NodePools: pools, ExistingNodes: existingCapacity(cluster, pods),
-		DaemonSetPods: cluster.DaemonSetPods, NamespaceLabels: cluster.NamespaceLabels,
-	}
-}
-
-// PodsToPlace are the pods a provisioning pass finds a place for: the provisionable pods,
-// and, as upstream Karpenter's provisioner does, the pods that will have to leave nodes
-// being deleted (state.DeletingNodePods). Placed while they still run, they get capacity
-// when the deletion starts, sized for all of them; once evicted and pending again, they fit
-// the NodeClaims in flight that were opened for them, and nothing launches twice.
-func PodsToPlace(cluster *state.Cluster, now time.Time) []*corev1.Pod {
-	return append(PendingPods(cluster), cluster.DeletingNodePods(now)...)
-}
-
-// PendingPods are the cluster's provisionable pods.
-func PendingPods(cluster *state.Cluster) []*corev1.Pod {
-	var pods []*corev1.Pod
-	for _, pod := range cluster.Pods {
-		if podutil.IsProvisionable(pod) {
-			pods = append(pods, pod)
-		}
-	}
-	return pods
-}
-
-// NodePools returns the NodePools with their instance types (from instanceTypes) and
-// remaining limits; one that is not ready comes with the reason.
-func NodePools(ctx context.Context, cluster *state.Cluster, instanceTypes func(context.Context, *karpv1.NodePool) ([]*cloudprovider.InstanceType, error)) []scheduling.NodePoolInput {
-	var out []scheduling.NodePoolInput
-	for _, np := range cluster.NodePools {
-		// A static NodePool keeps spec.replicas nodes whatever the pods need: pods land on its
-		// nodes, never cause one.
-		if !np.DeletionTimestamp.IsZero() || np.Spec.Replicas != nil {
-			continue
-		}
-		if !meta.IsStatusConditionTrue(np.Status.Conditions, karpv1.ConditionTypeReady) {
-			// Kept in the run so that each pod's event names the NodePool and why it cannot
-			// launch (most often its KCNodeClass is not ready).
-			why := "its status is not computed yet"
-			if c := meta.FindStatusCondition(np.Status.Conditions, karpv1.ConditionTypeReady); c != nil && c.Message != "" {
-				why = c.Message
-			}
-			out = append(out, scheduling.NodePoolInput{NodePool: np, Unavailable: "not ready: " + why})
-			continue
-		}
-		its, err := instanceTypes(ctx, np)
-		if err != nil {
-			log.FromContext(ctx).Error(err, "skipping NodePool: cannot list its instance types", "NodePool", klog.KObj(np))
-			continue
-		}
-		out = append(out, scheduling.NodePoolInput{NodePool: np, InstanceTypes: its, Remaining: state.LimitsLeft(np, cluster.NodeClaims, its)})
-	}
-	return out
-}
-
-// existingCapacity is what pods may land on without a new NodeClaim: the managed nodes, with
-// what their pods already request, and the NodeClaims still coming up, sized by what they
-// were launched for. Counting the latter is what keeps a pod that waits for its node from
-// causing a second NodeClaim. A pod being placed (one leaving a node being deleted) is not
-// counted where it runs now: the kube-scheduler will see its replacement, not it.
-func existingCapacity(cluster *state.Cluster, placing []*corev1.Pod) []scheduling.ExistingNode {
-	bound := cluster.BoundPods()
-	// By name: the pods placed may be copies (given default topology spread constraints).
-	moving := map[types.NamespacedName]bool{}
-	for _, pod := range placing {
-		if pod.Spec.NodeName != "" {
-			moving[client.ObjectKeyFromObject(pod)] = true
-		}
-	}
-	deleting := cluster.DeletingNodes()
-	var out []scheduling.ExistingNode
-	registered := map[string]bool{}
-	claims := make(map[string]*karpv1.NodeClaim, len(cluster.NodeClaims))
-	for _, c := range cluster.NodeClaims {
-		if c.Status.ProviderID != "" {
-			claims[c.Status.ProviderID] = c
-		}
-	}
-	for _, n := range cluster.Nodes {
-		// Every node counts, managed or not: pods may land on any of them, and the pods on
-		// them count for topology. A node on its way out keeps its NodeClaim from looking in
-		// flight, and its pods still count where they run, but it takes no new pod.
-		if n.Spec.ProviderID != "" {
-			registered[n.Spec.ProviderID] = true
-		}
-		pods := bound[n.Name]
-		if len(moving) > 0 {
-			pods = slices.DeleteFunc(slices.Clone(pods), func(pod *corev1.Pod) bool { return moving[client.ObjectKeyFromObject(pod)] })
-		}
-		node := state.NodeCapacity(n, claims[n.Spec.ProviderID], cluster.CSINodes[n.Name], pods)
-		node.TopologyOnly = deleting[n.Name] || nodeutil.HasTaint(n.Spec.Taints, karpv1.DisruptedNoScheduleTaint)
-		out = append(out, node)
-	}
-	for _, c := range cluster.NodeClaims {
-		if c.DeletionTimestamp.IsZero() && (c.Status.ProviderID == "" || !registered[c.Status.ProviderID]) {
-			out = append(out, state.InFlightCapacity(c))
-		}
-	}
-	return out
 }
 
 // podTrigger starts a batch whenever a provisionable pod appears or changes, and again every
@@ -518,4 +392,10 @@ func (p *Provisioner) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("building the pod trigger: %w", err)
 	}
 	return nil
+}
+
+// Inputs builds what a provisioning pass simulates, from the provisioner's cloud provider,
+// reader and policies; kubectl karpenter's whatif builds it the same way.
+func (p *Provisioner) Inputs() simulation.Builder {
+	return simulation.Builder{Reader: p.Client, InstanceTypes: p.CloudProvider.GetInstanceTypes, Policies: p.Policies, SchedulerConfig: p.SchedulerConfig}
 }

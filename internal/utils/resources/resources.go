@@ -14,7 +14,16 @@
 
 package resources
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// PodRequests returns what a pod requests of a node: the larger of its init containers and the
+// sum of its containers (sidecars included), plus its overhead, as the kubelet computes it.
+func PodRequests(pod *corev1.Pod) corev1.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
 
 // Merge is the sum of the lists, as a new list.
 func Merge(lists ...corev1.ResourceList) corev1.ResourceList {

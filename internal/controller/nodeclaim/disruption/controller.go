@@ -41,6 +41,7 @@ import (
 	kcv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/kakaocloud/v1"
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/nodepool"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/conditions"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/result"
@@ -129,7 +130,7 @@ func (r *Reconciler) drift(ctx context.Context, nodeClaim *karpv1.NodeClaim, np 
 		return reconcile.Result{}, nil
 	}
 	requeue := reconcile.Result{RequeueAfter: DriftRecheck}
-	reason, message := StaticDrift(nodeClaim, np)
+	reason, message := nodepool.StaticDrift(nodeClaim, np)
 	if reason == "" {
 		nodeClass := &kcv1.KCNodeClass{}
 		if err := r.Client.Get(ctx, client.ObjectKey{Name: nodeClaim.Spec.NodeClassRef.Name}, nodeClass); err != nil {

@@ -20,6 +20,6 @@
 // word their messages.
 //
 // Of this project it imports api/kakaocloud/v1, api/karpenter/v1, internal/cloudprovider,
-// internal/scheduling, internal/utils/conditions, internal/utils/nodeclaim, internal/utils/result,
+// internal/nodepool, internal/utils/conditions, internal/utils/nodeclaim, internal/utils/result,
 // internal/utils/uidcache.
 package disruption

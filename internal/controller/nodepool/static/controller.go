@@ -35,7 +35,7 @@ import (
 	karpv1 "github.com/kakaocloud/karpenter-provider-kakaocloud/api/karpenter/v1"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/cloudprovider"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/metrics"
-	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/scheduling"
+	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/simulation"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/state"
 	"github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/index"
 	nodeclaimutil "github.com/kakaocloud/karpenter-provider-kakaocloud/internal/utils/nodeclaim"
@@ -123,7 +123,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, nodePool *karpv1.NodePool, nod
 	if err != nil {
 		return fmt.Errorf("listing the NodePool's instance types: %w", err)
 	}
-	template, err := scheduling.StaticNodeClaim(scheduling.NodePoolInput{NodePool: nodePool, InstanceTypes: types})
+	template, err := simulation.StaticNodeClaim(simulation.NodePoolInput{NodePool: nodePool, InstanceTypes: types})
 	if err != nil {
 		scaleUpWaiting(r.Recorder, nodePool, fmt.Sprintf("%d of %d replicas: %v", have, want, err))
 		return nil

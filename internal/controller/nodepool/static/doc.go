@@ -20,6 +20,6 @@
 // out) and consolidation never removes them; drift, expiry and repair replace them.
 //
 // Of this project it imports api/karpenter/v1, internal/cloudprovider, internal/metrics,
-// internal/scheduling, internal/state, internal/utils/index, internal/utils/nodeclaim,
+// internal/simulation, internal/state, internal/utils/index, internal/utils/nodeclaim,
 // internal/utils/pod.
 package static
