@@ -16,6 +16,7 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -32,7 +33,7 @@ const reportingController = "karpenter"
 func eventsOf(ctx context.Context, reader client.Reader, namespace string, uids []types.UID, reasons ...string) ([]eventsv1.Event, error) {
 	list := &eventsv1.EventList{}
 	if err := reader.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the events of namespace %s: %w", namespace, err)
 	}
 	var out []eventsv1.Event
 	for _, e := range list.Items {

@@ -16,6 +16,7 @@ package plugin
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -69,15 +70,15 @@ type LimitAnswer struct {
 func WhyNodePool(ctx context.Context, reader client.Reader, name string, now time.Time) (*NodePoolAnswer, error) {
 	np := &karpv1.NodePool{}
 	if err := reader.Get(ctx, types.NamespacedName{Name: name}, np); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading NodePool %s: %w", name, err)
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := reader.List(ctx, claims, client.MatchingLabels{karpv1.LabelNodePool: name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the NodeClaims of NodePool %s: %w", name, err)
 	}
 	nodes := &corev1.NodeList{}
 	if err := reader.List(ctx, nodes, client.MatchingLabels{karpv1.LabelNodePool: name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the nodes of NodePool %s: %w", name, err)
 	}
 	byProviderID := map[string]*corev1.Node{}
 	for i := range nodes.Items {

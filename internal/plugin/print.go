@@ -33,7 +33,10 @@ func Print(w io.Writer, answer any, output string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(answer)
+		if err := enc.Encode(answer); err != nil {
+			return fmt.Errorf("writing the answer as JSON: %w", err)
+		}
+		return nil
 	case "", "table":
 	default:
 		return fmt.Errorf("unknown output format %q: table or json", output)
@@ -53,7 +56,10 @@ func Print(w io.Writer, answer any, output string) error {
 	default:
 		return fmt.Errorf("no table for %T", answer)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing the answer: %w", err)
+	}
+	return nil
 }
 
 // podTable is why pod's answer: where the pod is or why each NodePool refused it, and what

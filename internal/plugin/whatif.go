@@ -87,7 +87,7 @@ func podManifest(pod *corev1.Pod) ([]byte, error) {
 func ask(ctx context.Context, config *rest.Config, manifest []byte, answer any) error {
 	clientset, err := kubernetes.NewForConfig(config)
 	if err != nil {
-		return err
+		return fmt.Errorf("connecting to the API server: %w", err)
 	}
 	// Do, not DoRaw: DoRaw reads a refusal's metav1.Status as "unknown", and the API server's
 	// (RBAC) or the operator's own message is what the user needs.

@@ -70,7 +70,7 @@ type PodAnswer struct {
 func WhyPod(ctx context.Context, reader client.Reader, key types.NamespacedName, ask PodAsker) (*PodAnswer, error) {
 	pod := &corev1.Pod{}
 	if err := reader.Get(ctx, key, pod); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading pod %s: %w", key, err)
 	}
 	answer := &PodAnswer{Pod: key.String(), Phase: string(pod.Status.Phase)}
 	if pod.Spec.NodeName != "" {
@@ -181,13 +181,13 @@ func nodeAndClaim(ctx context.Context, reader client.Reader, name string) (*core
 	node := &corev1.Node{}
 	if err := reader.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
 		if client.IgnoreNotFound(err) != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("reading node %s: %w", name, err)
 		}
 		node = nil
 	}
 	claims := &karpv1.NodeClaimList{}
 	if err := reader.List(ctx, claims); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("listing NodeClaims: %w", err)
 	}
 	for i := range claims.Items {
 		c := &claims.Items[i]
