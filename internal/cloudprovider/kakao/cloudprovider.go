@@ -494,7 +494,7 @@ func (p *CloudProvider) Get(ctx context.Context, providerID string) (_ *karpv1.N
 		if errors.Is(err, kakaocloud.ErrNotFound) {
 			return nil, &cloudprovider.NodeClaimNotFoundError{Err: err}
 		}
-		return nil, fmt.Errorf("reading VM %s: %w", id, err)
+		return nil, fmt.Errorf("looking up the NodeClaim's VM: %w", err)
 	}
 	if strings.EqualFold(inst.Status, kakaocloud.InstanceStatusDeleting) {
 		return nil, &cloudprovider.NodeClaimNotFoundError{Err: fmt.Errorf("VM %s is being deleted", id)}

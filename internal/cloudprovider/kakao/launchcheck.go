@@ -57,7 +57,7 @@ func (p *CloudProvider) CheckLaunch(ctx context.Context, nodeClaim *karpv1.NodeC
 	}
 	message, err := p.instances.FailureMessage(ctx, id)
 	if err != nil && !errors.Is(err, kakaocloud.ErrNotFound) {
-		return fmt.Errorf("reading why VM %s failed: %w", id, err)
+		return fmt.Errorf("looking up why the launch failed: %w", err)
 	}
 	flavor, zone := nodeClaim.Labels[karpv1.LabelInstanceType], nodeClaim.Labels[karpv1.LabelTopologyZone]
 	if message == "" {
@@ -101,7 +101,7 @@ func (p *CloudProvider) listedOrGot(ctx context.Context, id string) (kakaocloud.
 		return inst, err
 	}
 	if inst, err = p.instances.Get(ctx, id); err != nil {
-		return inst, fmt.Errorf("reading VM %s: %w", id, err)
+		return inst, fmt.Errorf("looking up the launched VM: %w", err)
 	}
 	s := &p.launches
 	s.mu.Lock()
