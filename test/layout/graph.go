@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,21 +103,19 @@ func packageImports(dir string) ([]string, bool, error) {
 			}
 		}
 	}
-	imports := make([]string, 0, len(seen))
-	for pkg := range seen {
-		imports = append(imports, pkg)
-	}
-	slices.Sort(imports)
-	return imports, found, nil
+	return slices.Sorted(maps.Keys(seen)), found, nil
 }
 
-func isTestKit(pkg string) bool {
-	return slices.ContainsFunc(testKit, func(kit string) bool { return within(pkg, kit) })
-}
+func isTestKit(pkg string) bool { return withinAny(pkg, testKit) }
 
 // within says whether pkg is dir or a package below it.
 func within(pkg, dir string) bool {
 	return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+}
+
+// withinAny says whether pkg is one of dirs or a package below one.
+func withinAny(pkg string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(dir string) bool { return within(pkg, dir) })
 }
 
 // Arrows are every import of the graph, in package order.

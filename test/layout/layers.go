@@ -14,10 +14,7 @@
 
 package layout
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Layer is a tier of the project: a package may import packages of its own tier or of lower
 // ones. An import of a higher tier runs upward.
@@ -93,6 +90,17 @@ func LayerOf(pkg string) (Layer, bool) {
 	return layer, best != ""
 }
 
+// Untiered are the graph's packages no tier names.
+func (g *Graph) Untiered() []string {
+	var out []string
+	for _, pkg := range g.Packages {
+		if _, ok := LayerOf(pkg); !ok {
+			out = append(out, pkg)
+		}
+	}
+	return out
+}
+
 // Upward are the arrows from a package to one of a higher tier.
 func (g *Graph) Upward() []Arrow {
 	var up []Arrow
@@ -127,8 +135,7 @@ var Rules = []Rule{
 	{
 		Name: "a read-side package (webhook, explain, plugin, preflight) imports a controller",
 		Forbid: func(a Arrow) bool {
-			return slices.ContainsFunc(readSide, func(dir string) bool { return within(a.From, dir) }) &&
-				within(a.To, "internal/controller")
+			return withinAny(a.From, readSide) && within(a.To, "internal/controller")
 		},
 	},
 	{
@@ -140,8 +147,7 @@ var Rules = []Rule{
 	{
 		Name: "provider-generic code imports the KakaoCloud cloud provider",
 		Forbid: func(a Arrow) bool {
-			return within(a.To, kakaoImplementation) &&
-				!slices.ContainsFunc(mayNameKakao, func(dir string) bool { return within(a.From, dir) })
+			return within(a.To, kakaoImplementation) && !withinAny(a.From, mayNameKakao)
 		},
 	},
 }

@@ -35,11 +35,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, pkg := range g.Packages {
-		if _, ok := layout.LayerOf(pkg); !ok {
-			fmt.Fprintf(os.Stderr, "%s is in no tier: add its directory to test/layout's tiers\n", pkg)
-			os.Exit(1)
-		}
+	if untiered := g.Untiered(); len(untiered) > 0 {
+		fmt.Fprintf(os.Stderr, "%v are in no tier: add their directories to test/layout's tiers\n", untiered)
+		os.Exit(1)
 	}
 	arrows, upward, violations := g.Arrows(), g.Upward(), g.Violations()
 	fmt.Printf("packages %d, arrows %d, upward arrows %d, arrows the rules forbid %d\n",
